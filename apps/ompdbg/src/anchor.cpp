@@ -1,0 +1,1 @@
+int ompdbg_app_anchor = 0;

@@ -1,0 +1,1 @@
+namespace ompdbg::dwarf { int dwarf_anchor = 0; }

@@ -1,0 +1,1 @@
+namespace ompdbg::tracer { int tracer_anchor = 0; }
