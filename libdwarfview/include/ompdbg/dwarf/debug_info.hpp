@@ -1,0 +1,122 @@
+#pragma once
+/// The DWARF of one ELF file (all CUs), indexed lazily: functions (with inlined copies),
+/// line tables, variables in scope, globals and named types. File addresses throughout.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <elfutils/libdw.h>
+
+#include "ompdbg/dwarf/type.hpp"
+
+namespace ompdbg::dwarf {
+
+class elf_file;
+
+using addr_range = std::pair<std::uint64_t, std::uint64_t>;  ///< [low, high)
+
+/// One concrete instance of a function: an out-of-line definition or one inlined copy.
+struct function {
+    std::string name;            ///< qualified, as gdb shows it: "ns::klass::method", "main"
+    std::string linkage_name;    ///< mangled name when there is one
+    std::vector<addr_range> ranges;
+    std::uint64_t entry_pc = 0;
+    /// Where `break NAME` stops: after the prologue (address of the second line-table row
+    /// of the function, or the prologue_end row); entry_pc for inlined copies.
+    std::uint64_t breakpoint_pc = 0;
+    bool is_inlined = false;
+    std::string decl_file;
+    int decl_line = 0;
+    std::string call_file;       ///< inlined copies: where the call was
+    int call_line = 0;
+    Dwarf_Die die{};             ///< DW_TAG_subprogram or DW_TAG_inlined_subroutine
+    /// The subprogram DIE holding DW_AT_frame_base (for inlined copies: the containing one).
+    Dwarf_Die frame_base_die{};
+
+    bool contains(std::uint64_t addr) const {
+        for (auto& [lo, hi] : ranges) {
+            if (addr >= lo && addr < hi) return true;
+        }
+        return false;
+    }
+    std::uint64_t low_pc() const { return ranges.empty() ? entry_pc : ranges.front().first; }
+};
+
+struct line_entry {
+    std::uint64_t addr = 0;
+    std::string file;            ///< full path as recorded (comp_dir applied)
+    int line = 0;
+    int column = 0;
+    bool is_stmt = true;
+    bool end_sequence = false;
+    bool prologue_end = false;
+};
+
+/// A variable or parameter as the debugger sees it; `die` holds DW_AT_location.
+struct variable {
+    std::string name;
+    type var_type;
+    Dwarf_Die die{};
+    bool is_parameter = false;
+    bool is_external = false;    ///< globals: DW_AT_external
+    std::string decl_file;
+    int decl_line = 0;
+    /// The function (for locals/params) whose frame base the location uses.
+    std::optional<Dwarf_Die> frame_base_die;
+};
+
+class debug_info {
+public:
+    /// Called by elf_file; `dwarf` is owned by the elf_file.
+    debug_info(const elf_file& owner, Dwarf* dwarf);
+    ~debug_info();
+    debug_info(const debug_info&) = delete;
+    debug_info& operator=(const debug_info&) = delete;
+
+    /// Every concrete instance named `name`: matches the plain name ("foo"), the qualified
+    /// name ("ns::klass::foo") and the qualified name with parameters ("foo(int)").
+    std::vector<function> find_functions(std::string_view name) const;
+    /// Innermost first: inlined subroutines containing `addr`, then the subprogram.
+    std::vector<function> function_chain_at(std::uint64_t addr) const;
+
+    /// The line-table row covering `addr` (the last row <= addr in its sequence).
+    std::optional<line_entry> line_at(std::uint64_t addr) const;
+    /// [start, end) of the contiguous rows around `addr` that belong to the same line,
+    /// for `next`/`step`.
+    std::optional<addr_range> line_range_at(std::uint64_t addr) const;
+    /// Breakpoint addresses for FILE:LINE (file: basename or path suffix). A line without
+    /// code moves to the next line that has code, as gdb does; one address per function
+    /// instance (e.g. each inlined copy). Returns the line actually used.
+    std::pair<std::vector<std::uint64_t>, int> addresses_for_line(std::string_view file, int line) const;
+    /// All rows of the sequence covering `addr`, sorted by address (for until/step logic).
+    std::vector<line_entry> line_rows_of_function(const function& fn) const;
+
+    /// Locals and parameters in scope at `addr`, innermost block first; parameters of the
+    /// innermost function instance included (is_parameter). Shadowed names appear once.
+    std::vector<variable> variables_at(std::uint64_t addr) const;
+    /// Globals, file statics (a `preferred_cu_addr` picks the static of that CU first),
+    /// `__thread` variables and C++ class statics / namespace variables ("ns::v").
+    std::optional<variable> find_global(std::string_view name,
+                                        std::optional<std::uint64_t> preferred_cu_addr = {}) const;
+    /// Named types: "int", "unsigned long", "struct foo", "foo" (struct/class/typedef),
+    /// "enum e", "ns::klass".
+    std::optional<type> find_type(std::string_view name) const;
+
+    /// Source files of all line tables; resolve_source_path finds a file on disk.
+    std::vector<std::string> source_files() const;
+    /// Names of every function and global for tab completion.
+    std::vector<std::string> all_function_names() const;
+
+    Dwarf* raw() const;
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ompdbg::dwarf

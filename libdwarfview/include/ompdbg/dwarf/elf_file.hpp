@@ -1,0 +1,82 @@
+#pragma once
+/// An ELF file on disk: symbols, sections, build-id and (lazily) its DWARF. One elf_file is
+/// shared by every process that maps the file. Addresses here are file (link-time) addresses.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ompdbg::dwarf {
+
+class debug_info;
+
+enum class symbol_kind { function, object, tls, ifunc, other };
+
+struct symbol {
+    std::string name;        ///< without a version suffix ("foo@@GLIBC_2.2.5" → "foo")
+    std::uint64_t value;     ///< file address (st_value); for TLS symbols, offset in PT_TLS
+    std::uint64_t size;
+    symbol_kind kind;
+    bool is_global;          ///< STB_GLOBAL or STB_WEAK
+    bool from_dynsym;
+};
+
+struct section_info {
+    std::string name;
+    std::uint64_t addr;      ///< sh_addr
+    std::uint64_t offset;    ///< sh_offset
+    std::uint64_t size;
+};
+
+struct tls_segment {
+    std::uint64_t vaddr, filesz, memsz, align;
+};
+
+class elf_file {
+public:
+    /// Opens and validates `path`. Throws ompdbg::error:
+    ///   "<path>: No such file or directory", "<path>: Permission denied",
+    ///   "\"<path>\": not in executable format: file format not recognized",
+    ///   and a one-line error for truncated or corrupt files (never crashes).
+    static std::unique_ptr<elf_file> open(const std::filesystem::path& path);
+    ~elf_file();
+    elf_file(const elf_file&) = delete;
+    elf_file& operator=(const elf_file&) = delete;
+
+    const std::filesystem::path& path() const;
+    std::optional<std::string> build_id() const;   ///< lowercase hex
+    bool is_pie() const;                             ///< ET_DYN
+    std::uint64_t entry() const;
+
+    /// All symbols of .symtab and .dynsym (locals included), deduplicated.
+    const std::vector<symbol>& symbols() const;
+    /// Symbols named exactly `name` (version suffixes ignored).
+    std::vector<symbol> find_symbols(std::string_view name) const;
+    /// The function or object symbol containing `addr` (the closest preceding one when
+    /// sizes are 0, as gdb's minimal symbols do).
+    std::optional<symbol> symbol_at(std::uint64_t addr) const;
+
+    std::optional<section_info> section(std::string_view name) const;
+    std::optional<tls_segment> tls() const;
+    /// Lowest and highest+1 file address of the PT_LOAD segments.
+    std::pair<std::uint64_t, std::uint64_t> load_range() const;
+
+    /// True when DWARF is available here or in a separate debug file.
+    bool has_debug_info() const;
+    /// The DWARF of this file, loaded on first use (from the file itself or a separate debug
+    /// file found by build-id / .gnu_debuglink); nullptr when there is none.
+    debug_info* debug() const;
+    /// Where the DWARF came from, when it is a separate file.
+    std::optional<std::filesystem::path> debug_file_path() const;
+
+private:
+    elf_file();
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ompdbg::dwarf

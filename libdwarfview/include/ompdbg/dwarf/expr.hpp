@@ -1,0 +1,68 @@
+#pragma once
+/// The C/C++ expression language of print, set var, x, display, `break ... if`: parse into
+/// an AST, evaluate against an eval_context. Supported: identifiers (locals, args, globals,
+/// statics, __thread, functions), integer/char/float/string literals, registers ($rip,
+/// $sp, $pc, $eax), convenience history ($, $1), unary - ! ~ * & , binary arithmetic,
+/// comparison, logical, bitwise, assignment (=, +=...), member access . and ->, indexing,
+/// casts to named types ((int)x, (struct foo *)p, (char)c), sizeof, ::scoping, `@` arrays.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ompdbg/dwarf/type.hpp"
+#include "ompdbg/dwarf/value.hpp"
+
+namespace ompdbg::dwarf {
+
+/// What evaluation needs from the debugger (implemented in apps/ over the selected frame).
+class eval_context {
+public:
+    virtual ~eval_context() = default;
+    /// A variable visible in the selected frame (local, arg, global, static, TLS) as a
+    /// value (lvalue where it lives); nullopt when no such symbol.
+    virtual std::optional<value> lookup_variable(std::string_view name) = 0;
+    /// A function or minimal symbol by name, as a value of function type or an address.
+    virtual std::optional<value> lookup_function(std::string_view name) = 0;
+    /// A named type for casts and sizeof ("int", "struct foo", "foo *" is built by caller).
+    virtual std::optional<type> lookup_type(std::string_view name) = 0;
+    /// Register of the selected frame by gdb name ("rip", "pc", "sp", "eax").
+    virtual std::optional<std::uint64_t> read_register(std::string_view name) = 0;
+    virtual void write_register(std::string_view name, std::uint64_t v) = 0;
+    /// Reads/writes target memory; throw "Cannot access memory at address 0x..".
+    virtual void read_memory(std::uint64_t addr, std::span<std::byte> out) = 0;
+    virtual void write_memory(std::uint64_t addr, std::span<const std::byte> data) = 0;
+    /// Value of a DWARF register number in the selected frame (for register lvalues).
+    virtual std::optional<std::uint64_t> read_dwarf_register(int regno) = 0;
+    /// "<main+4>" symbolization for code pointers; empty string when unknown.
+    virtual std::string symbolize(std::uint64_t addr) = 0;
+    /// Value history ($1, $2, $): nullopt when out of range.
+    virtual std::optional<value> history(int index) { (void)index; return std::nullopt; }
+};
+
+struct expression;   // AST, opaque
+
+/// Parses `text`; throws ompdbg::error with gdb's wording ("A syntax error in expression,
+/// near `...'.").
+std::shared_ptr<const expression> parse_expression(std::string_view text);
+
+/// Evaluates; throws ompdbg::error ("No symbol \"x\" in current context.",
+/// "Cannot access memory at address 0x0", "Attempt to take address of value not located
+/// in memory.", "Division by zero").
+value evaluate(const expression& e, eval_context& ctx);
+/// parse + evaluate.
+value evaluate(std::string_view text, eval_context& ctx);
+
+/// True when `v` is non-zero (conditions of `break ... if`).
+bool is_true(const value& v);
+/// The value as a 64-bit integer (pointers, integers, enums, bools, chars); throws otherwise.
+std::int64_t as_integer(const value& v);
+
+/// gdb's `ptype` and `whatis` text for an expression's type or a type name.
+std::string ptype_text(const type& t);
+std::string whatis_text(const type& t);
+
+}  // namespace ompdbg::dwarf

@@ -1,0 +1,99 @@
+#pragma once
+/// A live process under ptrace (launched or attached), all-stop. Owns its threads,
+/// breakpoint sites and the shared-library list. RAII: the destructor kills a launched
+/// process and detaches from an attached one.
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ompdbg/tracer/breakpoint_site.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+#include "ompdbg/tracer/target.hpp"
+
+namespace ompdbg::tracer {
+
+struct launch_options {
+    /// Extra "NAME=VALUE" entries; they override the inherited environment.
+    std::vector<std::string> env;
+    bool disable_aslr = true;          ///< gdb's default (personality ADDR_NO_RANDOMIZE)
+    std::optional<std::filesystem::path> stdin_path, stdout_path;
+    std::optional<std::filesystem::path> working_dir;
+};
+
+class process final : public target {
+public:
+    /// Starts `path` with `args` (argv[1..]) stopped at its first instruction (exec stop).
+    /// Throws "<path>: No such file or directory", "<path>: Permission denied", or the
+    /// exec errno carried back over a CLOEXEC pipe.
+    static std::unique_ptr<process> launch(const std::filesystem::path& path,
+                                           const std::vector<std::string>& args,
+                                           const launch_options& opts = {});
+    /// Attaches to every thread of `pid` (PTRACE_SEIZE + interrupt, walking
+    /// /proc/PID/task until no new thread appears) and stops them all. Throws
+    /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
+    static std::unique_ptr<process> attach(pid_t pid);
+    ~process() override;
+
+    // target
+    pid_t pid() const override;
+    bool is_live() const override { return true; }
+    std::filesystem::path executable() const override;
+    void read_memory(virt_addr addr, std::span<std::byte> out) override;
+    std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
+    void write_memory(virt_addr addr, std::span<const std::byte> data) override;
+    std::vector<thread*> threads() override;
+    thread* find_thread(pid_t tid) override;
+    const std::vector<loaded_module>& modules() override;
+
+    bool is_attached() const;          ///< attached (vs launched)
+    bool is_alive() const;             ///< false once exited/terminated/killed/detached
+
+    /// Resumes every thread (all-stop → running). A thread sitting on an enabled
+    /// breakpoint is moved over it first without a second user-visible stop. Pending
+    /// signals of threads are delivered unless cleared with set_pending_signal(tid, 0).
+    void resume();
+    /// Single-steps one thread (others stay stopped); steps over a breakpoint at pc.
+    /// Returns the stop (single_step, or exited/signal...).
+    stop_reason step_instruction(pid_t tid);
+    /// Waits until the process stops (any thread event) and stops every other thread.
+    /// Returns the event; internal breakpoints are handled inside (library events are
+    /// reported as library_event so the app can resolve pending breakpoints).
+    stop_reason wait_for_stop();
+    /// Like wait_for_stop but returns nullopt after `timeout_ms` with the process running.
+    std::optional<stop_reason> wait_for_stop(int timeout_ms);
+    /// Async-signal-safe: asks the running process to stop (wait_for_stop then reports
+    /// `interrupted`). Safe to call from a SIGINT handler.
+    void interrupt();
+
+    /// Signal to deliver to `tid` on the next resume (0 = none). Set from the last stop.
+    void set_pending_signal(pid_t tid, int signo);
+    int pending_signal(pid_t tid) const;
+
+    /// Plants (or shares) a breakpoint site at `addr`; enabled on return. Throws when the
+    /// address is not writable ("Cannot insert breakpoint N. Cannot access memory ...").
+    breakpoint_site& add_breakpoint_site(virt_addr addr, bool internal = false);
+    /// Drops one reference; the int3 is removed when no reference remains.
+    void remove_breakpoint_site(virt_addr addr);
+    breakpoint_site* find_breakpoint_site(virt_addr addr);
+    void enable_site(virt_addr addr);
+    void disable_site(virt_addr addr);
+
+    /// Restores every patched byte, resumes every thread, detaches. The process runs on
+    /// exactly as before (pending signals re-delivered).
+    void detach();
+    /// SIGKILL and reap.
+    void kill();
+
+private:
+    process();
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace ompdbg::tracer

@@ -1,0 +1,44 @@
+#pragma once
+/// Why a target stopped, built once from a wait status and siginfo (LLDB's one switch).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ompdbg/base/addr.hpp"
+
+namespace ompdbg::tracer {
+
+enum class stop_kind {
+    breakpoint,       ///< a user-visible breakpoint site was hit (pc already rewound to it)
+    single_step,      ///< step_instruction finished
+    signal,           ///< the thread received a signal (`signo`), e.g. SIGSEGV, SIGINT
+    exited,           ///< the process exited normally (`exit_code`)
+    terminated,       ///< the process was killed by a signal (`signo`)
+    thread_created,   ///< a new thread appeared (`new_tid`)
+    thread_exited,    ///< a thread (not the last) exited
+    library_event,    ///< shared libraries were loaded or unloaded (modules re-read)
+    exec,             ///< the process called execve
+    interrupted,      ///< interrupt() stopped it (Ctrl-C)
+};
+
+struct stop_reason {
+    stop_kind kind = stop_kind::signal;
+    pid_t tid = 0;                  ///< the thread the event belongs to
+    int exit_code = 0;              ///< exited
+    int signo = 0;                  ///< signal / terminated
+    int si_code = 0;
+    std::optional<virt_addr> fault_addr;      ///< siginfo si_addr for SIGSEGV/SIGBUS/SIGFPE
+    std::optional<virt_addr> breakpoint_addr; ///< breakpoint: the site's address
+    pid_t new_tid = 0;              ///< thread_created
+    /// Other threads that hit a breakpoint in the same stop (all-stop); the app reports
+    /// them later, as gdb does, so that none skips a breakpoint.
+    std::vector<pid_t> other_breakpoint_tids;
+
+    bool is_process_end() const { return kind == stop_kind::exited || kind == stop_kind::terminated; }
+};
+
+}  // namespace ompdbg::tracer
