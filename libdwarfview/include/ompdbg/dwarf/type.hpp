@@ -4,6 +4,7 @@
 /// by plugin callbacks that ask type sizes and field offsets (OMPD, MQS, DMPL).
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 namespace ompdbg::dwarf {
 
 class type;
+struct synthetic_type;
 
 enum class type_kind {
     base, pointer, reference, rvalue_reference, structure, class_, union_, enumeration,
@@ -43,6 +45,18 @@ public:
     type() = default;
     explicit type(Dwarf_Die die) : die_(die), has_die_(true) {}
 
+    /// Types with no DIE, made by the expression evaluator (literals, `&x`, casts to
+    /// `T *`, `sizeof`): a base type ("int", 4, signed_int), a pointer/reference to `t`,
+    /// or an array of `count` elements of `t`. They answer every query below; `die()` is
+    /// nullptr for them.
+    static type make_base(std::string name, std::uint64_t size, base_encoding enc);
+    static type pointer_to(const type& t);
+    static type reference_to(const type& t);
+    static type array_of(const type& t, std::uint64_t count);
+    /// The one `void` type (same as a default-constructed type).
+    static type void_type() { return type(); }
+    bool is_synthetic() const { return syn_ != nullptr; }
+
     type_kind kind() const;
     /// The type as gdb spells it: "int", "struct point", "char *", "int [10]",
     /// "const char *", "int (*)(int, int)", "ns::klass".
@@ -59,12 +73,26 @@ public:
     /// Data members in declaration order, base classes first (for structs/classes/unions).
     std::vector<member> members() const;
     std::vector<enumerator> enumerators() const;
+    /// Functions: parameter types in order; `is_varargs` for "...", `is_prototyped` is
+    /// false for K&R C declarations (gdb prints "int ()").
+    std::vector<type> parameters() const;
+    bool is_varargs() const;
+    bool is_prototyped() const;
+    /// Integer-like encoding of the type after strip_cv_typedef: base types by
+    /// DW_AT_encoding, enums by their underlying type (unsigned unless a value is
+    /// negative), pointers unsigned_int, anything else `other`.
     base_encoding encoding() const;
     bool is_char() const;        ///< char, signed char, unsigned char (1 byte char encodings)
     bool is_pointer_like() const;
     bool is_aggregate() const;   ///< struct, class, union, array
     bool is_void() const { return !has_die_ || kind() == type_kind::void_; }
     bool is_declaration() const; ///< incomplete type (DW_AT_declaration)
+    bool is_const() const;       ///< top-level const (before typedefs are stripped)
+    /// True when the type comes from a C++ compilation unit (names without the
+    /// struct/union/enum keyword, references, `bool`).
+    bool is_cplus() const;
+    /// The tag name alone ("point" for `struct point`, "ns::klass"), empty when anonymous.
+    std::string tag_name() const;
 
     const Dwarf_Die* die() const { return has_die_ ? &die_ : nullptr; }
     bool operator==(const type& other) const;
@@ -72,6 +100,17 @@ public:
 private:
     Dwarf_Die die_{};
     bool has_die_ = false;
+    std::shared_ptr<const synthetic_type> syn_;
+};
+
+/// The description of a type that has no DIE (see type::make_base / pointer_to).
+struct synthetic_type {
+    type_kind kind = type_kind::base;
+    std::string name;              ///< base types only
+    std::uint64_t size = 0;
+    base_encoding enc = base_encoding::other;
+    type target;                   ///< pointer/reference/array
+    std::uint64_t count = 0;       ///< arrays
 };
 
 inline type member::get_type() const { return type(type_die); }
