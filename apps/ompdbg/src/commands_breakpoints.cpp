@@ -8,6 +8,7 @@
 #include "breakpoint_resolver.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/expr.hpp"
 
 namespace ompdbg::app {
 

@@ -1,6 +1,9 @@
 #include "stepping.hpp"
 
+#include <algorithm>
 #include <cstring>
+
+#include <dwarf.h>
 
 #include <fmt/format.h>
 
