@@ -88,7 +88,9 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
     auto elf = elf_for(p);   // throws for a missing or non-ELF file
     program_ = p;
     args_ = std::move(args);
-    out_.line(fmt::format("Reading symbols from {}...", p.string()));
+    if (!batch_) {
+        out_.line(fmt::format("Reading symbols from {}...", p.string()));
+    }
     if (!elf->has_debug_info()) {
         out_.line(fmt::format("(No debugging symbols found in {})", p.string()));
     }
