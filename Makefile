@@ -1,0 +1,60 @@
+# Entry points (see README.md): `make demo` and `make test` do everything on a fresh
+# Debian 12 machine as root: install what is missing (scripts/bootstrap), build, then
+# run the demo or the whole test suite.
+#
+#   make demo        bootstrap, build, run ompdbg in batch mode on an example program
+#   make test        bootstrap, build, run the suite (ctest) in build/ and, again, in an
+#                    AddressSanitizer+UBSan build (build-sanitize/)
+#   make build       bootstrap and build build/ only
+#   make bench       run the benchmarks (bench/run)
+#   make clean       remove the build directories (not the bootstrap cache)
+
+SHELL := /bin/bash
+BUILD ?= build
+SANITIZE_BUILD ?= build-sanitize
+JOBS ?= 2
+CTEST_FLAGS ?= -j $(JOBS) --output-on-failure --timeout 300
+DEMO_PROGRAM ?= $(BUILD)/examples/threads
+OMPDBG := $(BUILD)/apps/ompdbg/ompdbg
+
+.PHONY: all bootstrap configure build build-sanitize demo test bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+# cmake runs again by itself (from ninja) when a CMakeLists changes; configure once.
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja
+
+$(SANITIZE_BUILD)/build.ninja:
+	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DOMPDBG_SANITIZE=address,undefined
+
+build: bootstrap $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-sanitize: bootstrap $(SANITIZE_BUILD)/build.ninja
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+
+# A breakpoint (threads.c:27, LINE-MARK hit in worker) that several threads reach at once;
+# the backtrace, locals and threads there.
+demo: build
+	$(OMPDBG) --batch -ex 'break threads.c:27' -ex run -ex bt -ex 'info locals' \
+	  -ex 'info threads' -ex continue run $(DEMO_PROGRAM)
+
+# Both suites run even when the first fails; the status is that of both.
+test: build build-sanitize
+	@status=0; \
+	echo "== ctest: $(BUILD)"; \
+	ctest --test-dir $(BUILD) $(CTEST_FLAGS) || status=1; \
+	echo "== ctest: $(SANITIZE_BUILD) (address,undefined)"; \
+	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS) || status=1; \
+	exit $$status
+
+bench:
+	@if [ -x bench/run ]; then bench/run; else echo "no benchmarks yet (bench/run does not exist)"; exit 1; fi
+
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
