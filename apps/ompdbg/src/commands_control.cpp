@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
 #include "run_control.hpp"
 #include "stepping.hpp"
 #include "stop_printer.hpp"
@@ -107,7 +108,9 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
-    auto proc = tracer::process::launch(*s.program(), s.program_args());
+    tracer::launch_options opts;
+    opts.env = omp_launch_environment(opts.env);
+    auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
     s.set_process(std::move(proc));
     s.count_start();
     s.out().field("pid", s.process()->pid());

@@ -1,5 +1,7 @@
 #include "session.hpp"
 
+#include "commands_omp.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +53,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_misc_commands(commands_);
+    register_omp_commands(commands_);
 }
 
 session::~session() {
