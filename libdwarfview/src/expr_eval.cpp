@@ -42,7 +42,7 @@ std::optional<type> register_type(std::string_view name) {
     static const char* r64[] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
                                 "r12", "r13", "r14", "r15", "orig_rax", "fs_base", "gs_base"};
     static const char* r32[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp", "r8d",
-                                "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d", "eflags",
+                                "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d",
                                 "cs", "ss", "ds", "es", "fs", "gs"};
     static const char* r16[] = {"ax", "bx", "cx", "dx", "si", "di", "bp", "sp16", "r8w", "r9w",
                                 "r10w", "r11w", "r12w", "r13w", "r14w", "r15w"};
@@ -54,19 +54,25 @@ std::optional<type> register_type(std::string_view name) {
     if (name == "rsp" || name == "sp" || name == "rbp" || name == "fp") {
         return type::pointer_to(type());
     }
+    if (name == "eflags") {
+        return type::make_base("i386_eflags", 4, base_encoding::unsigned_int);
+    }
+    if (name == "fs_base" || name == "gs_base") {
+        return detail::long_type();
+    }
     for (const char* r : r64) {
         if (name == r) {
-            return detail::long_type();
+            return type::make_base("int64_t", 8, base_encoding::signed_int);
         }
     }
     for (const char* r : r32) {
         if (name == r) {
-            return detail::int_type();
+            return type::make_base("int32_t", 4, base_encoding::signed_int);
         }
     }
     for (const char* r : r16) {
         if (name == r) {
-            return *detail::builtin_type("short");
+            return type::make_base("int16_t", 2, base_encoding::signed_int);
         }
     }
     for (const char* r : r8) {

@@ -542,12 +542,30 @@ private:
         }
     }
 
+    // gdb's i386_eflags flags type: the names of the set bits, "[ PF IF ]".
+    static std::string eflags(std::uint64_t bits) {
+        static const std::pair<int, const char*> names[] = {
+            {0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"},
+            {10, "DF"}, {11, "OF"}, {14, "NT"}, {16, "RF"}, {17, "VM"}, {18, "AC"},
+            {19, "VIF"}, {20, "VIP"}, {21, "ID"}};
+        std::string out = "[ ";
+        for (auto& [bit, name] : names) {
+            if ((bits >> bit) & 1) {
+                out += std::string(name) + " ";
+            }
+        }
+        return out + "]";
+    }
+
     std::string scalar(const value& v, const type& s) {
         if (v.bytes.empty()) {
             return "<unavailable>";
         }
         if (opts_.letter != format_letter::natural && opts_.letter != format_letter::string) {
             return formatted(v, s);
+        }
+        if (s.is_synthetic() && s.kind() == type_kind::base && s.name() == "i386_eflags") {
+            return eflags(raw_bits(v));
         }
         switch (s.kind()) {
             case type_kind::pointer:

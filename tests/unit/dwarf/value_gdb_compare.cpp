@@ -53,7 +53,9 @@ const std::vector<std::string> c_globals = {
     "g_pts", "g_outer", "g_u", "g_color", "g_color_bad", "g_flags", "g_flag_one", "g_flag_zero",
     "g_flag_unknown", "g_negs", "g_bits", "g_ea", "g_ptr", "g_nullptr", "g_vptr", "g_ppt", "g_pp",
     "g_arr_ptr", "g_fn", "g_fn2", "g_fact", "g_twice", "g_pa", "g_ap", "g_wp", "g_typedef_uint",
-    "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all"};
+    "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all",
+    "g_anon", "g_edges", "g_ldouble", "g_ldpi", "g_ctrl", "g_neg_arr", "g_nan_inf", "g_anon.a",
+    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]"};
 
 }  // namespace
 
@@ -94,7 +96,8 @@ TEST_CASE("ptype and whatis of C types and expressions match gdb", "[dwarf][type
         "5L", "1u", "0xffffffff", "g_msg", "g_fact", "*g_ppt", "g_wp.fn", "g_u.bytes",
         "*(int *)0", "(char)65", "(struct point *)0", "(unsigned char)300", "(point_t *)g_ppt",
         "int (*)(int, int)", "int *[3]", "int (*)[3]", "const char *", "unsigned",
-        "long long unsigned int"};
+        "long long unsigned int", "struct anon_holder", "struct repeat_edges", "g_anon", "g_ldouble",
+        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)"};
     std::vector<std::string> cmds = prefixed("whatis", subjects);
     auto p = prefixed("ptype", subjects);
     cmds.insert(cmds.end(), p.begin(), p.end());
