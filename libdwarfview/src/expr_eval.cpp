@@ -327,7 +327,8 @@ private:
             return make_float(v.val_type, op == "-" ? -f : f);
         }
         if (!detail::is_integral(s)) {
-            not_a_number();
+            error::send(op == "-" ? "Argument to negate operation not a number."
+                                  : "Argument to positive operation not a number.");
         }
         type pt = promote(s);
         std::uint64_t x = static_cast<std::uint64_t>(to_int(v));
@@ -408,6 +409,7 @@ private:
             if (count <= 0) {
                 error::send("Invalid number " + std::to_string(count) + " of repetitions.");
             }
+            detail::check_value_size(static_cast<std::uint64_t>(count) * lhs.val_type.size());
             value out = detail::lvalue_at(type::array_of(lhs.val_type, static_cast<std::uint64_t>(count)),
                                           *lhs.address);
             return out;
@@ -733,8 +735,7 @@ public:
             std::uint64_t x;
             if (from_float) {
                 long double f = detail::to_float(v);
-                x = detail::is_signed(ts) || f < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(f))
-                                                   : static_cast<std::uint64_t>(f);
+                x = detail::float_to_bits(f);
             } else {
                 x = static_cast<std::uint64_t>(to_int(v));
             }
@@ -951,7 +952,7 @@ std::int64_t as_integer(const value& v) {
         return to_int(v);
     }
     if (detail::is_floating(s)) {
-        return static_cast<std::int64_t>(detail::to_float(v));
+        return static_cast<std::int64_t>(detail::float_to_bits(detail::to_float(v)));
     }
     if (s.kind() == type_kind::array && v.address) {
         return static_cast<std::int64_t>(*v.address);

@@ -257,6 +257,9 @@ public:
             case type_kind::structure:
             case type_kind::class_:
             case type_kind::union_:
+                if (s.is_declaration()) {
+                    return "<incomplete type>";
+                }
                 fetch(v, ctx_);
                 return structure(v, s);
             case type_kind::array:
@@ -467,7 +470,7 @@ private:
         bool is_float = detail::is_floating(s);
         if (is_float && (opts_.letter == format_letter::char_ || opts_.letter == format_letter::address)) {
             // gdb converts a floating value (not its bits) for /c and /a.
-            bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(detail::to_float(v)));
+            bits = detail::float_to_bits(detail::to_float(v));
             is_float = false;
         } else if (is_float) {
             bits = 0;

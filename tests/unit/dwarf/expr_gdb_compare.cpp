@@ -78,3 +78,46 @@ TEST_CASE("assignment writes through memory like gdb's set var on the live progr
     };
     compare(cmds, {"break main", "run"});
 }
+
+TEST_CASE("malformed expressions give gdb's error and never crash", "[dwarf][expr]") {
+    std::vector<std::string> exprs = {
+        "99999999999999999999999", "1e999", "1.5.5", "'ab'", "''", "'a", "#", "1 ? 2", "g_pt->",
+        "sizeof", "(int)", "(struct point)1", "(struct point)g_pt", "g_arr[", "1 2", "0x1g", "1ull",
+        ".5", "5.", "1e3", "1e+3f", "0x7fffffff", "0x80000000", "017777777777777777777777",
+        "g_int`", "'\\x41'", "'\\101'", "\"a\" \"b\"", "g_arr == g_arr", "g_pt.x.y", "&&g_int",
+        "~1.5", "!g_pt", "g_ppt[0]", "g_vptr[0]", "g_vptr + 1", "*main", "g_ptr - g_vptr",
+        "g_ptr < g_vptr", "g_int = ", "g_big_arr[0]@100000", "((((((((((((((((((((1))))))))))))))))))))",
+        "\"unterminated", "g_int +", "(", ")", "[", "]", "->", ".", "::", "1 +* 2", "$", "$$$",
+        "*g_fn", "-g_ptr", "+g_ptr", "+g_pt", "g_ptr / 2", "~g_ptr",
+        "g_pt.x = ", "= 5", "g_str + 1", "g_str == 0", "g_msg == g_msg", "g_color | 4",
+    };
+    std::vector<std::string> cmds;
+    for (auto& e : exprs) {
+        cmds.push_back("print " + e);
+    }
+    compare(cmds, {});
+}
+
+TEST_CASE("pathological input fails cleanly", "[dwarf][expr]") {
+    ompdbg::test::file_eval_context ctx(program("gcc-dwarf5-O0"));
+    std::string deep(100000, '(');
+    CHECK_THROWS_AS(ompdbg::dwarf::evaluate(deep + "1", ctx), ompdbg::error);
+    std::string deep_unary(100000, '-');
+    CHECK_THROWS_AS(ompdbg::dwarf::evaluate(deep_unary + "1", ctx), ompdbg::error);
+    std::string deep_cast;
+    for (int i = 0; i < 5000; ++i) {
+        deep_cast += "(int (*)";
+    }
+    CHECK_THROWS_AS(ompdbg::dwarf::evaluate(deep_cast, ctx), ompdbg::error);
+    std::string binary_noise;
+    for (int i = 1; i < 256; ++i) {
+        binary_noise += static_cast<char>(i);
+    }
+    CHECK_THROWS_AS(ompdbg::dwarf::evaluate(binary_noise, ctx), ompdbg::error);
+    CHECK_THROWS_AS(ompdbg::dwarf::evaluate("", ctx), ompdbg::error);
+    // gdb would call the function in a live process; we cannot, and say so.
+    CHECK_THROWS_WITH(ompdbg::dwarf::evaluate("g_fn(1)", ctx),
+                      "Calling functions of the program is not supported yet.");
+    CHECK_THROWS_WITH(ompdbg::dwarf::evaluate("*g_big_arr@100000", ctx),
+                      "value requires 400000 bytes, which is more than max-value-size");
+}

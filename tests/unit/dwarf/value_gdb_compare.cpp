@@ -19,8 +19,11 @@ std::string program(const std::string& name, const std::string& variant) {
     return std::string(ompdbg::test::targets_dir) + "/dwarf/" + name + "-" + variant;
 }
 
-void compare_with_gdb(const std::string& name, const std::vector<std::string>& commands) {
-    for (const char* variant : variants) {
+const std::vector<std::string> all_variants(std::begin(variants), std::end(variants));
+
+void compare_with_gdb(const std::string& name, const std::vector<std::string>& commands,
+                      const std::vector<std::string>& which = all_variants) {
+    for (const std::string& variant : which) {
         std::string path = program(name, variant);
         auto expected = ompdbg::test::gdb_answers(path, commands);
         file_eval_context ctx(path);
@@ -167,4 +170,17 @@ TEST_CASE("C++ values, references, classes and namespaces print as in gdb", "[dw
                                      "klass", "derived", "struct base", "main"});
     cmds.insert(cmds.end(), ptypes.begin(), ptypes.end());
     compare_with_gdb("eval_cxx", cmds);
+}
+
+TEST_CASE("DWARF 2/3 layouts (block member offsets, big-endian bit offsets) print as in gdb", "[dwarf][type]") {
+    std::vector<std::string> cmds = prefixed("print", c_globals);
+    for (const char* t : {"struct bits", "struct outer", "struct anon_holder", "union u", "enum flags"}) {
+        cmds.push_back(std::string("ptype ") + t);
+    }
+    for (const char* e : {"g_bits.a", "g_bits.b", "g_bits.f", "g_outer.in.c", "g_anon.named.c"}) {
+        cmds.push_back(std::string("print ") + e);
+        cmds.push_back(std::string("print/x ") + e);
+    }
+    compare_with_gdb("eval_values_strict", cmds,
+                     {"gcc-dwarf2-O0", "gcc-dwarf3-O0", "clang-dwarf2-O0", "clang-dwarf3-O0"});
 }
