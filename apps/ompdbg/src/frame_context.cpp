@@ -4,6 +4,9 @@
 #include <cstring>
 #include <fstream>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
 #include <fmt/format.h>
 
 #include "session.hpp"
@@ -312,6 +315,58 @@ dwarf::value frame_context::read_variable(const dwarf::variable& v, const tracer
     return val;
 }
 
+namespace {
+
+/// Variables of `scope` (a subprogram, inlined subroutine or lexical block) in scope at
+/// `pc`: nested blocks first (innermost first, as gdb prints them), nested inlined
+/// subroutines skipped (they are frames of their own).
+void collect_scope(Dwarf_Die scope, std::uint64_t pc, const Dwarf_Die& frame_base, bool top,
+                   std::vector<dwarf::variable>& out) {
+    Dwarf_Die child;
+    if (dwarf_child(&scope, &child) != 0) {
+        return;
+    }
+    std::vector<dwarf::variable> here;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_lexical_block) {
+            if (dwarf_haspc(&child, pc) == 1) {
+                collect_scope(child, pc, frame_base, false, out);
+            }
+            continue;
+        }
+        if (tag != DW_TAG_variable && !(top && tag == DW_TAG_formal_parameter)) {
+            continue;
+        }
+        const char* name = dwarf_diename(&child);
+        if (name == nullptr) {
+            continue;
+        }
+        dwarf::variable v;
+        v.name = name;
+        v.die = child;
+        v.is_parameter = tag == DW_TAG_formal_parameter;
+        v.frame_base_die = frame_base;
+        Dwarf_Attribute attr;
+        Dwarf_Die type_die;
+        if (dwarf_attr_integrate(&child, DW_AT_type, &attr) != nullptr && dwarf_formref_die(&attr, &type_die) != nullptr) {
+            v.var_type = dwarf::type(type_die);
+        }
+        // Function-local statics and externs declared in the block are globals for gdb's
+        // `info locals` too; a declaration without a location is not printed.
+        Dwarf_Attribute loc;
+        bool has_location = dwarf_attr_integrate(&child, DW_AT_location, &loc) != nullptr ||
+                            dwarf_attr_integrate(&child, DW_AT_const_value, &loc) != nullptr;
+        if (!has_location && !v.is_parameter) {
+            continue;
+        }
+        here.push_back(std::move(v));
+    } while (dwarf_siblingof(&child, &child) == 0);
+    out.insert(out.end(), here.begin(), here.end());
+}
+
+}  // namespace
+
 std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
     std::vector<dwarf::variable> out;
     if (frame_ == nullptr || frame_->module == nullptr || !frame_->module->elf || !frame_->function) {
@@ -319,6 +374,19 @@ std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
     }
     dwarf::debug_info* dbg = frame_->module->elf->debug();
     if (dbg == nullptr) {
+        return out;
+    }
+    if (frame_->inline_depth > 0) {
+        // variables_at describes the innermost inlined copy; the callers of an inlined
+        // copy read their own scope from their DIE.
+        std::vector<dwarf::variable> all;
+        collect_scope(frame_->function->die, frame_->module->to_file(frame_->physical.lookup_pc()),
+                      frame_->function->frame_base_die, true, all);
+        for (dwarf::variable& v : all) {
+            if (v.is_parameter == parameters) {
+                out.push_back(std::move(v));
+            }
+        }
         return out;
     }
     for (dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
@@ -333,8 +401,8 @@ std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
 
 std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name) {
     if (frame_ != nullptr && frame_->module != nullptr && frame_->module->elf) {
-        if (dwarf::debug_info* dbg = frame_->module->elf->debug()) {
-            for (const dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
+        for (const bool params : {false, true}) {
+            for (const dwarf::variable& v : frame_variables(params)) {
                 if (v.name == name) {
                     return read_variable(v, frame_->module);
                 }
