@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -529,6 +530,128 @@ std::string frame_context::symbolize(std::uint64_t addr) {
 
 std::optional<dwarf::value> frame_context::history(int index) {
     return s_.history(index);
+}
+
+int frame_context::history_size() {
+    int n = 0;
+    while (s_.history(n + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+namespace {
+
+/// Finds enumerator `name` among the enumeration types declared at file or namespace
+/// scope of one CU tree (gdb resolves `print RED` through the symbol table the same way).
+std::optional<dwarf::value> find_enumerator_in(Dwarf_Die parent, std::string_view name, int depth) {
+    Dwarf_Die child;
+    if (depth > 4 || dwarf_child(&parent, &child) != 0) {
+        return std::nullopt;
+    }
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_enumeration_type) {
+            Dwarf_Die e;
+            if (dwarf_child(&child, &e) == 0) {
+                do {
+                    const char* n = dwarf_diename(&e);
+                    if (dwarf_tag(&e) == DW_TAG_enumerator && n != nullptr && name == n) {
+                        Dwarf_Attribute attr;
+                        Dwarf_Sword sv = 0;
+                        if (dwarf_attr(&e, DW_AT_const_value, &attr) == nullptr || dwarf_formsdata(&attr, &sv) != 0) {
+                            return std::nullopt;
+                        }
+                        dwarf::value v;
+                        v.val_type = dwarf::type(child);
+                        std::size_t size = v.val_type.size() != 0 ? v.val_type.size() : 4;
+                        v.bytes.resize(size);
+                        std::int64_t val = sv;
+                        std::memcpy(v.bytes.data(), &val, std::min<std::size_t>(size, 8));
+                        return v;
+                    }
+                } while (dwarf_siblingof(&e, &e) == 0);
+            }
+        } else if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
+            if (auto v = find_enumerator_in(child, name, depth + 1)) {
+                return v;
+            }
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return std::nullopt;
+}
+
+std::map<std::string, dwarf::value, std::less<>>& convenience_variables() {
+    static std::map<std::string, dwarf::value, std::less<>> vars;
+    return vars;
+}
+
+}  // namespace
+
+std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view name) {
+    for (const tracer::loaded_module* m : search_order()) {
+        if (!m->elf) {
+            continue;
+        }
+        dwarf::debug_info* dbg = m->elf->debug();
+        if (dbg == nullptr || dbg->raw() == nullptr) {
+            continue;
+        }
+        Dwarf* dw = dbg->raw();
+        Dwarf_Off off = 0;
+        Dwarf_Off next = 0;
+        std::size_t header = 0;
+        while (dwarf_nextcu(dw, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
+            Dwarf_Die cu;
+            if (dwarf_offdie(dw, off + header, &cu) != nullptr) {
+                if (auto v = find_enumerator_in(cu, name, 0)) {
+                    return v;
+                }
+            }
+            off = next;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
+    auto& vars = convenience_variables();
+    if (auto it = vars.find(name); it != vars.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+void frame_context::set_convenience(std::string_view name, const dwarf::value& v) {
+    convenience_variables()[std::string(name)] = v;
+}
+
+void frame_context::write_dwarf_register(int regno, std::uint64_t v) {
+    auto name = tracer::dwarf_register_name(regno);
+    if (!name) {
+        error::send(fmt::format("Invalid register number {}.", regno));
+    }
+    write_register(*name, v);
+}
+
+bool frame_context::language_cplus() {
+    if (frame_ == nullptr || !frame_->function) {
+        return false;
+    }
+    Dwarf_Die die = frame_->function->die;
+    Dwarf_Die cu;
+    if (dwarf_diecu(&die, &cu, nullptr, nullptr) == nullptr) {
+        return false;
+    }
+    switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C_plus_plus:
+    case DW_LANG_C_plus_plus_03:
+    case DW_LANG_C_plus_plus_11:
+    case DW_LANG_C_plus_plus_14:
+        return true;
+    default:
+        return false;
+    }
 }
 
 }  // namespace ompdbg::app
