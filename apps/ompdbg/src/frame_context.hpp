@@ -68,15 +68,13 @@ public:
     std::optional<std::uint64_t> read_dwarf_register(int regno) override;
     std::string symbolize(std::uint64_t addr) override;
     std::optional<dwarf::value> history(int index) override;
-    // The evaluator's extended context (virtual in newer expr.hpp; `override` is added
-    // once that header is in main).
-    int history_size();
-    std::optional<dwarf::value> lookup_enumerator(std::string_view name);
-    std::optional<dwarf::value> convenience(std::string_view name);
-    void set_convenience(std::string_view name, const dwarf::value& v);
-    void write_dwarf_register(int regno, std::uint64_t v);
+    int history_size() override;
+    std::optional<dwarf::value> lookup_enumerator(std::string_view name) override;
+    std::optional<dwarf::value> convenience(std::string_view name) override;
+    void set_convenience(std::string_view name, const dwarf::value& v) override;
+    void write_dwarf_register(int regno, std::uint64_t v) override;
     /// True when the frame's compilation unit is C++.
-    bool language_cplus();
+    bool language_cplus() override;
 
 private:
     /// The modules to search, this frame's first (static context: the program's ELF).
