@@ -208,10 +208,13 @@ bool process::impl::read_link_map() {
         }
         bool is_vdso = vdso_hi != 0 && l.l_ld >= vdso_lo && l.l_ld < vdso_hi;
         // The first entry is the executable itself (empty name).
-        if (!name.empty() && !is_vdso) {
+        if (lm == rd.r_map) {
+            fresh.front().link_map_addr = lm;
+        } else if (!name.empty() && !is_vdso) {
             loaded_module m;
             m.path = name;
             m.load_bias = l.l_addr;
+            m.link_map_addr = lm;
             m.l_ld = l.l_ld;
             fill_range(m, maps, l.l_ld);
             fresh.push_back(std::move(m));

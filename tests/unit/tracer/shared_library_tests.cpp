@@ -76,6 +76,9 @@ TEST_CASE("a dlopen'ed library is reported as a library event and listed in modu
         CHECK(m.start <= m.l_ld);
         CHECK(m.l_ld < m.end);
         CHECK(p->module_at(virt_addr(m.l_ld)) == &m);
+        // link_map_addr points at this module's struct link_map: its l_ld matches.
+        REQUIRE(m.link_map_addr != 0);
+        CHECK(p->read<std::uint64_t>(virt_addr(m.link_map_addr + 16)) == m.l_ld);
     }
     p->resume();
     r = wait_stop(*p);

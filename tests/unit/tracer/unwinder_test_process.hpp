@@ -78,12 +78,13 @@ class test_process final : public tracer::target {
 public:
     /// Starts `path args...` stopped at exec, with ASLR disabled.
     static std::unique_ptr<test_process> launch(const std::string& path,
-                                                const std::vector<std::string>& args) {
+                                                const std::vector<std::string>& args,
+                                                const std::string& stdout_path = "/dev/null") {
         pid_t pid = fork();
         if (pid == 0) {
             setpgid(0, 0);
-            int devnull = ::open("/dev/null", O_WRONLY);
-            dup2(devnull, 1);
+            int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            dup2(out, 1);
             ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
             personality(ADDR_NO_RANDOMIZE);
             std::vector<char*> argv{const_cast<char*>(path.c_str())};
