@@ -31,6 +31,7 @@ struct code_pos {
 
 code_pos locate(tracer::process& p, std::uint64_t pc) {
     code_pos c;
+    // (module elves are attached by the session after launch and library events)
     c.module = p.module_at(virt_addr(pc));
     if (c.module) {
         c.bias = c.module->load_bias;
