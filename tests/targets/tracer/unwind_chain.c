@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile int sink;
@@ -60,6 +61,14 @@ int main(int argc, char **argv) {
             pthread_join(t[i], NULL);
         }
         free(t);
+    } else if (strcmp(mode, "clock") == 0) {
+        /* Spins in the vdso's clock_gettime until killed. */
+        struct timespec ts;
+        c(0);
+        for (;;) {
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            sink += (int)ts.tv_nsec;
+        }
     } else if (strcmp(mode, "signal") == 0) {
         signal(SIGUSR1, handler);
         kill(getpid(), SIGUSR1);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -404,4 +405,46 @@ TEST_CASE("backtraces of 256 threads are identical, complete and fast", "[tracer
     }
     // Generous bound for a shared 2-core CI machine; the WARN above shows the real cost.
     CHECK(ms(warm) < 2000);
+}
+
+TEST_CASE("backtrace of a thread interrupted inside the vdso reaches main", "[tracer][unwind]") {
+    auto path = program("unwind_chain", "gcc", 5, 2);
+    auto gdb = gdb_bt(path, {"chain"}, "c");   // only for the address of c
+    auto proc = test_process::launch(path, {"clock"});
+    proc->break_at(gdb.break_file_addr);
+    proc->run_until_breakpoint(1);   // past the dynamic loader, in main
+    proc->remove_breakpoint();
+    proc->resume(proc->pid());
+    // Where the vdso is (ground truth from the kernel).
+    std::uint64_t vdso_lo = 0, vdso_hi = 0;
+    int in_vdso = 0;
+    for (int attempt = 0; attempt < 300; ++attempt) {
+        proc->interrupt(proc->pid());
+        if (vdso_hi == 0) {
+            std::ifstream maps("/proc/" + std::to_string(proc->pid()) + "/maps");
+            std::string line;
+            while (std::getline(maps, line)) {
+                if (line.find("[vdso]") != std::string::npos) {
+                    std::sscanf(line.c_str(), "%lx-%lx", &vdso_lo, &vdso_hi);
+                }
+            }
+            REQUIRE(vdso_hi != 0);
+        }
+        auto frames = tracer::backtrace(*proc, proc->pid());
+        REQUIRE(!frames.empty());
+        if (frames[0].pc.addr() >= vdso_lo && frames[0].pc.addr() < vdso_hi) {
+            ++in_vdso;
+        }
+        auto n = names(name_frames(*proc, frames));
+        INFO(describe(name_frames(*proc, frames)));
+        CHECK(std::find(n.begin(), n.end(), "main") != n.end());
+        CHECK(n.back() == "_start");
+        proc->resume(proc->pid());
+        if (in_vdso >= 3) {
+            break;
+        }
+        // Sampling, not synchronisation: let it spin a little before the next sample.
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    CHECK(in_vdso > 0);   // the loop spends most of its time there
 }

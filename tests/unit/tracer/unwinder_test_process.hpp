@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -181,6 +182,45 @@ public:
                 t.resume(sig);
             }
         }
+    }
+
+    /// Restores the byte under the int3; held threads then resume normally.
+    void remove_breakpoint() {
+        ptrace(PTRACE_POKEDATA, pid_, reinterpret_cast<void*>(bp_), reinterpret_cast<void*>(saved_));
+        bp_ = 0;
+        for (auto& [tid, t] : threads_) {
+            t->at_breakpoint = false;
+        }
+    }
+
+    /// Stops the running thread `tid` wherever it is (SIGSTOP, suppressed on resume).
+    void interrupt(pid_t tid) {
+        syscall(SYS_tgkill, pid_, tid, SIGSTOP);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        for (;;) {
+            int status = 0;
+            pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+            if (r == tid && WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP) {
+                thread_for(tid).stopped_ = true;
+                return;
+            }
+            if (r == tid && WIFSTOPPED(status)) {
+                thread_for(tid).resume(WSTOPSIG(status));   // another signal: pass it on
+                continue;
+            }
+            if (r < 0 || (r == tid && !WIFSTOPPED(status))) {
+                throw std::runtime_error("thread vanished while interrupting");
+            }
+            if (std::chrono::steady_clock::now() > deadline) {
+                throw std::runtime_error("timeout interrupting thread");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));   // poll, bounded
+        }
+    }
+    /// Resumes one stopped thread without a signal.
+    void resume(pid_t tid) {
+        modules_valid_ = false;
+        thread_for(tid).resume();
     }
 
     std::vector<pid_t> held_threads() const {
