@@ -38,9 +38,10 @@ build: bootstrap $(BUILD)/build.ninja
 build-sanitize: bootstrap $(SANITIZE_BUILD)/build.ninja
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 
-# A breakpoint hit by several threads at once, the backtrace, locals and threads there.
+# A breakpoint (threads.c:27, LINE-MARK hit in worker) that several threads reach at once;
+# the backtrace, locals and threads there.
 demo: build
-	$(OMPDBG) --batch -ex 'break worker' -ex run -ex bt -ex 'info locals' \
+	$(OMPDBG) --batch -ex 'break threads.c:27' -ex run -ex bt -ex 'info locals' \
 	  -ex 'info threads' -ex continue run $(DEMO_PROGRAM)
 
 # Both suites run even when the first fails; the status is that of both.

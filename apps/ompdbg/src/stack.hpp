@@ -23,6 +23,9 @@ struct stack_frame {
     const tracer::loaded_module* module = nullptr;
     std::optional<dwarf::function> function;   ///< the (possibly inlined) function
     bool is_inlined = false;                ///< this virtual frame is an inlined copy
+    /// Position in its physical frame's chain: 0 innermost; callers of inlined copies > 0
+    /// (gdb prints no pc for them: they are "at" the call site).
+    std::size_t inline_depth = 0;
     std::optional<dwarf::line_entry> line;  ///< for inlined callers: the call site
     std::string symbol_name;                ///< minimal-symbol name when no DWARF ("__libc_start_call_main")
     std::uint64_t symbol_offset = 0;
@@ -31,6 +34,35 @@ struct stack_frame {
 };
 
 /// Builds the user-visible stack of thread `tid` (cached by the session until resume).
+/// Like gdb (`backtrace past-main` off) it ends at main. Never throws for a corrupt stack:
+/// it ends at the first frame the unwinder cannot recover.
 std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_frames = 256);
+
+/// The function name gdb shows for a frame ("factorial", "ns::k::f", the minimal symbol
+/// "__libc_start_call_main"), or "??" when nothing is known.
+std::string frame_function_name(const stack_frame& f);
+
+/// True when gdb would print the frame's pc: the innermost virtual frame of a caller
+/// frame, or of frame 0 when the pc is not the first address of its line-table row (or it
+/// has no line info). Callers of inlined frames never show it.
+bool frame_shows_pc(const stack_frame& f);
+
+/// "n=5, p=0x7ffe..." for the frame's arguments, formatted as gdb's `bt` (values through
+/// dwarf::format_value; "<optimized out>", errors as "<error: ...>"). Empty when the
+/// frame has no DWARF function or no arguments.
+std::string format_frame_args(session& s, const stack_frame& f);
+
+/// gdb's frame line, used by bt, frame, up/down and stop reports:
+///   "#1  0x0000555555555189 in factorial (n=5) at structs.c:42"
+///   "#0  factorial (n=5) at structs.c:42"           (pc at the start of a line)
+///   "#2  0x00007ffff7df618a in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6"
+///   "#1  scale (by=2, v=1) at optimized.c:12"       (inlined frames have no address)
+/// Without the level (`with_level == false`) it is the stop-report form
+/// "factorial (n=5) at structs.c:42" / "0x00007ffff7e9a9c4 in write () from /lib/...libc.so.6".
+std::string format_frame_line(session& s, const stack_frame& f, bool with_level);
+
+/// The source line of the frame as gdb prints it after a frame line ("82\t    if (n <= 1) {"),
+/// nullopt when the file cannot be read or the frame has no line.
+std::optional<std::string> frame_source_line(const stack_frame& f);
 
 }  // namespace ompdbg::app

@@ -1,0 +1,25 @@
+#pragma once
+/// OpenMP commands through OMPD (issue 4): `omp info|threads|parallel|tasks|icvs`,
+/// `catch omp EVENT`, `set plugin-path DIR`, `set ompd-library PATH`.
+
+#include <string>
+#include <vector>
+
+#include "command_table.hpp"
+
+namespace ompdbg::app {
+
+class session;
+
+/// Registers the `omp` prefix command, `catch omp ...` and the OMPD settings.
+void register_omp_commands(command_table& t);
+
+/// `--plugin-path DIR` / `--ompd-library PATH` from the command line (main.cpp).
+void omp_set_plugin_path(session& s, const std::string& dir);
+void omp_set_ompd_library(session& s, const std::string& path);
+
+/// The environment `run` adds for OpenMP targets: OMP_DEBUG=enabled unless the user's
+/// environment (or `env`, the entries run already adds) sets OMP_DEBUG.
+std::vector<std::string> omp_launch_environment(const std::vector<std::string>& env);
+
+}  // namespace ompdbg::app

@@ -1,0 +1,466 @@
+#include "frame_context.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "session.hpp"
+#include "symbolizer.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/tracer/thread_db.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+[[noreturn]] void cannot_access(std::uint64_t addr) {
+    error::send(fmt::format("Cannot access memory at address 0x{:x}", addr));
+}
+
+}  // namespace
+
+frame_context frame_context::for_selection(session& s) {
+    if (s.target() != nullptr && s.selected_tid() != 0) {
+        const std::vector<stack_frame>& st = s.stack(s.selected_tid());
+        if (st.empty()) {
+            error::send("No frame selected.");
+        }
+        std::size_t level = static_cast<std::size_t>(std::max(0, s.selected_frame()));
+        if (level >= st.size()) {
+            level = st.size() - 1;
+        }
+        return frame_context(s, s.selected_tid(), st[level]);
+    }
+    if (!s.program()) {
+        error::send("No symbol table is loaded.  Use the \"file\" command.");
+    }
+    return frame_context(s);
+}
+
+frame_context::frame_context(session& s, pid_t tid, const stack_frame& frame)
+    : s_(s), tid_(tid), frame_(&frame), current_module_(frame.module) {}
+
+frame_context::frame_context(session& s) : s_(s) {
+    if (s.program()) {
+        static_module_.path = *s.program();
+        static_module_.is_executable = true;
+        try {
+            static_module_.elf = s.elf_for(*s.program());
+        } catch (const ompdbg::error&) {
+            static_module_.elf.reset();
+        }
+    }
+    current_module_ = &static_module_;
+}
+
+std::vector<const tracer::loaded_module*> frame_context::search_order() const {
+    std::vector<const tracer::loaded_module*> out;
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr) {
+        if (static_module_.elf) {
+            out.push_back(&static_module_);
+        }
+        return out;
+    }
+    if (frame_->module != nullptr) {
+        out.push_back(frame_->module);
+    }
+    for (const tracer::loaded_module& m : tgt->modules()) {
+        if (frame_->module == nullptr || m.path != frame_->module->path) {
+            out.push_back(&m);
+        }
+    }
+    return out;
+}
+
+tracer::registers frame_context::frame_registers() const {
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr) {
+        error::send("No registers.");
+    }
+    tracer::thread* th = tgt->find_thread(tid_);
+    if (th == nullptr) {
+        error::send("No registers.");
+    }
+    tracer::registers r = th->regs();
+    if (frame_->physical_index == 0) {
+        return r;
+    }
+    // Outer frames: the unwinder's recovered registers laid over frame 0's.
+    const auto& dregs = frame_->physical.dwarf_regs;
+    for (std::size_t n = 0; n < dregs.size(); ++n) {
+        if (!dregs[n]) {
+            continue;
+        }
+        if (auto name = tracer::dwarf_register_name(static_cast<int>(n))) {
+            r.write(*name, *dregs[n]);
+        }
+    }
+    r.set_pc(frame_->physical.pc.addr());
+    r.write("rsp", frame_->physical.cfa.addr());
+    return r;
+}
+
+// ---- location_context ----
+
+std::uint64_t frame_context::pc() const {
+    return frame_ != nullptr ? frame_->pc() : 0;
+}
+
+std::uint64_t frame_context::load_bias() const {
+    return current_module_ != nullptr ? current_module_->load_bias : 0;
+}
+
+std::optional<std::uint64_t> frame_context::read_register(int dwarf_regno) const {
+    if (frame_ == nullptr || s_.target() == nullptr) {
+        return std::nullopt;
+    }
+    if (frame_->physical_index == 0) {
+        tracer::thread* th = s_.target()->find_thread(tid_);
+        if (th == nullptr) {
+            return std::nullopt;
+        }
+        return th->regs().read_dwarf(dwarf_regno);
+    }
+    if (dwarf_regno == 7) {
+        return frame_->physical.cfa.addr();
+    }
+    if (dwarf_regno == 16) {
+        return frame_->physical.pc.addr();
+    }
+    const auto& dregs = frame_->physical.dwarf_regs;
+    if (dwarf_regno >= 0 && static_cast<std::size_t>(dwarf_regno) < dregs.size()) {
+        return dregs[dwarf_regno];
+    }
+    return std::nullopt;
+}
+
+void frame_context::read_memory(std::uint64_t addr, std::span<std::byte> out) const {
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr) {
+        read_static_memory(addr, out);
+        return;
+    }
+    tgt->read_memory(virt_addr(addr), out);
+}
+
+std::optional<std::uint64_t> frame_context::cfa() const {
+    if (frame_ == nullptr) {
+        return std::nullopt;
+    }
+    return frame_->physical.cfa.addr();
+}
+
+std::optional<std::uint64_t> frame_context::tls_address(std::uint64_t offset) const {
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr || current_module_ == nullptr) {
+        return std::nullopt;
+    }
+    std::string why;
+    if (auto db = tracer::thread_db::open(*tgt, &why)) {
+        return db->tls_address(tid_, *current_module_, offset);
+    }
+    // Without libthread_db (a program not using pthreads on an old glibc), the executable's
+    // own TLS block sits just below the thread pointer (x86-64 TLS variant II).
+    if (current_module_->is_executable && current_module_->elf) {
+        if (auto seg = current_module_->elf->tls()) {
+            tracer::thread* th = tgt->find_thread(tid_);
+            auto fs = th != nullptr ? th->regs().read("fs_base") : std::nullopt;
+            if (fs) {
+                std::uint64_t align = std::max<std::uint64_t>(seg->align, 1);
+                std::uint64_t block = (seg->memsz + align - 1) / align * align;
+                return *fs - block + offset;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+void frame_context::read_static_memory(std::uint64_t addr, std::span<std::byte> out) const {
+    if (!static_module_.elf) {
+        cannot_access(addr);
+    }
+    // Initialised data lives in the file; .bss is zero before the program runs.
+    static constexpr const char* sections[] = {".data", ".rodata", ".data.rel.ro", ".bss",
+                                               ".tdata", ".got", ".init_array", ".fini_array",
+                                               ".text", ".dynamic", ".got.plt", ".eh_frame"};
+    for (const char* name : sections) {
+        auto sec = static_module_.elf->section(name);
+        if (!sec || addr < sec->addr || addr + out.size() > sec->addr + sec->size) {
+            continue;
+        }
+        if (std::string_view(name) == ".bss") {
+            std::fill(out.begin(), out.end(), std::byte{0});
+            return;
+        }
+        std::ifstream in(static_module_.elf->path(), std::ios::binary);
+        in.seekg(static_cast<std::streamoff>(sec->offset + (addr - sec->addr)));
+        in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+        if (!in) {
+            cannot_access(addr);
+        }
+        return;
+    }
+    cannot_access(addr);
+}
+
+// ---- variables ----
+
+dwarf::value frame_context::read_variable(const dwarf::variable& v, const tracer::loaded_module* module) {
+    const tracer::loaded_module* saved = current_module_;
+    if (module != nullptr) {
+        current_module_ = module;
+    } else if (frame_ != nullptr) {
+        current_module_ = frame_->module;
+    }
+    struct restore {
+        const tracer::loaded_module*& ref;
+        const tracer::loaded_module* old;
+        ~restore() { ref = old; }
+    } guard{current_module_, saved};
+
+    dwarf::value val;
+    val.val_type = v.var_type;
+    const std::size_t size = v.var_type.size();
+    dwarf::location loc;
+    if (frame_ == nullptr) {
+        // Before `run` gdb reads what the file holds; TLS and registers need a process.
+        try {
+            loc = dwarf::evaluate_location(v, *this);
+        } catch (const ompdbg::error&) {
+            error::send(fmt::format("Cannot read `{}' without registers", v.name));
+        }
+        if (std::holds_alternative<dwarf::location::optimized_out>(loc.value)) {
+            error::send(fmt::format("Cannot read `{}' without registers", v.name));
+        }
+    } else {
+        loc = dwarf::evaluate_location(v, *this);
+    }
+
+    auto read_reg_bytes = [&](int regno, std::size_t n) -> std::optional<std::vector<std::byte>> {
+        auto r = read_register(regno);
+        if (!r) {
+            return std::nullopt;
+        }
+        std::vector<std::byte> b(std::max<std::size_t>(n, 8));
+        std::memcpy(b.data(), &*r, 8);
+        b.resize(n);
+        return b;
+    };
+
+    std::visit(
+        [&](auto&& where) {
+            using T = std::decay_t<decltype(where)>;
+            if constexpr (std::is_same_v<T, dwarf::location::memory>) {
+                val.address = where.addr;
+                val.bytes.resize(size);
+                read_memory(where.addr, std::span<std::byte>(val.bytes));
+            } else if constexpr (std::is_same_v<T, dwarf::location::register_>) {
+                val.dwarf_register = where.dwarf_regno;
+                if (auto b = read_reg_bytes(where.dwarf_regno, size)) {
+                    val.bytes = std::move(*b);
+                } else {
+                    val.optimized_out = true;
+                }
+            } else if constexpr (std::is_same_v<T, dwarf::location::implicit_value>) {
+                val.bytes = where.bytes;
+                val.bytes.resize(size);
+            } else if constexpr (std::is_same_v<T, dwarf::location::optimized_out>) {
+                val.optimized_out = true;
+            } else {
+                // Pieces: assemble; any missing piece makes the whole value <optimized out>
+                // (gdb prints partial values; we do not yet).
+                for (const auto& p : where) {
+                    std::vector<std::byte> part;
+                    bool ok = std::visit(
+                        [&](auto&& w) -> bool {
+                            using P = std::decay_t<decltype(w)>;
+                            if constexpr (std::is_same_v<P, dwarf::location::memory>) {
+                                part.resize(p.size_bytes);
+                                read_memory(w.addr, std::span<std::byte>(part));
+                                return true;
+                            } else if constexpr (std::is_same_v<P, dwarf::location::register_>) {
+                                auto b = read_reg_bytes(w.dwarf_regno, p.size_bytes);
+                                if (!b) {
+                                    return false;
+                                }
+                                part = std::move(*b);
+                                return true;
+                            } else if constexpr (std::is_same_v<P, dwarf::location::implicit_value>) {
+                                part = w.bytes;
+                                part.resize(p.size_bytes);
+                                return true;
+                            } else {
+                                return false;
+                            }
+                        },
+                        p.where);
+                    if (!ok) {
+                        val.optimized_out = true;
+                        val.bytes.clear();
+                        return;
+                    }
+                    val.bytes.insert(val.bytes.end(), part.begin(), part.end());
+                }
+                val.bytes.resize(size);
+            }
+        },
+        loc.value);
+    return val;
+}
+
+std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
+    std::vector<dwarf::variable> out;
+    if (frame_ == nullptr || frame_->module == nullptr || !frame_->module->elf || !frame_->function) {
+        return out;
+    }
+    dwarf::debug_info* dbg = frame_->module->elf->debug();
+    if (dbg == nullptr) {
+        return out;
+    }
+    for (dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
+        if (v.is_parameter == parameters) {
+            out.push_back(std::move(v));
+        }
+    }
+    return out;
+}
+
+// ---- eval_context ----
+
+std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name) {
+    if (frame_ != nullptr && frame_->module != nullptr && frame_->module->elf) {
+        if (dwarf::debug_info* dbg = frame_->module->elf->debug()) {
+            for (const dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
+                if (v.name == name) {
+                    return read_variable(v, frame_->module);
+                }
+            }
+        }
+    }
+    for (const tracer::loaded_module* m : search_order()) {
+        if (!m->elf) {
+            continue;
+        }
+        dwarf::debug_info* dbg = m->elf->debug();
+        if (dbg == nullptr) {
+            continue;
+        }
+        std::optional<std::uint64_t> cu;
+        if (frame_ != nullptr && m == frame_->module) {
+            cu = m->to_file(frame_->physical.lookup_pc());
+        }
+        if (auto g = dbg->find_global(name, cu)) {
+            return read_variable(*g, m);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<dwarf::value> frame_context::lookup_function(std::string_view name) {
+    auto mods = search_order();
+    for (const tracer::loaded_module* m : mods) {
+        if (!m->elf) {
+            continue;
+        }
+        if (dwarf::debug_info* dbg = m->elf->debug()) {
+            for (const dwarf::function& fn : dbg->find_functions(name)) {
+                if (fn.is_inlined) {
+                    continue;
+                }
+                dwarf::value v;
+                v.val_type = dwarf::type(fn.die);
+                v.address = m->to_runtime(fn.low_pc()).addr();
+                return v;
+            }
+        }
+    }
+    for (const tracer::loaded_module* m : mods) {
+        if (!m->elf) {
+            continue;
+        }
+        for (const dwarf::symbol& sym : m->elf->find_symbols(name)) {
+            if (sym.kind != dwarf::symbol_kind::function && sym.kind != dwarf::symbol_kind::ifunc) {
+                continue;
+            }
+            dwarf::value v;
+            v.val_type = dwarf::type::make_base("<text variable, no debug info>", 1, dwarf::base_encoding::other);
+            v.address = m->to_runtime(sym.value).addr();
+            return v;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<dwarf::type> frame_context::lookup_type(std::string_view name) {
+    for (const tracer::loaded_module* m : search_order()) {
+        if (!m->elf) {
+            continue;
+        }
+        if (dwarf::debug_info* dbg = m->elf->debug()) {
+            if (auto t = dbg->find_type(name)) {
+                return t;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> frame_context::read_register(std::string_view name) {
+    if (frame_ == nullptr) {
+        if (tracer::registers{}.read(name)) {
+            error::send("No registers.");
+        }
+        return std::nullopt;
+    }
+    return frame_registers().read(name);
+}
+
+void frame_context::write_register(std::string_view name, std::uint64_t v) {
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr) {
+        error::send("No registers.");
+    }
+    if (frame_->physical_index != 0) {
+        error::send("Writing registers of outer frames is not supported.");
+    }
+    tracer::thread* th = tgt->find_thread(tid_);
+    if (th == nullptr) {
+        error::send("No registers.");
+    }
+    tracer::registers r = th->regs();
+    if (!r.write(name, v)) {
+        error::send(fmt::format("Invalid register `{}'", name));
+    }
+    th->write_regs(r);
+}
+
+void frame_context::read_memory(std::uint64_t addr, std::span<std::byte> out) {
+    static_cast<const frame_context*>(this)->read_memory(addr, out);
+}
+
+void frame_context::write_memory(std::uint64_t addr, std::span<const std::byte> data) {
+    tracer::target* tgt = s_.target();
+    if (frame_ == nullptr || tgt == nullptr) {
+        error::send(fmt::format("Cannot access memory at address 0x{:x}", addr));
+    }
+    tgt->write_memory(virt_addr(addr), data);
+}
+
+std::optional<std::uint64_t> frame_context::read_dwarf_register(int regno) {
+    return static_cast<const frame_context*>(this)->read_register(regno);
+}
+
+std::string frame_context::symbolize(std::uint64_t addr) {
+    std::string l = symbol_label(s_, addr);
+    return l.empty() ? std::string() : "<" + l + ">";
+}
+
+std::optional<dwarf::value> frame_context::history(int index) {
+    return s_.history(index);
+}
+
+}  // namespace ompdbg::app

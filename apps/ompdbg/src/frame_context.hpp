@@ -1,0 +1,85 @@
+#pragma once
+/// The context in which expressions are evaluated and variables located: one frame of one
+/// thread (registers, CFA, load bias, TLS, memory of the target), or — with no process — the
+/// program's ELF file alone (initialised globals, as gdb's `print global` before `run`).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stack.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/location.hpp"
+#include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/tracer/registers.hpp"
+#include "ompdbg/tracer/target.hpp"
+
+namespace ompdbg::app {
+
+class session;
+
+class frame_context final : public dwarf::location_context, public dwarf::eval_context {
+public:
+    /// The selected frame of the selected thread when there is a live target (throws
+    /// "No frame selected." if the thread has no stack), else a static context over the
+    /// program's ELF (throws "No symbol table is loaded.  Use the \"file\" command." when
+    /// there is no program either).
+    static frame_context for_selection(session& s);
+    /// Frame `frame` (from session::stack(tid)) of thread `tid`.
+    frame_context(session& s, pid_t tid, const stack_frame& frame);
+    /// Static context: no process, addresses are file addresses of the program.
+    explicit frame_context(session& s);
+
+    bool has_frame() const { return frame_ != nullptr; }
+    const stack_frame* frame() const { return frame_; }
+
+    /// The value of a DWARF variable of module `module_` (nullptr: this frame's module):
+    /// located through evaluate_location and read (optimized_out when it is).
+    dwarf::value read_variable(const dwarf::variable& v, const tracer::loaded_module* module = nullptr);
+    /// The frame's parameters (is_parameter) or locals, innermost block first, as gdb's
+    /// `info args` / `info locals` order them.
+    std::vector<dwarf::variable> frame_variables(bool parameters);
+    /// The registers of this frame (frame 0: the thread's; outer frames: frame 0's with
+    /// the unwinder's recovered values laid over). Throws "No registers." without a process.
+    tracer::registers frame_registers() const;
+
+    // dwarf::location_context
+    std::uint64_t pc() const override;
+    std::uint64_t load_bias() const override;
+    std::optional<std::uint64_t> read_register(int dwarf_regno) const override;
+    void read_memory(std::uint64_t addr, std::span<std::byte> out) const override;
+    std::optional<std::uint64_t> cfa() const override;
+    std::optional<std::uint64_t> tls_address(std::uint64_t offset) const override;
+
+    // dwarf::eval_context
+    std::optional<dwarf::value> lookup_variable(std::string_view name) override;
+    std::optional<dwarf::value> lookup_function(std::string_view name) override;
+    std::optional<dwarf::type> lookup_type(std::string_view name) override;
+    std::optional<std::uint64_t> read_register(std::string_view name) override;
+    void write_register(std::string_view name, std::uint64_t v) override;
+    void read_memory(std::uint64_t addr, std::span<std::byte> out) override;
+    void write_memory(std::uint64_t addr, std::span<const std::byte> data) override;
+    std::optional<std::uint64_t> read_dwarf_register(int regno) override;
+    std::string symbolize(std::uint64_t addr) override;
+    std::optional<dwarf::value> history(int index) override;
+
+private:
+    /// The modules to search, this frame's first (static context: the program's ELF).
+    std::vector<const tracer::loaded_module*> search_order() const;
+    void read_static_memory(std::uint64_t addr, std::span<std::byte> out) const;
+
+    session& s_;
+    pid_t tid_ = 0;
+    const stack_frame* frame_ = nullptr;
+    /// The module whose variable is being located (location_context's load bias / TLS).
+    mutable const tracer::loaded_module* current_module_ = nullptr;
+    tracer::loaded_module static_module_;   ///< static context: the program, bias 0
+};
+
+}  // namespace ompdbg::app

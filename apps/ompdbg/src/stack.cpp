@@ -1,0 +1,231 @@
+#include "stack.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "frame_context.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/value.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+/// gdb demangles minimal symbols of C++ code ("_ZNSo5flushEv" → "std::ostream::flush()").
+std::string demangle(const std::string& name) {
+    if (name.rfind("_Z", 0) != 0) {
+        return name;
+    }
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> d(
+        abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+    return status == 0 && d ? std::string(d.get()) : name;
+}
+
+}  // namespace
+
+std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_frames) {
+    tracer::target* tgt = s.target();
+    if (tgt == nullptr) {
+        error::send("No stack.");
+    }
+    std::vector<stack_frame> out;
+    std::vector<tracer::frame> frames = tracer::backtrace(*tgt, tid, max_frames);
+    for (std::size_t i = 0; i < frames.size() && out.size() < max_frames; ++i) {
+        const tracer::frame& fr = frames[i];
+        const tracer::loaded_module* mod = tgt->module_at(fr.lookup_pc());
+        dwarf::debug_info* dbg = (mod != nullptr && mod->elf) ? mod->elf->debug() : nullptr;
+        const std::uint64_t faddr = mod != nullptr ? mod->to_file(fr.lookup_pc()) : 0;
+
+        std::vector<dwarf::function> chain;
+        std::optional<dwarf::line_entry> line;
+        if (dbg != nullptr) {
+            try {
+                chain = dbg->function_chain_at(faddr);
+                line = dbg->line_at(faddr);
+            } catch (const ompdbg::error&) {
+                // Malformed DWARF in one module must not hide the rest of the stack.
+                chain.clear();
+                line.reset();
+            }
+        }
+
+        stack_frame base;
+        base.physical_index = i;
+        base.physical = fr;
+        base.module = mod;
+        if (chain.empty()) {
+            stack_frame f = base;
+            f.level = static_cast<int>(out.size());
+            f.line = line;
+            if (mod != nullptr && mod->elf) {
+                if (auto sym = mod->elf->symbol_at(faddr)) {
+                    f.symbol_name = demangle(sym->name);
+                    f.symbol_offset = faddr - sym->value;
+                }
+            }
+            out.push_back(std::move(f));
+            continue;
+        }
+        bool reached_main = false;
+        for (std::size_t k = 0; k < chain.size() && out.size() < max_frames; ++k) {
+            stack_frame f = base;
+            f.level = static_cast<int>(out.size());
+            f.function = chain[k];
+            f.is_inlined = chain[k].is_inlined;
+            f.inline_depth = k;
+            if (k == 0) {
+                f.line = line;
+            } else {
+                // The caller of an inlined copy is "at" the call site of that copy.
+                dwarf::line_entry call;
+                call.addr = fr.pc.addr();
+                call.file = chain[k - 1].call_file;
+                call.line = chain[k - 1].call_line;
+                f.line = call;
+            }
+            if (k + 1 == chain.size() && chain[k].name == "main") {
+                reached_main = true;
+            }
+            out.push_back(std::move(f));
+        }
+        // gdb's default `backtrace past-main off`: the stack ends at main.
+        if (reached_main) {
+            break;
+        }
+    }
+    return out;
+}
+
+std::string frame_function_name(const stack_frame& f) {
+    if (f.function) {
+        return f.function->name;
+    }
+    if (!f.symbol_name.empty()) {
+        return f.symbol_name;
+    }
+    return "??";
+}
+
+bool frame_shows_pc(const stack_frame& f) {
+    // Only the innermost virtual frame of a physical frame shows its pc (gdb: the callers
+    // of an inlined frame are "at" the call site whose pc is the frame's pc).
+    if (f.inline_depth > 0) {
+        return false;
+    }
+    if (f.physical.is_caller_frame) {
+        return true;
+    }
+    if (!f.line || f.line->line == 0) {
+        return true;
+    }
+    return f.line->addr != f.pc();
+}
+
+namespace {
+
+std::string display_file(const std::string& path) {
+    return path;
+}
+
+}  // namespace
+
+std::string format_frame_args(session& s, const stack_frame& f) {
+    if (!f.function) {
+        return {};
+    }
+    std::string out;
+    try {
+        frame_context ctx(s, s.selected_tid(), f);
+        for (const dwarf::variable& v : ctx.frame_variables(true)) {
+            if (!out.empty()) {
+                out += ", ";
+            }
+            out += v.name;
+            out += '=';
+            try {
+                dwarf::value val = ctx.read_variable(v);
+                dwarf::type t = v.var_type.strip_cv_typedef();
+                if ((t.kind() == dwarf::type_kind::reference ||
+                     t.kind() == dwarf::type_kind::rvalue_reference) && t.target()) {
+                    t = t.target()->strip_cv_typedef();
+                }
+                // gdb's default `print frame-arguments scalars`: aggregates show as "...".
+                if (!val.optimized_out && t.is_aggregate()) {
+                    out += "...";
+                } else {
+                    dwarf::format_options opts;
+                    out += dwarf::format_value(val, ctx, opts);
+                }
+            } catch (const ompdbg::error& e) {
+                out += fmt::format("<error: {}>", e.what());
+            }
+        }
+    } catch (const ompdbg::error&) {
+    }
+    return out;
+}
+
+namespace {
+
+std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, bool show_pc) {
+    std::string out;
+    if (with_level) {
+        out = fmt::format("#{:<3}", f.level);
+        if (f.level >= 100) {
+            out += ' ';
+        }
+    }
+    if (f.physical.is_signal_frame && !f.function && f.symbol_name.empty()) {
+        return out + "<signal handler called>";
+    }
+    if (show_pc) {
+        out += fmt::format("0x{:016x} in ", f.pc());
+    }
+    out += frame_function_name(f);
+    out += " (";
+    out += format_frame_args(s, f);
+    out += ")";
+    if (f.function && f.line && f.line->line > 0 && !f.line->file.empty()) {
+        out += fmt::format(" at {}:{}", display_file(f.line->file), f.line->line);
+    } else if (f.module != nullptr && !f.module->is_executable) {
+        out += fmt::format(" from {}", f.module->path.string());
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string format_frame_line(session& s, const stack_frame& f, bool with_level) {
+    return frame_line_impl(s, f, with_level, frame_shows_pc(f));
+}
+
+std::optional<std::string> frame_source_line(const stack_frame& f) {
+    if (!f.line || f.line->line <= 0 || f.line->file.empty()) {
+        return std::nullopt;
+    }
+    std::ifstream in(f.line->file);
+    if (!in) {
+        return fmt::format("{}\t{}: No such file or directory.", f.line->line, f.line->file);
+    }
+    std::string text;
+    int n = 1;
+    for (; std::getline(in, text); ++n) {
+        if (n == f.line->line) {
+            return fmt::format("{}\t{}", f.line->line, text);
+        }
+    }
+    return fmt::format("Line number {} out of range; \"{}\" has {} lines.", f.line->line,
+                       f.line->file, n - 1);
+}
+
+}  // namespace ompdbg::app

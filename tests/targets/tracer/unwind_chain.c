@@ -1,0 +1,54 @@
+/* Call chains for the unwinder tests: main -> a -> b -> c, recursion to a known depth, the
+ * same chain on a second thread, and c called from a signal handler. Every test stops at c
+ * (the tests plant a breakpoint there, as `gdb -ex 'break c'` does). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int sink;
+
+__attribute__((noinline)) void c(int x) { sink = x; }
+__attribute__((noinline)) void b(int x) { c(x + 1); sink++; }
+__attribute__((noinline)) void a(int x) { b(x + 1); sink++; }
+
+/* Not a tail call: the store after the call keeps every level on the stack. */
+__attribute__((noinline)) int recurse(int n) {
+    if (n == 0) {
+        c(100);
+        return 0;
+    }
+    int r = recurse(n - 1);
+    sink += r;
+    return r + 1;
+}
+
+__attribute__((noinline)) void handler(int sig) {
+    c(sig);
+    sink++;
+}
+
+__attribute__((noinline)) void *thread_main(void *arg) {
+    a(10);
+    return arg;
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "chain";
+    if (strcmp(mode, "chain") == 0) {
+        a(0);
+    } else if (strcmp(mode, "recurse") == 0) {
+        recurse(argc > 2 ? atoi(argv[2]) : 20);
+    } else if (strcmp(mode, "thread") == 0) {
+        pthread_t t;
+        pthread_create(&t, NULL, thread_main, NULL);
+        pthread_join(t, NULL);
+    } else if (strcmp(mode, "signal") == 0) {
+        signal(SIGUSR1, handler);
+        kill(getpid(), SIGUSR1);
+    }
+    printf("done %d\n", sink);
+    return 0;
+}
