@@ -178,8 +178,18 @@ std::string params_text(const type& fn) {
     return out + ")";
 }
 
+// Corrupt DWARF can make a type refer to itself (a pointer to itself): bound the depth.
+thread_local int declarator_depth = 0;
+
 std::string declarator(const type& t, const std::string& inner, const std::string& quals,
                        const detail::print_style* style) {
+    struct guard {
+        guard() { ++declarator_depth; }
+        ~guard() { --declarator_depth; }
+    } g;
+    if (declarator_depth > 200) {
+        return "<cyclic type>";
+    }
     switch (t.kind()) {
         case type_kind::typedef_:
             if (style && style->resolve_typedefs) {

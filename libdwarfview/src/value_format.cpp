@@ -257,6 +257,9 @@ public:
             case type_kind::structure:
             case type_kind::class_:
             case type_kind::union_:
+                if (s.is_declaration()) {
+                    return "<incomplete type>";
+                }
                 fetch(v, ctx_);
                 return structure(v, s);
             case type_kind::array:
@@ -467,7 +470,7 @@ private:
         bool is_float = detail::is_floating(s);
         if (is_float && (opts_.letter == format_letter::char_ || opts_.letter == format_letter::address)) {
             // gdb converts a floating value (not its bits) for /c and /a.
-            bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(detail::to_float(v)));
+            bits = detail::float_to_bits(detail::to_float(v));
             is_float = false;
         } else if (is_float) {
             bits = 0;
@@ -542,12 +545,30 @@ private:
         }
     }
 
+    // gdb's i386_eflags flags type: the names of the set bits, "[ PF IF ]".
+    static std::string eflags(std::uint64_t bits) {
+        static const std::pair<int, const char*> names[] = {
+            {0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"},
+            {10, "DF"}, {11, "OF"}, {14, "NT"}, {16, "RF"}, {17, "VM"}, {18, "AC"},
+            {19, "VIF"}, {20, "VIP"}, {21, "ID"}};
+        std::string out = "[ ";
+        for (auto& [bit, name] : names) {
+            if ((bits >> bit) & 1) {
+                out += std::string(name) + " ";
+            }
+        }
+        return out + "]";
+    }
+
     std::string scalar(const value& v, const type& s) {
         if (v.bytes.empty()) {
             return "<unavailable>";
         }
         if (opts_.letter != format_letter::natural && opts_.letter != format_letter::string) {
             return formatted(v, s);
+        }
+        if (s.is_synthetic() && s.kind() == type_kind::base && s.name() == "i386_eflags") {
+            return eflags(raw_bits(v));
         }
         switch (s.kind()) {
             case type_kind::pointer:

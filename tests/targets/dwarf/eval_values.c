@@ -45,6 +45,25 @@ struct empty_arr {
     int n;
     char tag[8];
 };
+struct anon_holder {
+    int x;
+    union {
+        int a;
+        float b;
+    };
+    struct {
+        int c;
+    } named;
+};
+struct repeat_edges {
+    int ten[10];
+    int eleven[11];
+    char cten[10];
+    char celeven[12];
+    struct {
+        int x;
+    } q[12];
+};
 typedef struct point point_t;
 typedef unsigned int uint_t;
 typedef int (*binop_t)(int, int);
@@ -148,6 +167,13 @@ const int g_const = 5;
 volatile int g_vol = 6;
 const char *const g_cc = "const";
 static int s_file_static = 99;
+struct anon_holder g_anon = {1, {2}, {3}};
+struct repeat_edges g_edges;
+long double g_ldouble = 1.5L;
+long double g_ldpi = 3.14159265358979323846L;
+char g_ctrl[6] = "\033\a\001\177";
+int g_neg_arr[3] = {-1, -1, -1};
+double g_nan_inf[2] = {__builtin_inf(), -__builtin_inf()};
 
 int main(void) {
     /* Reference everything so that nothing is discarded. */

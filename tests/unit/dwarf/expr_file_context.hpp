@@ -414,8 +414,14 @@ private:
 /// C locale, bounded by `timeout`). Commands go as separate -ex arguments so that an
 /// error in one does not stop the others. One entry per command: its output lines joined
 /// by '\n', with the "$N = " history prefix removed.
-inline std::vector<std::string> gdb_answers(const std::string& program, const std::vector<std::string>& commands) {
+/// `pre` commands run first, unanswered (e.g. "break main", "run").
+inline std::vector<std::string> gdb_answers(const std::string& program, const std::vector<std::string>& commands,
+                                            const std::vector<std::string>& pre = {}) {
     std::vector<std::string> args = {"/usr/bin/timeout", "120", "gdb", "-nx", "-batch"};
+    for (auto& p : pre) {
+        args.push_back("-ex");
+        args.push_back(p);
+    }
     for (std::size_t i = 0; i < commands.size(); ++i) {
         args.push_back("-ex");
         args.push_back("echo @@" + std::to_string(i) + "@@\\n");

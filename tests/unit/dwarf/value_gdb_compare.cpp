@@ -19,8 +19,11 @@ std::string program(const std::string& name, const std::string& variant) {
     return std::string(ompdbg::test::targets_dir) + "/dwarf/" + name + "-" + variant;
 }
 
-void compare_with_gdb(const std::string& name, const std::vector<std::string>& commands) {
-    for (const char* variant : variants) {
+const std::vector<std::string> all_variants(std::begin(variants), std::end(variants));
+
+void compare_with_gdb(const std::string& name, const std::vector<std::string>& commands,
+                      const std::vector<std::string>& which = all_variants) {
+    for (const std::string& variant : which) {
         std::string path = program(name, variant);
         auto expected = ompdbg::test::gdb_answers(path, commands);
         file_eval_context ctx(path);
@@ -53,7 +56,9 @@ const std::vector<std::string> c_globals = {
     "g_pts", "g_outer", "g_u", "g_color", "g_color_bad", "g_flags", "g_flag_one", "g_flag_zero",
     "g_flag_unknown", "g_negs", "g_bits", "g_ea", "g_ptr", "g_nullptr", "g_vptr", "g_ppt", "g_pp",
     "g_arr_ptr", "g_fn", "g_fn2", "g_fact", "g_twice", "g_pa", "g_ap", "g_wp", "g_typedef_uint",
-    "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all"};
+    "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all",
+    "g_anon", "g_edges", "g_ldouble", "g_ldpi", "g_ctrl", "g_neg_arr", "g_nan_inf", "g_anon.a",
+    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]"};
 
 }  // namespace
 
@@ -94,7 +99,8 @@ TEST_CASE("ptype and whatis of C types and expressions match gdb", "[dwarf][type
         "5L", "1u", "0xffffffff", "g_msg", "g_fact", "*g_ppt", "g_wp.fn", "g_u.bytes",
         "*(int *)0", "(char)65", "(struct point *)0", "(unsigned char)300", "(point_t *)g_ppt",
         "int (*)(int, int)", "int *[3]", "int (*)[3]", "const char *", "unsigned",
-        "long long unsigned int"};
+        "long long unsigned int", "struct anon_holder", "struct repeat_edges", "g_anon", "g_ldouble",
+        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)"};
     std::vector<std::string> cmds = prefixed("whatis", subjects);
     auto p = prefixed("ptype", subjects);
     cmds.insert(cmds.end(), p.begin(), p.end());
@@ -164,4 +170,17 @@ TEST_CASE("C++ values, references, classes and namespaces print as in gdb", "[dw
                                      "klass", "derived", "struct base", "main"});
     cmds.insert(cmds.end(), ptypes.begin(), ptypes.end());
     compare_with_gdb("eval_cxx", cmds);
+}
+
+TEST_CASE("DWARF 2/3 layouts (block member offsets, big-endian bit offsets) print as in gdb", "[dwarf][type]") {
+    std::vector<std::string> cmds = prefixed("print", c_globals);
+    for (const char* t : {"struct bits", "struct outer", "struct anon_holder", "union u", "enum flags"}) {
+        cmds.push_back(std::string("ptype ") + t);
+    }
+    for (const char* e : {"g_bits.a", "g_bits.b", "g_bits.f", "g_outer.in.c", "g_anon.named.c"}) {
+        cmds.push_back(std::string("print ") + e);
+        cmds.push_back(std::string("print/x ") + e);
+    }
+    compare_with_gdb("eval_values_strict", cmds,
+                     {"gcc-dwarf2-O0", "gcc-dwarf3-O0", "clang-dwarf2-O0", "clang-dwarf3-O0"});
 }

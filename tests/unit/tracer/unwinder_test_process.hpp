@@ -134,6 +134,7 @@ public:
                 pending_[tid] = 0;
             }
         }
+        modules_valid_ = false;
         auto deadline = std::chrono::steady_clock::now() + timeout;
         while (held() < count) {
             int status = 0;
@@ -238,6 +239,10 @@ public:
     /// From /proc/PID/maps: every file mapped at offset 0 whose ELF header is readable;
     /// bias = mapping start - first PT_LOAD's page-aligned vaddr. Executable first.
     const std::vector<tracer::loaded_module>& modules() override {
+        if (modules_valid_) {
+            return modules_;
+        }
+        modules_valid_ = true;
         modules_.clear();
         std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
         std::string line;
@@ -314,6 +319,7 @@ private:
     std::map<pid_t, int> pending_;
     std::set<pid_t> seen_;
     std::vector<tracer::loaded_module> modules_;
+    bool modules_valid_ = false;   // re-read after every resume (libraries may have loaded)
     std::uint64_t bp_ = 0;
     long saved_ = 0;
 };
