@@ -161,7 +161,7 @@ TEST_CASE("C++ values, references, classes and namespaces print as in gdb", "[dw
         "&g_ref", "*&g_ref", "g_shape == geo::shape::square", "P_ONE", "main", "1 < 2", "!g_flag",
         "sizeof(g_derived)", "(geo::point*)0", "g_ppoint->x", "g_holder.pp->y", "g_holder.ref",
         "true", "false", "g_flag == true", "g_klass.a", "g_klass.instances", "(long)g_shape",
-        "geo::shape::circle", "(geo::shape)3", "&g_derived.weight", "*g_ppoint", "g_derived.active",
+        "geo::shape::circle", "(geo::shape)3", "g_c16", "g_c32", "g_wc", "g_s16", "g_ws", "g_smile", "&g_derived.weight", "*g_ppoint", "g_derived.active",
         "g_point.x + g_ref", "g_arr[g_ref - 2]",
     });
     auto types = prefixed("whatis", {"g_value", "g_ref", "g_point", "g_ppoint", "g_shape", "g_derived",
