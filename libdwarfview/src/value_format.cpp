@@ -261,7 +261,6 @@ public:
                 return any(v);
             }
             if (!textual_char_ptr) {
-                top_level_ref_ = true;
                 return "(" + v.val_type.name() + ") " + any(v);
             }
         }
@@ -295,11 +294,10 @@ public:
                 fetch(v, ctx_);
                 std::uint64_t addr = raw_bits(v);
                 std::string out = "@" + hex(addr);
-                if (!top_level_ref_) {
+                if (depth_ > 0) {
                     // Inside aggregates gdb shows only where a reference points.
                     return out;
                 }
-                top_level_ref_ = false;
                 out += ": ";
                 try {
                     value target = detail::lvalue_at(s.target().value_or(type()), addr);
@@ -325,6 +323,7 @@ private:
     }
 
     std::string structure(const value& v, const type& s) {
+        nested guard(depth_);
         auto members = s.members();
         std::string out = "{";
         bool any_field = false;
@@ -374,6 +373,7 @@ private:
     }
 
     std::string array(const value& v, const type& s) {
+        nested guard(depth_);
         auto elem = s.target().value_or(type());
         auto counts = s.array_counts();
         std::uint64_t n = counts.empty() ? 0 : counts.front();
@@ -644,7 +644,13 @@ private:
 
     eval_context& ctx_;
     format_options opts_;
-    bool top_level_ref_ = false;
+    int depth_ = 0;   // nesting inside structs/arrays
+
+    struct nested {
+        explicit nested(int& d) : d_(d) { ++d_; }
+        ~nested() { --d_; }
+        int& d_;
+    };
 };
 
 }  // namespace
