@@ -266,7 +266,17 @@ TEST_CASE("backtrace honours max_frames", "[tracer][unwind]") {
     auto proc = test_process::launch(path, {"recurse", "20"});
     proc->break_at(gdb.break_file_addr);
     proc->run_until_breakpoint(1);
-    CHECK(tracer::backtrace(*proc, proc->pid(), 3).size() == 3);
+    auto full = tracer::backtrace(*proc, proc->pid());
+    auto three = tracer::backtrace(*proc, proc->pid(), 3);
+    REQUIRE(three.size() == 3);
+    REQUIRE(full.size() > 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(three[i].pc == full[i].pc);
+        CHECK(three[i].cfa == full[i].cfa);   // the last one's CFA too (one step more)
+    }
+    auto one = tracer::backtrace(*proc, proc->pid(), 1);
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].cfa == full[1].sp);
     CHECK(tracer::backtrace(*proc, proc->pid(), 1).size() == 1);
     CHECK(tracer::backtrace(*proc, proc->pid(), 0).empty());
 }
