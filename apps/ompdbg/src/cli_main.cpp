@@ -136,7 +136,12 @@ int ompdbg::app::run_cli(int argc, char** argv) {
             }
         }
     } catch (const std::exception& e) {
-        s.out().error(e.what());
+        // gdb ends these messages with a period ("/x: No such file or directory.").
+        std::string msg = e.what();
+        if (!msg.empty() && msg.back() != '.') {
+            msg += '.';
+        }
+        s.out().error(msg);
         setup_ok = false;
         auto_run = false;
     }

@@ -1,6 +1,5 @@
-#include <cstdio>
+#include "cli_main.hpp"
 
-int main() {
-    std::puts("ompdbg: skeleton");
-    return 0;
+int main(int argc, char** argv) {
+    return ompdbg::app::run_cli(argc, argv);
 }

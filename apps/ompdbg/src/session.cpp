@@ -88,6 +88,7 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
         }
         p = std::filesystem::absolute(p, ec);
     }
+    p = p.lexically_normal();
     auto elf = elf_for(p);   // throws for a missing or non-ELF file
     program_ = p;
     args_ = std::move(args);

@@ -48,15 +48,16 @@ TEST_CASE("after a bad program the prompt is still usable", "[cli]") {
     CHECK(r.out.find("(ompdbg) ") != std::string::npos);
 }
 
-TEST_CASE("a stripped binary runs, says it has no debugging symbols, and breaks on a library symbol", "[cli]") {
+TEST_CASE("a stripped binary runs, says it has no debugging symbols, and breaks on a libc function", "[cli]") {
     std::string stripped = std::string(examples_dir) + "/structs-stripped";
-    auto r = ompdbg_batch({"-ex", "break puts", "-ex", "run", "-ex", "continue", stripped},
+    // printf is in libc (a pending breakpoint until libc is mapped); main calls it.
+    auto r = ompdbg_batch({"-ex", "break printf", "-ex", "run", "-ex", "kill", stripped},
                           run_options().timeout_after(60s));
     INFO(r.all());
     CHECK(r.term_signal == 0);
     CHECK(r.out.find("(No debugging symbols found in " + stripped + ")") != std::string::npos);
     CHECK(r.out.find("Breakpoint 1, ") != std::string::npos);
-    CHECK(r.out.find(" in puts () from ") != std::string::npos);
+    CHECK(r.out.find("printf (format=") != std::string::npos);
 }
 
 TEST_CASE("a stripped binary runs to its end", "[cli]") {
