@@ -111,13 +111,23 @@ std::string describe_code(session& s, std::uint64_t addr) {
         return fmt::format("{:#x}", addr);
     }
     const tracer::loaded_module* m = tgt->module_at(virt_addr(addr));
-    if (m == nullptr || !m->elf) {
+    if (m == nullptr) {
+        return fmt::format("{:#x}", addr);
+    }
+    std::shared_ptr<dwarf::elf_file> elf = m->elf;
+    if (!elf) {
+        try {
+            elf = s.elf_for(m->path);
+        } catch (const std::exception&) {
+        }
+    }
+    if (!elf) {
         return fmt::format("{:#x}", addr);
     }
     std::uint64_t file_addr = m->to_file(virt_addr(addr));
     std::string name;
     std::string where;
-    if (auto* dbg = m->elf->debug()) {
+    if (auto* dbg = elf->debug()) {
         auto chain = dbg->function_chain_at(file_addr);
         if (!chain.empty()) {
             name = chain.back().name;
@@ -127,7 +137,7 @@ std::string describe_code(session& s, std::uint64_t addr) {
         }
     }
     if (name.empty()) {
-        if (auto sym = m->elf->symbol_at(file_addr)) {
+        if (auto sym = elf->symbol_at(file_addr)) {
             name = sym->name;
         }
     }
