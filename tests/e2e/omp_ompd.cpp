@@ -298,3 +298,54 @@ TEST_CASE("omp info shows the OMPD library the runtime named and its versions", 
     CHECK_THAT(r.out, Catch::Contains("OMPD API version:    "));
     CHECK_THAT(r.out, Catch::Contains("LLVM OpenMP"));
 }
+
+TEST_CASE("omp threads on an attached program stuck in a barrier shows the waiting team", "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    background_process prog({omp_example("omp_barrier_stuck")},
+                            run_options().set_env("OMP_DEBUG", "enabled"));
+    auto stuck = prog.wait_for_line(std::regex("truth: stuck team_size=(\\d+)"), 30s);
+    REQUIRE(stuck);
+    auto r = ompdbg_batch({"-ex", "omp threads", "-ex", "omp parallel", "attach", std::to_string(prog.pid())},
+                          run_options().timeout_after(90s));
+    INFO(r.all());
+    REQUIRE(r.ok());
+    auto rows = thread_rows(r.out);
+    REQUIRE(rows.size() == 4);
+    int in_barrier = 0;
+    for (const auto& row : rows) {
+        CHECK(row.is_openmp);
+        CHECK(row.team == "4");
+        in_barrier += row.state.find("wait_barrier") != std::string::npos;
+    }
+    // Threads 0-2 wait in the barrier; thread 3 never reaches it.
+    CHECK(in_barrier == 3);
+    CHECK_THAT(r.out, Catch::Contains("Parallel region at level 1: team size 4"));
+    // Detached, the program still runs (it is killed by the test's destructor).
+    CHECK(prog.running());
+}
+
+TEST_CASE("omp threads on a program attached without OMP_DEBUG says how to fix it", "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    background_process prog({omp_example("omp_barrier_stuck")});
+    REQUIRE(prog.wait_for_line(std::regex("truth: stuck"), 30s));
+    auto r = ompdbg_batch({"-ex", "omp threads", "attach", std::to_string(prog.pid())},
+                          run_options().timeout_after(90s));
+    INFO(r.all());
+    CHECK_FALSE(r.ok());
+    CHECK_THAT(r.err, Catch::Contains("OMP_DEBUG=enabled"));
+}
+
+TEST_CASE("ompdbg run sets OMP_DEBUG=enabled for the program", "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // The test's environment has no OMP_DEBUG; the runtime only fills ompd_state with it.
+    auto r = ompdbg_on(omp_example("omp_icvs"), {"break omp_checkpoint", "run", "omp icvs address-space"});
+    INFO(r.all());
+    REQUIRE(r.ok());
+    CHECK(icv_rows(r.out)["debug-var"] == "1");
+}

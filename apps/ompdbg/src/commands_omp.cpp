@@ -484,6 +484,55 @@ void cmd_omp_icvs(session& s, std::string_view args) {
 
 }  // namespace
 
+std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
+    try {
+        ompd_address_space& as = require_ompd(s);
+        auto t = as.thread_of(tid);
+        std::string who = fmt::format("thread {} (LWP {})", thread_label(s, tid), tid);
+        if (!t) {
+            return who + " (not an OpenMP thread)";
+        }
+        if (event.starts_with("thread-")) {
+            auto num = as.icv_number(*t, "thread-num-var");
+            return fmt::format("OpenMP {}, {}", who, num ? "thread number " + std::to_string(*num) : "");
+        }
+        if (event.starts_with("parallel-")) {
+            // At ompd_bp_parallel_begin/end the thread's current region is the one that
+            // begins or ends (OMPD §5.6.3).
+            auto p = as.current_parallel(*t);
+            if (!p) {
+                return who + ", no parallel region";
+            }
+            std::string fn;
+            if (auto task0 = as.task_in_parallel(*p, 0)) {
+                if (auto f = as.task_function(*task0)) {
+                    fn = describe_code(s, *f);
+                }
+            }
+            return fmt::format("parallel region at level {}: team size {}, {}, encountered by {}",
+                               opt_num(as.icv_number(*p, "levels-var")),
+                               opt_num(as.icv_number(*p, "team-size-var")), fn, who);
+        }
+        // task-begin / task-end: the thread's current task is the task that begins or ends.
+        auto tk = as.current_task(*t);
+        if (!tk) {
+            return who + ", no task";
+        }
+        std::string fn;
+        if (auto f = as.task_function(*tk)) {
+            fn = describe_code(s, *f);
+        }
+        bool implicit = as.icv_number(*tk, "implicit-task-var").value_or(0) != 0;
+        std::string team;
+        if (auto p = as.task_parallel(*tk)) {
+            team = ", team size " + opt_num(as.icv_number(*p, "team-size-var"));
+        }
+        return fmt::format("{} task {}{}, on {}", implicit ? "implicit" : "explicit", fn, team, who);
+    } catch (const std::exception& e) {
+        return std::string("(") + e.what() + ")";
+    }
+}
+
 void omp_set_plugin_path(session& s, const std::string& dir) {
     if (dir.empty()) {
         error::send("Argument required (directory to allow plugins from).");
