@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
@@ -348,4 +351,45 @@ TEST_CASE("ompdbg run sets OMP_DEBUG=enabled for the program", "[ompd][e2e]") {
     INFO(r.all());
     REQUIRE(r.ok());
     CHECK(icv_rows(r.out)["debug-var"] == "1");
+}
+
+TEST_CASE("catch omp reports each parallel region and task once, as many as the program ran", "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    fs::path script = fs::temp_directory_path() / ("ompdbg-catch-" + std::to_string(::getpid()) + ".gdb");
+    {
+        std::ofstream f(script);
+        f << "catch omp parallel-begin\ncommands\ncontinue\nend\n"
+             "catch omp parallel-end\ncommands\ncontinue\nend\n"
+             "catch omp task-begin\ncommands\ncontinue\nend\n"
+             "run\n";
+    }
+    auto r = ompdbg_batch({"-x", script.string(), omp_example("omp_events")}, run_options().timeout_after(120s));
+    fs::remove(script);
+    INFO(r.all());
+    auto t = truths(r.out, "parallel_regions");
+    REQUIRE(t.size() == 1);
+    int begins = 0, ends = 0, tasks = 0;
+    std::multiset<std::string> team_sizes;
+    static const std::regex team(R"(team size (\d+))");
+    for (const auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (l.find("(omp parallel-begin), parallel region") != std::string::npos) {
+            ++begins;
+            if (std::regex_search(l, m, team)) {
+                team_sizes.insert(m[1]);
+            }
+            CHECK_THAT(l, Catch::Contains("omp_events.c:"));
+        } else if (l.find("(omp parallel-end), parallel region") != std::string::npos) {
+            ++ends;
+        } else if (l.find("(omp task-begin), explicit task") != std::string::npos) {
+            ++tasks;
+        }
+    }
+    CHECK(begins == std::stoi(t[0]["parallel_regions"]));
+    CHECK(ends == std::stoi(t[0]["parallel_regions"]));
+    CHECK(tasks == std::stoi(t[0]["tasks"]));
+    // Teams of 2, 3, then three inner teams of 2, then 2 (omp_events.c).
+    CHECK(team_sizes == std::multiset<std::string>{"2", "3", "2", "2", "2", "2"});
 }
