@@ -15,6 +15,7 @@
 
 #include "command_prefix.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/ompd.hpp"
@@ -482,6 +483,121 @@ void cmd_omp_icvs(session& s, std::string_view args) {
     s.out().field("icvs", rows);
 }
 
+// ---- omp bt ------------------------------------------------------------------------
+
+/// Entry address → construct ("#pragma omp parallel" / "#pragma omp task") of the outlined
+/// functions of thread `t`'s task and its generating tasks (the enclosing constructs).
+std::map<std::uint64_t, std::string> outlined_functions(ompd_address_space& as, const omp_thread& t) {
+    std::map<std::uint64_t, std::string> out;
+    auto implicit_icv = as.find_icv("implicit-task-var");
+    auto tk = as.current_task(t);
+    for (int guard = 0; tk && guard < 64; ++guard) {
+        if (auto f = as.task_function(*tk)) {
+            bool implicit = implicit_icv && as.icv(*tk, *implicit_icv).number.value_or(0) != 0;
+            out.emplace(*f, implicit ? "#pragma omp parallel" : "#pragma omp task");
+        }
+        tk = as.generating_task(*tk);
+    }
+    return out;
+}
+
+bool is_runtime_frame(const stack_frame& f, const fs::path& runtime) {
+    return f.module != nullptr && !runtime.empty() && f.module->path == runtime;
+}
+
+/// Entry (run-time) address of a frame's function: DWARF entry, else the minimal symbol.
+std::optional<std::uint64_t> frame_entry(const stack_frame& f) {
+    if (f.module == nullptr) {
+        return std::nullopt;
+    }
+    if (f.function && !f.is_inlined) {
+        return f.module->to_runtime(f.function->entry_pc).addr();
+    }
+    if (!f.symbol_name.empty()) {
+        return f.pc() - f.symbol_offset;
+    }
+    return std::nullopt;
+}
+
+/// Prints the frames of `tid` from `first` on, runtime frames folded, outlined functions
+/// shown as their construct; returns the next frame number. `last_outlined` receives the
+/// outermost outlined entry seen.
+int print_folded_frames(session& s, pid_t tid, std::size_t first, int number, const fs::path& runtime,
+                        const std::map<std::uint64_t, std::string>& outlined,
+                        std::optional<std::uint64_t>& last_outlined) {
+    const auto& frames = s.stack(tid);
+    int folded = 0;
+    for (std::size_t i = first; i < frames.size(); ++i) {
+        const stack_frame& f = frames[i];
+        if (is_runtime_frame(f, runtime)) {
+            ++folded;
+            continue;
+        }
+        auto entry = frame_entry(f);
+        if (entry && outlined.count(*entry) && f.inline_depth == 0) {
+            std::string where = describe_code(s, *entry);
+            auto at = where.find(" at ");
+            std::string loc = at == std::string::npos ? "" : where.substr(at);
+            s.out().line(fmt::format("#{:<3}{}{}  [{}]", number++, outlined.at(*entry), loc,
+                                     frame_function_name(f)));
+            last_outlined = *entry;
+            continue;
+        }
+        std::string line = format_frame_line(s, f, false);
+        s.out().line(fmt::format("#{:<3}{}", number++, line));
+    }
+    (void)folded;
+    return number;
+}
+
+void cmd_omp_bt(session& s, std::string_view args) {
+    std::string mode(trim(args));
+    ompd_address_space& as = require_ompd(s);
+    auto probe = plugins::probe_openmp_runtime(as.target());
+    pid_t tid = s.selected_tid();
+    auto t = as.thread_of(tid);
+    if (!t) {
+        error::send("Thread " + thread_label(s, tid) + " (LWP " + std::to_string(tid) +
+                    ") is not an OpenMP thread.");
+    }
+    auto outlined = outlined_functions(as, *t);
+    std::optional<std::uint64_t> last;
+    int n = print_folded_frames(s, tid, 0, 0, probe.runtime_path, outlined, last);
+    if (mode != "continued") {
+        return;
+    }
+    // A worker's stack ends in the runtime's thread start: continue in the thread that
+    // encountered the construct (the master of the region), above its own call of the
+    // same outlined function (gdb's `ompd bt on continued`).
+    auto par = as.current_parallel(*t);
+    for (int guard = 0; par && guard < 16; ++guard) {
+        auto master = as.thread_in_parallel(*par, 0);
+        auto mtid = master ? as.os_thread_of(*master) : std::nullopt;
+        if (!mtid || *mtid == tid) {
+            par = as.enclosing_parallel(*par);
+            continue;
+        }
+        const auto& mframes = s.stack(*mtid);
+        std::size_t start = mframes.size();
+        for (std::size_t i = 0; i < mframes.size(); ++i) {
+            auto e = frame_entry(mframes[i]);
+            if (last && e && *e == *last) {
+                start = i + 1;
+                break;
+            }
+        }
+        if (start >= mframes.size()) {
+            return;
+        }
+        s.out().line(fmt::format("---- continued in thread {} (LWP {}), which encountered the construct ----",
+                                 thread_label(s, *mtid), *mtid));
+        auto moutlined = outlined_functions(as, *master);
+        std::optional<std::uint64_t> mlast;
+        n = print_folded_frames(s, *mtid, start, n, probe.runtime_path, moutlined, mlast);
+        return;
+    }
+}
+
 }  // namespace
 
 std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
@@ -585,6 +701,12 @@ void register_omp_commands(command_table& t) {
     omp.add(command{"icvs", {}, "Show the internal control variables of the selected thread.",
                     "omp icvs [address-space|thread|parallel|task]\nEvery ICV OMPD knows, at one scope or all.",
                     cmd_omp_icvs, false, nullptr});
+
+    omp.add(command{"bt", {"backtrace"}, "Backtrace with OpenMP runtime frames folded away.",
+                    "omp bt [continued]\nThe selected thread's stack without the OpenMP runtime's frames, each\n"
+                    "outlined region shown as its construct at file:line. With `continued`, a worker's\n"
+                    "stack goes on in the thread that encountered the construct.",
+                    cmd_omp_bt, false, nullptr});
 
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"plugin-path", {}, "Allow debugger plugins from a directory.",
