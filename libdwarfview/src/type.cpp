@@ -1,5 +1,7 @@
 #include "ompdbg/dwarf/type.hpp"
 
+#include "internal/type_print.hpp"
+
 #include <dwarf.h>
 
 #include <limits>
@@ -156,7 +158,8 @@ std::string join_quals(const std::string& a, const std::string& b) {
 // A C declarator, built inside out the way gdb's c_print_type does: `inner` is what
 // already wraps the name position ("*", "(*)[3]"), `quals` the cv-qualifiers pending
 // for `t` itself.
-std::string declarator(const type& t, const std::string& inner, const std::string& quals);
+std::string declarator(const type& t, const std::string& inner, const std::string& quals,
+                       const detail::print_style* style = nullptr);
 
 std::string params_text(const type& fn) {
     std::string out = "(";
@@ -175,8 +178,24 @@ std::string params_text(const type& fn) {
     return out + ")";
 }
 
-std::string declarator(const type& t, const std::string& inner, const std::string& quals) {
+// Corrupt DWARF can make a type refer to itself (a pointer to itself): bound the depth.
+thread_local int declarator_depth = 0;
+
+std::string declarator(const type& t, const std::string& inner, const std::string& quals,
+                       const detail::print_style* style) {
+    struct guard {
+        guard() { ++declarator_depth; }
+        ~guard() { --declarator_depth; }
+    } g;
+    if (declarator_depth > 200) {
+        return "<cyclic type>";
+    }
     switch (t.kind()) {
+        case type_kind::typedef_:
+            if (style && style->resolve_typedefs) {
+                return declarator(t.target().value_or(type()), inner, quals, style);
+            }
+            break;
         case type_kind::const_:
         case type_kind::volatile_:
         case type_kind::restrict_: {
@@ -184,7 +203,7 @@ std::string declarator(const type& t, const std::string& inner, const std::strin
                             : t.kind() == type_kind::volatile_ ? "volatile"
                                                                : "restrict";
             auto target = t.target().value_or(type());
-            return declarator(target, inner, join_quals(quals, q));
+            return declarator(target, inner, join_quals(quals, q), style);
         }
         case type_kind::pointer:
         case type_kind::reference:
@@ -198,7 +217,7 @@ std::string declarator(const type& t, const std::string& inner, const std::strin
             if (tk == type_kind::array || tk == type_kind::function) {
                 s = "(" + s + ")";
             }
-            return declarator(target, s, "");
+            return declarator(target, s, "", style);
         }
         case type_kind::ptr_to_member: {
             auto target = t.target().value_or(type());
@@ -216,7 +235,7 @@ std::string declarator(const type& t, const std::string& inner, const std::strin
             if (target.kind() == type_kind::function) {
                 s = "(" + s + ")";
             }
-            return declarator(target, s, "");
+            return declarator(target, s, "", style);
         }
         case type_kind::array: {
             std::string dims;
@@ -239,11 +258,11 @@ std::string declarator(const type& t, const std::string& inner, const std::strin
                     }
                 }
             }
-            return declarator(elem, inner + dims, quals);
+            return declarator(elem, inner + dims, quals, style);
         }
         case type_kind::function: {
             auto ret = t.target().value_or(type());
-            return declarator(ret, inner + params_text(t), "");
+            return declarator(ret, inner + params_text(t), "", style);
         }
         default:
             break;
@@ -258,6 +277,12 @@ std::string declarator(const type& t, const std::string& inner, const std::strin
         case type_kind::class_:
         case type_kind::union_:
         case type_kind::enumeration: {
+            if (style && style->leaf) {
+                if (auto text = style->leaf(t)) {
+                    base = *text;
+                    break;
+                }
+            }
             std::string tag = t.tag_name();
             const char* kw = t.kind() == type_kind::union_         ? "union"
                              : t.kind() == type_kind::enumeration ? "enum"
@@ -412,6 +437,36 @@ type type::array_of(const type& elem, std::uint64_t count) {
     return t;
 }
 
+type type::const_of(const type& target) {
+    auto s = std::make_shared<synthetic_type>();
+    s->kind = type_kind::const_;
+    s->target = target;
+    type t;
+    t.syn_ = std::move(s);
+    return t;
+}
+
+type type::volatile_of(const type& target) {
+    auto s = std::make_shared<synthetic_type>();
+    s->kind = type_kind::volatile_;
+    s->target = target;
+    type t;
+    t.syn_ = std::move(s);
+    return t;
+}
+
+type type::function_of(const type& ret, std::vector<type> params, bool varargs, bool prototyped) {
+    auto s = std::make_shared<synthetic_type>();
+    s->kind = type_kind::function;
+    s->target = ret;
+    s->params = std::move(params);
+    s->varargs = varargs;
+    s->prototyped = prototyped;
+    type t;
+    t.syn_ = std::move(s);
+    return t;
+}
+
 type_kind type::kind() const {
     if (syn_) {
         return syn_->kind;
@@ -461,6 +516,12 @@ type_kind type::kind() const {
 
 std::string type::name() const { return declarator(*this, "", ""); }
 
+namespace detail {
+std::string declarator_text(const type& t, const std::string& inner, const print_style* style) {
+    return declarator(t, inner, "", style);
+}
+}  // namespace detail
+
 std::string type::tag_name() const {
     if (syn_) {
         return syn_->kind == type_kind::base ? syn_->name : "";
@@ -482,6 +543,9 @@ std::uint64_t type::size() const {
     if (syn_) {
         if (syn_->kind == type_kind::array) {
             return syn_->target.size() * syn_->count;
+        }
+        if (syn_->kind == type_kind::const_ || syn_->kind == type_kind::volatile_) {
+            return syn_->target.size();
         }
         return syn_->size;
     }
@@ -632,6 +696,10 @@ std::vector<member> type::members() const {
                       (!has_location && k != type_kind::union_ &&
                        (flag(child, DW_AT_external) || flag(child, DW_AT_declaration)));
         m.byte_offset = member_location(child);
+        m.is_artificial = flag(child, DW_AT_artificial);
+        m.accessibility = static_cast<std::uint8_t>(
+            udata(child, DW_AT_accessibility)
+                .value_or(k == type_kind::class_ ? DW_ACCESS_private : DW_ACCESS_public));
         if (auto bs = udata(child, DW_AT_bit_size)) {
             m.bit_size = static_cast<std::uint32_t>(*bs);
             std::uint64_t bit_pos = m.byte_offset * 8;
@@ -659,6 +727,8 @@ std::vector<enumerator> type::enumerators() const {
         return out;
     }
     bool signed_underlying = false;
+    // gdb spells the enumerators of a C++ `enum class` with the enum's qualified name.
+    std::string prefix = flag(s.die_, DW_AT_enum_class) ? s.tag_name() + "::" : "";
     if (auto u = type_attr(s.die_)) {
         auto e = type(*u).encoding();
         signed_underlying = e == base_encoding::signed_int || e == base_encoding::signed_char;
@@ -691,7 +761,7 @@ std::vector<enumerator> type::enumerators() const {
             }
             v = static_cast<std::int64_t>(uv);
         }
-        out.push_back({die_name(child), v});
+        out.push_back({prefix + die_name(child), v});
     } while (dwarf_siblingof(&child, &child) == 0);
     return out;
 }
@@ -699,6 +769,9 @@ std::vector<enumerator> type::enumerators() const {
 std::vector<type> type::parameters() const {
     std::vector<type> out;
     type s = strip_cv_typedef();
+    if (s.syn_) {
+        return s.syn_->params;
+    }
     if (!s.has_die_ || s.kind() != type_kind::function) {
         return out;
     }
@@ -717,6 +790,9 @@ std::vector<type> type::parameters() const {
 
 bool type::is_varargs() const {
     type s = strip_cv_typedef();
+    if (s.syn_) {
+        return s.syn_->varargs;
+    }
     if (!s.has_die_ || s.kind() != type_kind::function) {
         return false;
     }
@@ -734,6 +810,9 @@ bool type::is_varargs() const {
 
 bool type::is_prototyped() const {
     type s = strip_cv_typedef();
+    if (s.syn_) {
+        return s.syn_->prototyped;
+    }
     if (!s.has_die_) {
         return true;
     }

@@ -54,15 +54,22 @@ std::string to_gdb_number(std::string_view dec, bool immediate, unsigned bits) {
 /// hex numbers everywhere.
 std::string gdb_operands(std::string_view ops, unsigned imm_bits) {
     std::string out;
+    out.reserve(ops.size() + 8);
     std::size_t i = 0;
+    int depth = 0;
     while (i < ops.size()) {
         char c = ops[i];
+        if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            --depth;
+        }
         if (c == ',' && i + 1 < ops.size() && ops[i + 1] == ' ') {
             out += ',';
             i += 2;
             continue;
         }
-        bool starts_number = (std::isdigit(static_cast<unsigned char>(c)) || c == '-') &&
+        bool starts_number = depth == 0 && (std::isdigit(static_cast<unsigned char>(c)) || c == '-') &&
                              (i == 0 || ops[i - 1] == '$' || ops[i - 1] == ',' || ops[i - 1] == ' ' ||
                               ops[i - 1] == ':' || ops[i - 1] == '*');
         if (starts_number) {
@@ -96,12 +103,22 @@ disassembler::disassembler() {
     cs_option(h, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
     cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
     handle_ = h;
+    csh intel = 0;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &intel) != CS_ERR_OK) {
+        cs_close(&h);
+        error::send("cannot open the capstone disassembler");
+    }
+    intel_handle_ = intel;
 }
 
 disassembler::~disassembler() {
     csh h = handle_;
     if (h != 0) {
         cs_close(&h);
+    }
+    csh i = intel_handle_;
+    if (i != 0) {
+        cs_close(&i);
     }
 }
 
@@ -159,20 +176,31 @@ instruction disassembler::decode(std::uint64_t address, std::span<const std::byt
         }
     }
     if (has_reg && mnemonic.size() > 1) {
-        static constexpr const char* suffixed[] = {"movq", "movl", "movw", "movb", "addq", "addl", "subq", "subl",
-                                                   "leaq", "leal", "cmpq", "cmpl", "cmpb", "cmpw", "andq", "andl",
-                                                   "orq", "orl", "xorq", "xorl", "testq", "testl", "testb",
-                                                   "imulq", "imull", "shlq", "shll", "shrq", "shrl", "sarq",
-                                                   "sarl", "incl", "incq", "decl", "decq", "negl", "negq",
-                                                   "notl", "notq", "xchgq", "xchgl", "adcq", "sbbl", "sbbq",
-                                                   "idivl", "idivq", "divl", "divq", "mull", "mulq", "cmovel",
-                                                   "addw", "subw", "andb", "orb", "xorb", "addb", "subb"};
-        for (const char* m : suffixed) {
-            if (mnemonic == m) {
-                mnemonic.pop_back();
-                break;
+        // The Intel spelling has no size suffix: AT&T "shrb"/"movabsq" with a register
+        // operand is binutils' "shr"/"movabs"; "movslq" (Intel "movsxd") stays.
+        cs_insn* iraw = nullptr;
+        std::size_t in = cs_disasm(intel_handle_, insn->bytes, insn->size, address, 1, &iraw);
+        if (in > 0) {
+            std::string intel = iraw->mnemonic;
+            cs_free(iraw, in);
+            if (mnemonic.size() == intel.size() + 1 && mnemonic.compare(0, intel.size(), intel) == 0 &&
+                std::strchr("bwlq", mnemonic.back()) != nullptr) {
+                mnemonic = intel;
             }
         }
+    }
+    // capstone says movd for the REX.W form that moves a 64-bit register: binutils' movq.
+    if (mnemonic == "movd") {
+        for (std::uint8_t k = 0; k < x86.op_count; ++k) {
+            if (x86.operands[k].type == X86_OP_REG && x86.operands[k].size == 8) {
+                mnemonic = "movq";
+            }
+        }
+    }
+    // 66 90 is binutils' "xchg %ax,%ax".
+    if (insn->size == 2 && insn->bytes[0] == 0x66 && insn->bytes[1] == 0x90) {
+        out.text = "xchg   %ax,%ax";
+        return out;
     }
 
     std::string ops;
@@ -184,6 +212,52 @@ instruction disassembler::decode(std::uint64_t address, std::span<const std::byt
         }
     } else {
         ops = gdb_operands(insn->op_str, imm_bits);
+        // binutils spells a scale of 1 ("(%rax,%rbx,1)") and an encoded zero displacement
+        // ("0x0(%rax)"); capstone drops both.
+        for (std::size_t p = ops.find(','); p != std::string::npos; p = ops.find(',', p + 1)) {
+            std::size_t open = ops.rfind('(', p);
+            std::size_t close = ops.find(')', p);
+            std::size_t prev_close = ops.rfind(')', p);
+            if (open != std::string::npos && close != std::string::npos &&
+                (prev_close == std::string::npos || prev_close < open) &&
+                ops.find(',', p + 1) > close) {
+                // Exactly one comma inside the parentheses: base,index without a scale.
+                if (ops.substr(open, close - open).find(',') == p - open) {
+                    ops.insert(close, ",1");
+                }
+            }
+        }
+        const std::uint8_t mod = x86.modrm >> 6;
+        bool has_mem = false;
+        for (std::uint8_t k = 0; k < x86.op_count; ++k) {
+            has_mem = has_mem || x86.operands[k].type == X86_OP_MEM;
+        }
+        if (has_mem && (mod == 1 || mod == 2) && x86.disp == 0) {
+            std::size_t open = ops.find("(%");
+            if (open != std::string::npos && (open == 0 || ops[open - 1] == ',' || ops[open - 1] == ':' ||
+                                              ops[open - 1] == '*')) {
+                ops.insert(open, "0x0");
+            }
+        }
+        // Shifts by one (opcodes d0/d1) have no immediate in binutils' spelling.
+        if ((x86.opcode[0] == 0xd0 || x86.opcode[0] == 0xd1) && ops.rfind("$0x1,", 0) == 0) {
+            ops.erase(0, 5);
+        }
+        // A cs: segment on a nop is a padding prefix, written before the mnemonic.
+        if (mnemonic.rfind("nop", 0) == 0) {
+            if (std::size_t cs = ops.find("%cs:"); cs != std::string::npos) {
+                ops.erase(cs, 4);
+                mnemonic = "cs " + mnemonic;
+                // Extra operand-size prefixes before the one nopw needs: "data16".
+                std::size_t n66 = 0;
+                while (n66 < insn->size && insn->bytes[n66] == 0x66) {
+                    ++n66;
+                }
+                for (std::size_t k = 1; k < n66; ++k) {
+                    mnemonic = "data16 " + mnemonic;
+                }
+            }
+        }
     }
     if (ops.empty()) {
         out.text = mnemonic;

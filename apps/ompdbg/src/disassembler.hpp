@@ -30,7 +30,8 @@ public:
                        const std::function<std::string(std::uint64_t)>& label) const;
 
 private:
-    std::size_t handle_ = 0;
+    std::size_t handle_ = 0;         ///< capstone, AT&T syntax with details
+    std::size_t intel_handle_ = 0;   ///< capstone, Intel syntax (mnemonics without suffixes)
 };
 
 }  // namespace ompdbg::app

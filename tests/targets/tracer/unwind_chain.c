@@ -1,5 +1,6 @@
 /* Call chains for the unwinder tests: main -> a -> b -> c, recursion to a known depth, the
- * same chain on a second thread, and c called from a signal handler. Every test stops at c
+ * same chain on a second thread (or on N threads: "many N"), and c called from a signal
+ * handler. Every test stops at c
  * (the tests plant a breakpoint there, as `gdb -ex 'break c'` does). */
 #include <pthread.h>
 #include <signal.h>
@@ -45,6 +46,20 @@ int main(int argc, char **argv) {
         pthread_t t;
         pthread_create(&t, NULL, thread_main, NULL);
         pthread_join(t, NULL);
+    } else if (strcmp(mode, "many") == 0) {
+        int n = argc > 2 ? atoi(argv[2]) : 256;
+        pthread_t *t = calloc((size_t)n, sizeof *t);
+        for (int i = 0; i < n; ++i) {
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            pthread_attr_setstacksize(&attr, 64 * 1024);
+            pthread_create(&t[i], &attr, thread_main, NULL);
+            pthread_attr_destroy(&attr);
+        }
+        for (int i = 0; i < n; ++i) {
+            pthread_join(t[i], NULL);
+        }
+        free(t);
     } else if (strcmp(mode, "signal") == 0) {
         signal(SIGUSR1, handler);
         kill(getpid(), SIGUSR1);

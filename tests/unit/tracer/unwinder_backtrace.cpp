@@ -224,6 +224,13 @@ TEST_CASE("backtrace from a signal handler crosses the signal frame", "[tracer][
     CHECK(n.back() == "main");
 }
 
+TEST_CASE("backtrace at -O2 without frame pointers matches gdb's bt", "[tracer][unwind]") {
+    auto cc = GENERATE(as<std::string>{}, "gcc", "clang");
+    auto mode = GENERATE(as<std::string>{}, "chain", "thread", "signal");
+    auto ours = compare_with_gdb(program("unwind_nofp", cc, 5, 2), {mode});
+    CHECK(ours.front().name == "c");
+}
+
 TEST_CASE("backtrace without CFI for the program's functions follows the frame pointers", "[tracer][unwind]") {
     auto opt = GENERATE(0, 2);
     auto ours = compare_with_gdb(program("unwind_nocfi", "gcc", 5, opt), {"chain"});
@@ -259,7 +266,17 @@ TEST_CASE("backtrace honours max_frames", "[tracer][unwind]") {
     auto proc = test_process::launch(path, {"recurse", "20"});
     proc->break_at(gdb.break_file_addr);
     proc->run_until_breakpoint(1);
-    CHECK(tracer::backtrace(*proc, proc->pid(), 3).size() == 3);
+    auto full = tracer::backtrace(*proc, proc->pid());
+    auto three = tracer::backtrace(*proc, proc->pid(), 3);
+    REQUIRE(three.size() == 3);
+    REQUIRE(full.size() > 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        CHECK(three[i].pc == full[i].pc);
+        CHECK(three[i].cfa == full[i].cfa);   // the last one's CFA too (one step more)
+    }
+    auto one = tracer::backtrace(*proc, proc->pid(), 1);
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].cfa == full[1].sp);
     CHECK(tracer::backtrace(*proc, proc->pid(), 1).size() == 1);
     CHECK(tracer::backtrace(*proc, proc->pid(), 0).empty());
 }
@@ -344,4 +361,47 @@ TEST_CASE("backtrace of an unknown thread is an error", "[tracer][unwind]") {
     auto path = program("unwind_chain", "gcc", 5, 0);
     auto proc = test_process::launch(path, {"chain"});
     CHECK_THROWS_WITH(tracer::backtrace(*proc, 999999), Catch::Contains("999999"));
+}
+
+TEST_CASE("backtraces of 256 threads are identical, complete and fast", "[tracer][unwind]") {
+    constexpr int n = 256;
+    auto path = program("unwind_chain", "gcc", 5, 2);
+    auto gdb = gdb_bt(path, {"thread"}, "c");   // gdb's chain for one such thread
+    auto proc = test_process::launch(path, {"many", std::to_string(n)});
+    proc->break_at(gdb.break_file_addr);
+    proc->run_until_breakpoint(n, std::chrono::seconds(60));
+    auto held = proc->held_threads();
+    REQUIRE(held.size() == n);
+
+    auto round = [&] {
+        std::vector<std::vector<tracer::frame>> all;
+        auto start = std::chrono::steady_clock::now();
+        for (pid_t tid : held) {
+            all.push_back(tracer::backtrace(*proc, tid));
+        }
+        return std::pair(std::chrono::steady_clock::now() - start, all);
+    };
+    auto [cold, first] = round();
+    auto [warm, second] = round();
+    auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+    WARN("backtraces of " << n << " threads: cold " << ms(cold) << " ms, warm " << ms(warm) << " ms");
+
+    auto names0 = until_main(name_frames(*proc, first[0]));
+    INFO("gdb:\n" << describe(gdb.frames) << "ours:\n" << describe(names0));
+    REQUIRE(names0.size() == gdb.frames.size());
+    for (std::size_t i = 1; i < names0.size(); ++i) {
+        CHECK(names0[i].name == gdb.frames[i].name);
+        CHECK(names0[i].pc == gdb.frames[i].pc);
+    }
+    for (std::size_t t = 0; t < held.size(); ++t) {
+        REQUIRE(first[t].size() == first[0].size());
+        REQUIRE(second[t].size() == first[0].size());
+        for (std::size_t i = 0; i < first[0].size(); ++i) {
+            CHECK(first[t][i].pc == first[0][i].pc);
+            CHECK(second[t][i].pc == first[t][i].pc);
+            CHECK(second[t][i].cfa == first[t][i].cfa);
+        }
+    }
+    // Generous bound for a shared 2-core CI machine; the WARN above shows the real cost.
+    CHECK(ms(warm) < 2000);
 }

@@ -78,12 +78,13 @@ class test_process final : public tracer::target {
 public:
     /// Starts `path args...` stopped at exec, with ASLR disabled.
     static std::unique_ptr<test_process> launch(const std::string& path,
-                                                const std::vector<std::string>& args) {
+                                                const std::vector<std::string>& args,
+                                                const std::string& stdout_path = "/dev/null") {
         pid_t pid = fork();
         if (pid == 0) {
             setpgid(0, 0);
-            int devnull = ::open("/dev/null", O_WRONLY);
-            dup2(devnull, 1);
+            int out = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            dup2(out, 1);
             ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
             personality(ADDR_NO_RANDOMIZE);
             std::vector<char*> argv{const_cast<char*>(path.c_str())};
@@ -133,6 +134,7 @@ public:
                 pending_[tid] = 0;
             }
         }
+        modules_valid_ = false;
         auto deadline = std::chrono::steady_clock::now() + timeout;
         while (held() < count) {
             int status = 0;
@@ -237,6 +239,10 @@ public:
     /// From /proc/PID/maps: every file mapped at offset 0 whose ELF header is readable;
     /// bias = mapping start - first PT_LOAD's page-aligned vaddr. Executable first.
     const std::vector<tracer::loaded_module>& modules() override {
+        if (modules_valid_) {
+            return modules_;
+        }
+        modules_valid_ = true;
         modules_.clear();
         std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
         std::string line;
@@ -313,6 +319,7 @@ private:
     std::map<pid_t, int> pending_;
     std::set<pid_t> seen_;
     std::vector<tracer::loaded_module> modules_;
+    bool modules_valid_ = false;   // re-read after every resume (libraries may have loaded)
     std::uint64_t bp_ = 0;
     long saved_ = 0;
 };

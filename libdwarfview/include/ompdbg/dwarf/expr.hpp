@@ -39,15 +39,36 @@ public:
     virtual std::optional<std::uint64_t> read_dwarf_register(int regno) = 0;
     /// "<main+4>" symbolization for code pointers; empty string when unknown.
     virtual std::string symbolize(std::uint64_t addr) = 0;
-    /// Value history ($1, $2, $): nullopt when out of range.
+    /// Value history: index > 0 is absolute ($1, $2); index <= 0 is relative to the last
+    /// value ($ = 0, $$ = -1, $$3 = -3). nullopt when out of range.
     virtual std::optional<value> history(int index) { (void)index; return std::nullopt; }
+    /// Number of values in the history (for gdb's "History has not yet reached $N.").
+    virtual int history_size() { return 0; }
+    /// An enumerator constant visible in the selected frame ("RED", "ns::RED") as a value
+    /// of its enumeration type; nullopt when none.
+    virtual std::optional<value> lookup_enumerator(std::string_view name) { (void)name; return std::nullopt; }
+    /// Convenience variables ($foo): nullopt when never set (gdb then prints "void").
+    virtual std::optional<value> convenience(std::string_view name) { (void)name; return std::nullopt; }
+    virtual void set_convenience(std::string_view name, const value& v) { (void)name; (void)v; }
+    /// Writes a register lvalue of a variable (DWARF number) in the selected frame.
+    virtual void write_dwarf_register(int regno, std::uint64_t v);
+    /// True when the selected frame's language is C++ (comparisons yield bool, true/false
+    /// are literals).
+    virtual bool language_cplus() { return false; }
 };
 
 struct expression;   // AST, opaque
 
 /// Parses `text`; throws ompdbg::error with gdb's wording ("A syntax error in expression,
-/// near `...'.").
-std::shared_ptr<const expression> parse_expression(std::string_view text);
+/// near `...'."). With a context, `(NAME) -x` is parsed as a cast when NAME is a type and
+/// not a variable (as gdb's parser does); without one it is a subtraction.
+std::shared_ptr<const expression> parse_expression(std::string_view text,
+                                                   eval_context* ctx = nullptr);
+
+/// `text` as a type name ("int", "unsigned long *", "struct point", "point_t",
+/// "int (*)(int, int)", "ns::klass &"): nullopt when it is not a type (an expression).
+/// Throws "No struct type named point." for `struct point` when unknown.
+std::optional<type> parse_type(std::string_view text, eval_context& ctx);
 
 /// Evaluates; throws ompdbg::error ("No symbol \"x\" in current context.",
 /// "Cannot access memory at address 0x0", "Attempt to take address of value not located
@@ -61,8 +82,13 @@ bool is_true(const value& v);
 /// The value as a 64-bit integer (pointers, integers, enums, bools, chars); throws otherwise.
 std::int64_t as_integer(const value& v);
 
-/// gdb's `ptype` and `whatis` text for an expression's type or a type name.
+/// gdb's `ptype` and `whatis` text for an expression's type or a type name, with the
+/// "type = " prefix ("type = struct point {\n    int x;\n    int y;\n}").
 std::string ptype_text(const type& t);
 std::string whatis_text(const type& t);
+/// The commands: `text` is a type name or an expression. `whatis` on a typedef name
+/// unrolls one level (gdb); `ptype` expands structs, unions and enums.
+std::string ptype_command(std::string_view text, eval_context& ctx);
+std::string whatis_command(std::string_view text, eval_context& ctx);
 
 }  // namespace ompdbg::dwarf

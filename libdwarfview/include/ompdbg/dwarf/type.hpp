@@ -30,6 +30,10 @@ struct member {
     std::uint32_t bit_offset = 0;             ///< bitfields: bit position from the LSB of byte_offset
     bool is_base_class = false;               ///< C++ inheritance (DW_TAG_inheritance)
     bool is_static = false;                   ///< C++ static data member (no storage in object)
+    bool is_artificial = false;               ///< compiler-made (_vptr.klass)
+    /// DW_ACCESS_public/protected/private (1/2/3) resolved with the parent's default
+    /// (private in a `class`, public otherwise).
+    std::uint8_t accessibility = 1;
     type get_type() const;
     Dwarf_Die type_die;                       ///< the member's DW_AT_type DIE
 };
@@ -53,6 +57,13 @@ public:
     static type pointer_to(const type& t);
     static type reference_to(const type& t);
     static type array_of(const type& t, std::uint64_t count);
+    /// `const T` / `volatile T` (casts such as `(const char *)p`).
+    static type const_of(const type& t);
+    static type volatile_of(const type& t);
+    /// A function type "RET (PARAMS)" (for casts to function pointers, `$pc`'s
+    /// `void (*)()`): unprototyped when `prototyped` is false.
+    static type function_of(const type& ret, std::vector<type> params, bool varargs,
+                            bool prototyped);
     /// The one `void` type (same as a default-constructed type).
     static type void_type() { return type(); }
     bool is_synthetic() const { return syn_ != nullptr; }
@@ -85,7 +96,7 @@ public:
     bool is_char() const;        ///< char, signed char, unsigned char (1 byte char encodings)
     bool is_pointer_like() const;
     bool is_aggregate() const;   ///< struct, class, union, array
-    bool is_void() const { return !has_die_ || kind() == type_kind::void_; }
+    bool is_void() const { return (!has_die_ && !syn_) || kind() == type_kind::void_; }
     bool is_declaration() const; ///< incomplete type (DW_AT_declaration)
     bool is_const() const;       ///< top-level const (before typedefs are stripped)
     /// True when the type comes from a C++ compilation unit (names without the
@@ -109,8 +120,11 @@ struct synthetic_type {
     std::string name;              ///< base types only
     std::uint64_t size = 0;
     base_encoding enc = base_encoding::other;
-    type target;                   ///< pointer/reference/array
+    type target;                   ///< pointer/reference/array element/function return
     std::uint64_t count = 0;       ///< arrays
+    std::vector<type> params;      ///< functions
+    bool varargs = false;
+    bool prototyped = true;
 };
 
 inline type member::get_type() const { return type(type_die); }

@@ -19,6 +19,7 @@ struct value {
     std::vector<std::byte> bytes;           ///< val_type.size() bytes (empty if optimized out)
     std::optional<std::uint64_t> address;   ///< lvalue in memory
     std::optional<int> dwarf_register;      ///< lvalue in a register
+    std::string register_name;              ///< lvalue in a named register ($rax, $eax)
     bool optimized_out = false;
     /// For bitfield members: bit position/size inside `bytes` (which then holds the
     /// storage unit) so assignment can write back.
@@ -28,10 +29,16 @@ struct value {
     /// they are described by this name ("int", "long", "double", "T *").
     std::string synthetic_type_name;
 
-    bool is_lvalue() const { return address.has_value() || dwarf_register.has_value(); }
+    bool is_lvalue() const {
+        return address.has_value() || dwarf_register.has_value() || !register_name.empty();
+    }
 };
 
-enum class format_letter { natural, hex, decimal, unsigned_, octal, binary, char_, address, float_, string };
+/// print/FMT letters: x, d, u, o, t, c, a, f, s, z (zero_hex).
+enum class format_letter { natural, hex, decimal, unsigned_, octal, binary, char_, address, float_, string, zero_hex };
+
+/// The format for a gdb letter ('x' → hex ...); nullopt for an unknown letter.
+std::optional<format_letter> parse_format_letter(char c);
 
 struct format_options {
     format_letter letter = format_letter::natural;
@@ -42,6 +49,9 @@ struct format_options {
 
 /// Formats `v` as gdb's `print` shows it (without the "$1 = " prefix). Needs the context
 /// to read strings behind char pointers and to symbolize code pointers (<main+4>).
+/// A lazy lvalue (address set, bytes empty) is read through the context. Throws
+/// ompdbg::error ("Cannot access memory at address 0x...") when the value itself cannot
+/// be read; unreadable strings behind pointers print as `<error: ...>` like gdb.
 std::string format_value(const value& v, eval_context& ctx, const format_options& opts = {});
 
 }  // namespace ompdbg::dwarf

@@ -1,0 +1,655 @@
+// format_value: values printed byte for byte as gdb 13's C/C++ value printer does
+// (c-valprint.c, valprint.c generic_printstr, print_scalar_formatted).
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "internal/value_util.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/value.hpp"
+
+namespace ompdbg::dwarf {
+namespace {
+
+using detail::fetch;
+using detail::raw_bits;
+using detail::to_int;
+
+constexpr unsigned repeat_threshold = 10;  // gdb's `set print repeats`
+
+std::string hex(std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// One character of a string or char literal, escaped as gdb's print_wchar does in the C
+// locale: named escapes, the active quote and backslash escaped, the rest octal.
+void put_char(std::string& out, unsigned char c, char quote) {
+    switch (c) {
+        case '\a':
+            out += "\\a";
+            return;
+        case '\b':
+            out += "\\b";
+            return;
+        case '\f':
+            out += "\\f";
+            return;
+        case '\n':
+            out += "\\n";
+            return;
+        case '\r':
+            out += "\\r";
+            return;
+        case '\t':
+            out += "\\t";
+            return;
+        case '\v':
+            out += "\\v";
+            return;
+        default:
+            break;
+    }
+    if (c >= 0x20 && c < 0x7f) {
+        if (c == static_cast<unsigned char>(quote) || c == '\\') {
+            out += '\\';
+        }
+        out += static_cast<char>(c);
+        return;
+    }
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\%03o", c);
+    out += buf;
+}
+
+std::string char_literal(unsigned char c) {
+    std::string out = "'";
+    put_char(out, c, '\'');
+    return out + "'";
+}
+
+// gdb's generic_printstr: runs longer than the repeat threshold become
+// 'c' <repeats N times>, the rest is quoted; at most `limit` characters, then "...".
+std::string print_string(const std::vector<unsigned char>& s, std::size_t limit, bool force_ellipses) {
+    if (s.empty()) {
+        return force_ellipses ? "\"\"..." : "\"\"";
+    }
+    std::string out;
+    enum { start, single, repeat } last = start;
+    std::size_t i = 0;
+    std::size_t printed = 0;
+    while (i < s.size() && printed < limit) {
+        std::size_t j = i + 1;
+        while (j < s.size() && s[j] == s[i]) {
+            ++j;
+        }
+        std::size_t reps = j - i;
+        if (reps > repeat_threshold) {
+            if (last == single) {
+                out += '"';
+            }
+            if (last != start) {
+                out += ", ";
+            }
+            out += char_literal(s[i]) + " <repeats " + std::to_string(reps) + " times>";
+            last = repeat;
+        } else {
+            if (last != single) {
+                if (last != start) {
+                    out += ", ";
+                }
+                out += '"';
+            }
+            for (std::size_t k = 0; k < reps; ++k) {
+                put_char(out, s[i], '"');
+            }
+            last = single;
+        }
+        printed += reps;
+        i = j;
+    }
+    if (last == single) {
+        out += '"';
+    }
+    if (force_ellipses || i < s.size()) {
+        out += "...";
+    }
+    return out;
+}
+
+std::string format_float(const value& v) {
+    auto n = v.val_type.size();
+    long double f = detail::to_float(v);
+    if (std::isinf(f)) {
+        return f < 0 ? "-inf" : "inf";
+    }
+    if (std::isnan(f)) {
+        std::uint64_t mant = 0;
+        bool neg = false;
+        if (n == 4) {
+            std::uint32_t b;
+            std::memcpy(&b, v.bytes.data(), 4);
+            mant = b & 0x7fffff;
+            neg = b >> 31;
+        } else if (n == 8) {
+            std::uint64_t b;
+            std::memcpy(&b, v.bytes.data(), 8);
+            mant = b & 0xfffffffffffffULL;
+            neg = b >> 63;
+        } else {
+            std::memcpy(&mant, v.bytes.data(), 8);
+            mant &= 0x3fffffffffffffffULL;
+            neg = (static_cast<unsigned>(v.bytes[9]) & 0x80) != 0;
+        }
+        return std::string(neg ? "-" : "") + "nan(" + hex(mant) + ")";
+    }
+    char buf[64];
+    if (n == 4) {
+        std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+    } else if (n == 8) {
+        std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(f));
+    } else {
+        std::snprintf(buf, sizeof buf, "%.21Lg", f);
+    }
+    return buf;
+}
+
+bool is_flag_enum(const std::vector<enumerator>& es) {
+    std::uint64_t mask = 0;
+    for (auto& e : es) {
+        if (e.value < 0) {
+            return false;
+        }
+        auto u = static_cast<std::uint64_t>(e.value);
+        if (mask & u) {
+            return false;
+        }
+        mask |= u;
+    }
+    return true;
+}
+
+std::string format_enum(const value& v) {
+    auto es = v.val_type.enumerators();
+    std::int64_t val = to_int(v);
+    for (auto& e : es) {
+        if (e.value == val) {
+            return e.name;
+        }
+    }
+    if (!is_flag_enum(es)) {
+        return std::to_string(val);
+    }
+    auto u = static_cast<std::uint64_t>(val);
+    std::string out;
+    for (auto& e : es) {
+        auto ev = static_cast<std::uint64_t>(e.value);
+        if (ev != 0 && (u & ev) == ev) {
+            out += out.empty() ? "(" : " | ";
+            out += e.name;
+            u &= ~ev;
+        }
+    }
+    if (u != 0) {
+        out += out.empty() ? "(unknown: " : " | unknown: ";
+        out += hex(u) + ")";
+    } else if (out.empty()) {
+        out = "0";
+    } else {
+        out += ")";
+    }
+    return out;
+}
+
+class printer {
+public:
+    printer(eval_context& ctx, const format_options& opts) : ctx_(ctx), opts_(opts) {}
+
+    std::string top(value v) {
+        if (v.optimized_out) {
+            return "<optimized out>";
+        }
+        auto s = v.val_type.strip_cv_typedef();
+        auto k = s.kind();
+        if (k == type_kind::pointer || k == type_kind::reference ||
+            k == type_kind::rvalue_reference) {
+            // gdb drops "(char *)" because the quoted string shows the type: only for an
+            // unnamed pointer to plain (cv-qualified) `char`, not typedefs or signed char.
+            bool textual_char_ptr = false;
+            type top = v.val_type;
+            while (top.kind() == type_kind::const_ || top.kind() == type_kind::volatile_) {
+                top = top.target().value_or(type());
+            }
+            if (top.kind() == type_kind::pointer) {
+                auto target = top.target().value_or(type());
+                while (target.kind() == type_kind::const_ || target.kind() == type_kind::volatile_) {
+                    target = target.target().value_or(type());
+                }
+                textual_char_ptr = target.kind() == type_kind::base && target.name() == "char";
+            }
+            if (opts_.letter != format_letter::natural && k == type_kind::pointer) {
+                return any(v);
+            }
+            if (!textual_char_ptr) {
+                top_level_ref_ = true;
+                return "(" + v.val_type.name() + ") " + any(v);
+            }
+        }
+        if (k == type_kind::function) {
+            return "{" + v.val_type.name() + "} " + code_address(v.address.value_or(0));
+        }
+        return any(v);
+    }
+
+    std::string any(value v) {
+        if (v.optimized_out) {
+            return "<optimized out>";
+        }
+        auto s = v.val_type.strip_cv_typedef();
+        switch (s.kind()) {
+            case type_kind::void_:
+                return "void";
+            case type_kind::structure:
+            case type_kind::class_:
+            case type_kind::union_:
+                if (s.is_declaration()) {
+                    return "<incomplete type>";
+                }
+                fetch(v, ctx_);
+                return structure(v, s);
+            case type_kind::array:
+                fetch(v, ctx_);
+                return array(v, s);
+            case type_kind::reference:
+            case type_kind::rvalue_reference: {
+                fetch(v, ctx_);
+                std::uint64_t addr = raw_bits(v);
+                std::string out = "@" + hex(addr);
+                if (!top_level_ref_) {
+                    // Inside aggregates gdb shows only where a reference points.
+                    return out;
+                }
+                top_level_ref_ = false;
+                out += ": ";
+                try {
+                    value target = detail::lvalue_at(s.target().value_or(type()), addr);
+                    fetch(target, ctx_);
+                    return out + any(target);
+                } catch (const ompdbg::error& e) {
+                    return out + "<error: " + e.what() + ">";
+                }
+            }
+            case type_kind::function:
+                return "{" + v.val_type.name() + "} " + code_address(v.address.value_or(0));
+            default:
+                break;
+        }
+        fetch(v, ctx_);
+        return scalar(v, s);
+    }
+
+private:
+    std::string code_address(std::uint64_t addr) {
+        std::string sym = ctx_.symbolize(addr);
+        return hex(addr) + (sym.empty() ? "" : " " + sym);
+    }
+
+    std::string structure(const value& v, const type& s) {
+        auto members = s.members();
+        std::string out = "{";
+        bool any_field = false;
+        bool any_data = false;
+        for (auto& m : members) {
+            if (m.is_base_class) {
+                if (any_field) {
+                    out += ", ";
+                }
+                out += "<" + m.get_type().name() + "> = " +
+                       any(detail::component(v, m.get_type(), m.byte_offset));
+                any_field = true;
+                continue;
+            }
+            any_data = true;
+            if (any_field) {
+                out += ", ";
+            }
+            any_field = true;
+            if (m.is_static) {
+                out += "static " + m.name + " = ";
+                std::string full = s.tag_name() + "::" + m.name;
+                std::optional<value> sv;
+                try {
+                    sv = ctx_.lookup_variable(full);
+                } catch (const ompdbg::error&) {
+                }
+                out += sv ? any(*sv) : "<optimized out>";
+                continue;
+            }
+            if (!m.name.empty()) {
+                out += m.name + " = ";
+            }
+            value mv = detail::member_value(v, m);
+            if (m.bit_size && mv.bytes.empty() && mv.address) {
+                fetch(mv, ctx_);
+            }
+            out += any(mv);
+        }
+        if (!any_data) {
+            if (any_field) {
+                out += ", ";
+            }
+            out += "<No data fields>";
+        }
+        return out + "}";
+    }
+
+    std::string array(const value& v, const type& s) {
+        auto elem = s.target().value_or(type());
+        auto counts = s.array_counts();
+        std::uint64_t n = counts.empty() ? 0 : counts.front();
+        std::uint64_t esz = elem.size();
+        bool textual = elem.is_char() && (opts_.letter == format_letter::natural ||
+                                          opts_.letter == format_letter::string);
+        if (textual) {
+            std::vector<unsigned char> chars(n);
+            for (std::uint64_t i = 0; i < n && i < v.bytes.size(); ++i) {
+                chars[i] = static_cast<unsigned char>(v.bytes[i]);
+            }
+            // gdb does not print the last NUL of a char array (c_printstr).
+            if (!chars.empty() && chars.back() == 0) {
+                chars.pop_back();
+            }
+            return print_string(chars, opts_.max_string, false);
+        }
+        if (n == 0 || esz == 0) {
+            return "{}";
+        }
+        std::string out = "{";
+        std::size_t things = 0;
+        std::uint64_t i = 0;
+        for (; i < n && things < opts_.max_elements; ++i) {
+            if (i != 0) {
+                out += ", ";
+            }
+            std::uint64_t reps = 1;
+            auto same = [&](std::uint64_t a, std::uint64_t b) {
+                return std::memcmp(v.bytes.data() + a * esz, v.bytes.data() + b * esz, esz) == 0;
+            };
+            while (i + reps < n && same(i, i + reps)) {
+                ++reps;
+            }
+            out += any(detail::component(v, elem, i * esz));
+            if (reps > repeat_threshold) {
+                out += " <repeats " + std::to_string(reps) + " times>";
+                i += reps - 1;
+                things += repeat_threshold;
+            } else {
+                ++things;
+            }
+        }
+        if (i < n) {
+            out += "...";
+        }
+        return out + "}";
+    }
+
+    // The string behind a char pointer, read in chunks up to `set print elements`
+    // (gdb's val_print_string).
+    std::string pointed_string(std::uint64_t addr) {
+        std::vector<unsigned char> chars;
+        std::size_t limit = opts_.max_string;
+        bool found_nul = false;
+        std::string err;
+        while (chars.size() < limit && !found_nul && err.empty()) {
+            std::byte b[1];
+            try {
+                ctx_.read_memory(addr + chars.size(), b);
+            } catch (const ompdbg::error& e) {
+                err = e.what();
+                break;
+            }
+            auto c = static_cast<unsigned char>(b[0]);
+            if (c == 0) {
+                found_nul = true;
+            } else {
+                chars.push_back(c);
+            }
+        }
+        bool force = false;
+        if (!found_nul && err.empty()) {
+            std::byte b[1];
+            try {
+                ctx_.read_memory(addr + chars.size(), b);
+                force = b[0] != std::byte{0};
+            } catch (const ompdbg::error&) {
+                force = true;
+            }
+        }
+        if (!err.empty()) {
+            if (chars.empty()) {
+                return "<error: " + err + ">";
+            }
+            return print_string(chars, limit, false) + "<error: " + err + ">";
+        }
+        return print_string(chars, limit, force);
+    }
+
+    std::string pointer(const value& v, const type& s) {
+        std::uint64_t addr = raw_bits(v);
+        auto target = s.target().value_or(type());
+        auto tk = target.strip_cv_typedef().kind();
+        if (tk == type_kind::function) {
+            return code_address(addr);
+        }
+        std::string out = hex(addr);
+        if (addr != 0) {
+            std::string sym = ctx_.symbolize(addr);
+            if (!sym.empty()) {
+                out += " " + sym;
+            }
+        }
+        if (target.is_char() && addr != 0) {
+            out += " " + pointed_string(addr);
+        }
+        return out;
+    }
+
+    // print_scalar_formatted: the value's bits reinterpreted per format letter.
+    std::string formatted(const value& v, const type& s) {
+        unsigned size = static_cast<unsigned>(std::min<std::uint64_t>(s.size(), 8));
+        if (size == 0) {
+            size = 8;
+        }
+        std::uint64_t mask = size >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (size * 8)) - 1;
+        std::uint64_t bits;
+        bool is_float = detail::is_floating(s);
+        if (is_float && (opts_.letter == format_letter::char_ || opts_.letter == format_letter::address)) {
+            // gdb converts a floating value (not its bits) for /c and /a.
+            bits = detail::float_to_bits(detail::to_float(v));
+            is_float = false;
+        } else if (is_float) {
+            bits = 0;
+            std::memcpy(&bits, v.bytes.data(), std::min<std::size_t>(size, v.bytes.size()));
+        } else {
+            bits = static_cast<std::uint64_t>(to_int(v)) & mask;
+        }
+        auto sign_extended = [&] {
+            std::uint64_t b = bits;
+            if (size < 8 && ((b >> (size * 8 - 1)) & 1)) {
+                b |= ~mask;
+            }
+            return static_cast<std::int64_t>(b);
+        };
+        switch (opts_.letter) {
+            case format_letter::hex:
+                return hex(bits);
+            case format_letter::zero_hex: {
+                char buf[40];
+                std::snprintf(buf, sizeof buf, "0x%0*llx", static_cast<int>(size * 2),
+                              static_cast<unsigned long long>(bits));
+                return buf;
+            }
+            case format_letter::octal: {
+                if (bits == 0) {
+                    return "0";
+                }
+                char buf[40];
+                std::snprintf(buf, sizeof buf, "0%llo", static_cast<unsigned long long>(bits));
+                return buf;
+            }
+            case format_letter::binary: {
+                if (bits == 0) {
+                    return "0";
+                }
+                std::string out;
+                for (int i = 63; i >= 0; --i) {
+                    if (!out.empty() || ((bits >> i) & 1)) {
+                        out += ((bits >> i) & 1) ? '1' : '0';
+                    }
+                }
+                return out;
+            }
+            case format_letter::decimal:
+                return std::to_string(sign_extended());
+            case format_letter::unsigned_:
+                return std::to_string(bits);
+            case format_letter::char_: {
+                auto c = static_cast<unsigned char>(bits & 0xff);
+                long shown = detail::is_signed(s) || is_float ? static_cast<signed char>(c) : c;
+                return std::to_string(shown) + " " + char_literal(c);
+            }
+            case format_letter::address:
+                // An address is pointer-sized: signed values are sign-extended.
+                return code_address(detail::is_signed(s) ? static_cast<std::uint64_t>(sign_extended()) : bits);
+            case format_letter::float_: {
+                if (is_float) {
+                    return format_float(v);
+                }
+                if (size == 4 || size == 8) {
+                    value f;
+                    f.val_type = size == 4 ? *detail::builtin_type("float") : detail::double_type();
+                    f.bytes.resize(size);
+                    std::memcpy(f.bytes.data(), &bits, size);
+                    return format_float(f);
+                }
+                return std::to_string(detail::is_signed(s) ? sign_extended()
+                                                           : static_cast<std::int64_t>(bits));
+            }
+            default:
+                return "";
+        }
+    }
+
+    // gdb's i386_eflags flags type: the names of the set bits, "[ PF IF ]".
+    static std::string eflags(std::uint64_t bits) {
+        static const std::pair<int, const char*> names[] = {
+            {0, "CF"}, {2, "PF"}, {4, "AF"}, {6, "ZF"}, {7, "SF"}, {8, "TF"}, {9, "IF"},
+            {10, "DF"}, {11, "OF"}, {14, "NT"}, {16, "RF"}, {17, "VM"}, {18, "AC"},
+            {19, "VIF"}, {20, "VIP"}, {21, "ID"}};
+        std::string out = "[ ";
+        for (auto& [bit, name] : names) {
+            if ((bits >> bit) & 1) {
+                out += std::string(name) + " ";
+            }
+        }
+        return out + "]";
+    }
+
+    std::string scalar(const value& v, const type& s) {
+        if (v.bytes.empty()) {
+            return "<unavailable>";
+        }
+        if (opts_.letter != format_letter::natural && opts_.letter != format_letter::string) {
+            return formatted(v, s);
+        }
+        if (s.is_synthetic() && s.kind() == type_kind::base && s.name() == "i386_eflags") {
+            return eflags(raw_bits(v));
+        }
+        switch (s.kind()) {
+            case type_kind::pointer:
+                return pointer(v, s);
+            case type_kind::enumeration:
+                return format_enum(v);
+            case type_kind::ptr_to_member:
+                return hex(raw_bits(v));
+            default:
+                break;
+        }
+        switch (s.encoding()) {
+            case base_encoding::floating:
+                return format_float(v);
+            case base_encoding::boolean: {
+                auto b = raw_bits(v);
+                return b == 0 ? "false" : b == 1 ? "true" : std::to_string(b);
+            }
+            case base_encoding::signed_int:
+            case base_encoding::signed_char:
+                if (s.is_char()) {
+                    return std::to_string(to_int(v)) + " " +
+                           char_literal(static_cast<unsigned char>(raw_bits(v)));
+                }
+                return std::to_string(to_int(v));
+            case base_encoding::unsigned_int:
+            case base_encoding::unsigned_char:
+                if (s.is_char()) {
+                    return std::to_string(raw_bits(v)) + " " +
+                           char_literal(static_cast<unsigned char>(raw_bits(v)));
+                }
+                if (s.size() > 8 || v.bytes.size() > 8) {
+                    // __int128: gdb prints these in hex when they do not fit.
+                    return hex(raw_bits(v));
+                }
+                return std::to_string(raw_bits(v));
+            default:
+                return hex(raw_bits(v));
+        }
+    }
+
+    eval_context& ctx_;
+    format_options opts_;
+    bool top_level_ref_ = false;
+};
+
+}  // namespace
+
+std::string format_value(const value& v, eval_context& ctx, const format_options& opts) {
+    printer p(ctx, opts);
+    if (opts.top_level) {
+        return p.top(v);
+    }
+    return p.any(v);
+}
+
+std::optional<format_letter> parse_format_letter(char c) {
+    switch (c) {
+        case 'x':
+            return format_letter::hex;
+        case 'z':
+            return format_letter::zero_hex;
+        case 'd':
+            return format_letter::decimal;
+        case 'u':
+            return format_letter::unsigned_;
+        case 'o':
+            return format_letter::octal;
+        case 't':
+            return format_letter::binary;
+        case 'c':
+            return format_letter::char_;
+        case 'a':
+            return format_letter::address;
+        case 'f':
+            return format_letter::float_;
+        case 's':
+            return format_letter::string;
+        default:
+            return std::nullopt;
+    }
+}
+
+}  // namespace ompdbg::dwarf
