@@ -20,7 +20,6 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
-#include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
 
@@ -39,15 +38,16 @@ struct omp_state {
     plugins::plugin_policy policy;
     std::optional<fs::path> ompd_library_setting;
     std::shared_ptr<plugins::ompd_library> library;
-    std::unique_ptr<tracer::thread_db> thread_db;
     std::unique_ptr<ompd_address_space> aspace;
     const tracer::target* aspace_target = nullptr;
     pid_t aspace_pid = 0;
 };
 
 omp_state& state_of(session& s) {
-    static std::map<const session*, omp_state> states;
-    return states[&s];
+    // Never destroyed: at exit the session and its process are gone already, and nothing
+    // here must run against them in a static destructor.
+    static auto* states = new std::map<const session*, omp_state>();
+    return (*states)[&s];
 }
 
 std::string_view trim(std::string_view s) {
@@ -73,7 +73,6 @@ ompd_address_space& require_ompd(session& s) {
         return *st.aspace;
     }
     st.aspace.reset();
-    st.thread_db.reset();
     auto probe = plugins::probe_openmp_runtime(*tgt);
     if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd) {
         error::send(probe.problem);
@@ -84,21 +83,10 @@ ompd_address_space& require_ompd(session& s) {
     if (!st.library) {
         st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
     }
-    // libthread_db answers TLS addresses (__kmp_gtid); without it the host walks the DTV.
-    st.thread_db = tracer::thread_db::open(*tgt);
-    tracer::thread_db* tdb = st.thread_db.get();
-    plugins::tls_resolver tls;
-    if (tdb != nullptr) {
-        tls = [tdb](pid_t tid, const tracer::loaded_module& m,
-                    std::uint64_t off) -> std::optional<std::uint64_t> {
-            try {
-                return tdb->tls_address(tid, m, off);
-            } catch (const std::exception&) {
-                return std::nullopt;
-            }
-        };
-    }
-    st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
+    // TLS symbols (__kmp_gtid) are resolved by the host through glibc's DTV. A
+    // libthread_db of our own would outlive the session's target (it is torn down with
+    // the process), so the session's one is the thing to pass here once it offers it.
+    st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, plugins::tls_resolver{});
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();
     return *st.aspace;
