@@ -173,6 +173,10 @@ long double g_ldouble = 1.5L;
 long double g_ldpi = 3.14159265358979323846L;
 char g_ctrl[6] = "\033\a\001\177";
 int g_neg_arr[3] = {-1, -1, -1};
+#define R10(b) b + 0, b + 1, b + 2, b + 3, b + 4, b + 5, b + 6, b + 7, b + 8, b + 9
+#define R100(b) R10(b), R10(b + 10), R10(b + 20), R10(b + 30), R10(b + 40), R10(b + 50), \
+                R10(b + 60), R10(b + 70), R10(b + 80), R10(b + 90)
+int g_seq[210] = {R100(0), R100(100), R10(200)};
 double g_nan_inf[2] = {__builtin_inf(), -__builtin_inf()};
 
 int main(void) {

@@ -126,7 +126,9 @@ TEST_CASE("C expressions evaluate and print as gdb does", "[dwarf][expr]") {
         "*g_arr@3", "g_arr[1]@2", "g_2d[1]", "g_2d[1][2]", "&g_2d", "&g_2d[1]", "*g_pa", "g_pa[1][0]",
         "g_msg[1]", "*g_msg", "g_msg + 7", "g_str[0]", "&g_str[1]", "g_outer.in", "g_outer.arr[2]",
         "g_outer.name", "g_pts[2].y", "g_wp.next", "*g_wp.ip", "g_wp.fn", "*g_pp", "**g_pp",
-        "RED", "BLUE + 1", "g_color == GREEN", "F_A | F_C", "(enum flags)(F_A | F_C)", "NEG",
+        "RED", "BLUE + 1", "g_color == GREEN", "(unsigned char *)g_msg", "(signed char *)g_msg",
+        "(const char *)g_msg", "(uint8_t *)g_msg", "(char *)1", "(char *)g_long_str", "&g_str",
+        "*g_msg@5", "g_str + 1", "g_seq", "g_msg[0]@4", "(char **)&g_msg", "*(char **)&g_msg", "F_A | F_C", "(enum flags)(F_A | F_C)", "NEG",
         "g_bits.b", "g_bits.e + 1", "g_bits.f", "g_u.bytes[3]", "g_u.f", "add", "&add", "*add",
         "add + 1", "main", "g_fn == add", "g_ptr == &g_int", "g_ptr == 0", "!g_ptr", "g_ptr && 1",
         "g_nullptr == 0", "s_file_static * 2", "g_llong * 2", "-g_ulong", "g_i64 + 1", "g_u32 >> 28",
@@ -159,6 +161,7 @@ TEST_CASE("C++ values, references, classes and namespaces print as in gdb", "[dw
         "&g_ref", "*&g_ref", "g_shape == geo::shape::square", "P_ONE", "main", "1 < 2", "!g_flag",
         "sizeof(g_derived)", "(geo::point*)0", "g_ppoint->x", "g_holder.pp->y", "g_holder.ref",
         "true", "false", "g_flag == true", "g_klass.a", "g_klass.instances", "(long)g_shape",
+        "geo::shape::circle", "(geo::shape)3", "g_c16", "g_c32", "g_wc", "g_s16", "g_ws", "g_smile", "&g_derived.weight", "*g_ppoint", "g_derived.active",
         "g_point.x + g_ref", "g_arr[g_ref - 2]",
     });
     auto types = prefixed("whatis", {"g_value", "g_ref", "g_point", "g_ppoint", "g_shape", "g_derived",
