@@ -181,7 +181,7 @@ void cmd_omp_threads(session& s, std::string_view) {
     auto thread_num_icv = as.find_icv("thread-num-var");
     auto levels_icv = as.find_icv("levels-var");
     auto team_icv = as.find_icv("team-size-var");
-    s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<34} {:<8} {:<5} {:<5} {}", "Id", "LWP", "OMP",
+    s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", "Id", "LWP", "OMP",
                              "State", "Wait id", "Level", "Team", "Task"));
     nlohmann::json rows = nlohmann::json::array();
     for (tracer::thread* th : tgt.threads()) {
@@ -213,8 +213,10 @@ void cmd_omp_threads(session& s, std::string_view) {
             }
         }
         std::string state_name = as.state_name(state);
-        s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<34} {:<8} {:<5} {:<5} {}", mark, id, tid,
-                                 opt_num(num), state_name, wait, opt_num(level), opt_num(team), task));
+        // A wait id is what the thread waits for (a lock's address): hex, as addresses are.
+        std::string wait_text = wait == 0 ? "0" : fmt::format("{:#x}", wait);
+        s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", mark, id, tid,
+                                 opt_num(num), state_name, wait_text, opt_num(level), opt_num(team), task));
         rows.push_back({{"id", id},
                         {"lwp", tid},
                         {"openmp", true},
@@ -258,7 +260,7 @@ void print_region(session& s, ompd_address_space& as, std::vector<region_node>& 
         auto lwp = as.os_thread_of(*t);
         auto [state, wait] = as.state(*t);
         std::string sname = as.state_name(state);
-        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {}", indent, k,
+        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {:#x}", indent, k,
                                  lwp ? std::to_string(*lwp) : "?", thread_label(s, lwp), sname, wait));
         threads.push_back({{"thread_num", k},
                            {"lwp", lwp ? nlohmann::json(*lwp) : nlohmann::json()},
@@ -378,8 +380,8 @@ void cmd_omp_tasks(session& s, std::string_view) {
         auto& tk = tasks[i].handle;
         bool implicit = implicit_icv && as.icv(tk, *implicit_icv).number.value_or(0) != 0;
         bool final = final_icv && as.icv(tk, *final_icv).number.value_or(0) != 0;
-        std::string fn;
-        if (auto f = as.task_function(tk)) {
+        std::string fn = "no task function (the initial task)";
+        if (auto f = as.task_function(tk); f && *f != 0) {
             fn = describe_code(s, *f);
         }
         std::string parent = "-";
