@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "breakpoint_resolver.hpp"
 #include "command_prefix.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -20,6 +21,7 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
 
@@ -83,10 +85,19 @@ ompd_address_space& require_ompd(session& s) {
     if (!st.library) {
         st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
     }
-    // TLS symbols (__kmp_gtid) are resolved by the host through glibc's DTV. A
-    // libthread_db of our own would outlive the session's target (it is torn down with
-    // the process), so the session's one is the thing to pass here once it offers it.
-    st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, plugins::tls_resolver{});
+    // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
+    // process), else the host walks glibc's DTV itself.
+    plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
+                                     std::uint64_t off) -> std::optional<std::uint64_t> {
+        try {
+            if (tracer::thread_db* tdb = s.thread_db()) {
+                return tdb->tls_address(tid, m, off);
+            }
+        } catch (const std::exception&) {
+        }
+        return std::nullopt;
+    };
+    st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();
     return *st.aspace;
@@ -672,7 +683,53 @@ std::vector<std::string> omp_launch_environment(const std::vector<std::string>& 
     return {"OMP_DEBUG=enabled"};
 }
 
+namespace {
+
+/// `catch omp EVENT`: a catchpoint on the runtime's ompd_bp_* location (OMPD §5.6), which
+/// the runtime passes once per region or task, with OMP_DEBUG=enabled.
+void cmd_catch_omp(session& s, std::string_view args) {
+    static const std::vector<std::pair<std::string, std::string>> events = {
+        {"parallel-begin", "ompd_bp_parallel_begin"}, {"parallel-end", "ompd_bp_parallel_end"},
+        {"task-begin", "ompd_bp_task_begin"},         {"task-end", "ompd_bp_task_end"},
+        {"thread-begin", "ompd_bp_thread_begin"},     {"thread-end", "ompd_bp_thread_end"}};
+    std::string event(trim(args));
+    const std::string* symbol = nullptr;
+    for (const auto& [name, sym] : events) {
+        if (name == event) {
+            symbol = &sym;
+        }
+    }
+    if (symbol == nullptr) {
+        error::send("Unknown OpenMP event \"" + event +
+                    "\": use parallel-begin, parallel-end, task-begin, task-end, thread-begin or "
+                    "thread-end.");
+    }
+    breakpoint bp;
+    bp.spec = *symbol;
+    bp.catch_what = "omp " + event;
+    bp.describe_hit = [event](session& ss, pid_t tid) { return omp_describe_event(ss, tid, event); };
+    std::string why;
+    bp.locations = resolve_spec(s, bp.spec, why);
+    bp.pending = bp.locations.empty();
+    bp.number = s.next_breakpoint_number();
+    int number = bp.number;
+    s.out().line(fmt::format("Catchpoint {} ({}){}", number, bp.catch_what,
+                             bp.pending ? " pending until the OpenMP runtime is loaded" : ""));
+    s.out().field("catchpoint", {{"number", number}, {"event", event}, {"pending", bp.pending}});
+    s.breakpoints()[number] = std::move(bp);
+    sync_breakpoint_sites(s);
+}
+
+}  // namespace
+
 void register_omp_commands(command_table& t) {
+    command_table& catch_table = prefix_table(t, "catch", "Set catchpoints to catch events.");
+    catch_table.add(command{"omp", {}, "Catch OpenMP events (through the runtime's OMPD breakpoints).",
+                            "catch omp parallel-begin|parallel-end|task-begin|task-end|thread-begin|thread-end\n"
+                            "Stops when the event happens and shows the region or task with its team size\n"
+                            "and source location. Needs an OMPD-enabled runtime and OMP_DEBUG=enabled.",
+                            cmd_catch_omp, false, nullptr});
+
     command_table& omp = prefix_table(t, "omp", "OpenMP threads, parallel regions, tasks and ICVs (through OMPD).");
     omp.add(command{"info", {}, "Show the OpenMP runtime and the OMPD library in use.",
                     "omp info\nThe runtime, the OMPD library loaded for it, its API version and version string.",
