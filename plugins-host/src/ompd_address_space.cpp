@@ -258,7 +258,8 @@ std::string ompd_address_space::state_name(std::int64_t state) {
 std::optional<omp_parallel> ompd_address_space::current_parallel(const omp_thread& t) {
     ompd_parallel_handle_t* h = nullptr;
     int rc = lib_->api().ompd_get_curr_parallel_handle(t.handle.get(), &h);
-    if (rc == ompd_rc_unavailable) {
+    // unsupported: libompd read a null team pointer (a thread between teams).
+    if (rc == ompd_rc_unavailable || rc == ompd_rc_unsupported) {
         return std::nullopt;
     }
     if (rc != ompd_rc_ok) {
@@ -270,7 +271,7 @@ std::optional<omp_parallel> ompd_address_space::current_parallel(const omp_threa
 std::optional<omp_task> ompd_address_space::current_task(const omp_thread& t) {
     ompd_task_handle_t* h = nullptr;
     int rc = lib_->api().ompd_get_curr_task_handle(t.handle.get(), &h);
-    if (rc == ompd_rc_unavailable) {
+    if (rc == ompd_rc_unavailable || rc == ompd_rc_unsupported) {
         return std::nullopt;
     }
     if (rc != ompd_rc_ok) {
