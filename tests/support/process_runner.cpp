@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include <fcntl.h>
@@ -308,6 +309,41 @@ run_result ompdbg_batch(std::vector<std::string> args, const run_options& option
     std::vector<std::string> argv{ompdbg_binary, "--batch"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run(std::move(argv), options);
+}
+
+run_result gdb_batch(std::vector<std::string> args, const run_options& options) {
+    std::vector<std::string> argv{"gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off",
+                                  "-iex", "set breakpoint pending on"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(std::move(argv), options);
+}
+
+int example_line(const std::string& source, const std::string& mark) {
+    const std::string path = std::string(examples_source_dir) + "/" + source;
+    std::ifstream in(path);
+    if (!in) {
+        throw std::runtime_error(path + ": cannot open");
+    }
+    const std::string tag = "LINE-MARK: " + mark;
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n) {
+        auto at = text.find(tag);
+        if (at == std::string::npos) {
+            continue;
+        }
+        // The mark must end there: "loop" must not match "loop_body".
+        auto end = at + tag.size();
+        if (end == text.size() || text[end] == ' ' || text[end] == '*') {
+            return n;
+        }
+    }
+    throw std::runtime_error(path + ": no LINE-MARK " + mark);
+}
+
+std::string example_location(const std::string& source, const std::string& mark) {
+    auto slash = source.rfind('/');
+    std::string base = slash == std::string::npos ? source : source.substr(slash + 1);
+    return base + ":" + std::to_string(example_line(source, mark));
 }
 
 std::string example_path(const std::string& name) {

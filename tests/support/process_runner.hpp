@@ -72,6 +72,18 @@ run_result run(std::vector<std::string> argv, const run_options& options = {});
 /// `ompdbg_batch({"-ex", "break main", "-ex", "run", "run", example_path("structs")})`.
 run_result ompdbg_batch(std::vector<std::string> args, const run_options& options = {});
 
+/// Runs `gdb -nx -batch ARGS...` (debuginfod off, pending breakpoints on): gdb's answer on
+/// the same binary is the ground truth many tests compare with.
+run_result gdb_batch(std::vector<std::string> args, const run_options& options = {});
+
+/// The line of examples/SOURCE (e.g. "structs.c", "shlib/shapes.c") that carries the
+/// comment `LINE-MARK: MARK`, so that tests never hard-code line numbers. Throws
+/// std::runtime_error when there is no such mark.
+int example_line(const std::string& source, const std::string& mark);
+/// "SOURCE-BASENAME:LINE" of that mark, ready for `break`: example_location("structs.c",
+/// "loop_body") == "structs.c:125".
+std::string example_location(const std::string& source, const std::string& mark);
+
 /// Path of an example program built by examples/CMakeLists.txt:
 /// example_path("structs") is the default build (gcc, DWARF 5, -O0);
 /// example_path("structs", "clang", 4, 2) is `structs-clang-dwarf4-O2`.
