@@ -42,7 +42,7 @@ std::optional<type> register_type(std::string_view name) {
     static const char* r64[] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
                                 "r12", "r13", "r14", "r15", "orig_rax", "fs_base", "gs_base"};
     static const char* r32[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp", "r8d",
-                                "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d", "eflags",
+                                "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d",
                                 "cs", "ss", "ds", "es", "fs", "gs"};
     static const char* r16[] = {"ax", "bx", "cx", "dx", "si", "di", "bp", "sp16", "r8w", "r9w",
                                 "r10w", "r11w", "r12w", "r13w", "r14w", "r15w"};
@@ -54,19 +54,25 @@ std::optional<type> register_type(std::string_view name) {
     if (name == "rsp" || name == "sp" || name == "rbp" || name == "fp") {
         return type::pointer_to(type());
     }
+    if (name == "eflags") {
+        return type::make_base("i386_eflags", 4, base_encoding::unsigned_int);
+    }
+    if (name == "fs_base" || name == "gs_base") {
+        return detail::long_type();
+    }
     for (const char* r : r64) {
         if (name == r) {
-            return detail::long_type();
+            return type::make_base("int64_t", 8, base_encoding::signed_int);
         }
     }
     for (const char* r : r32) {
         if (name == r) {
-            return detail::int_type();
+            return type::make_base("int32_t", 4, base_encoding::signed_int);
         }
     }
     for (const char* r : r16) {
         if (name == r) {
-            return *detail::builtin_type("short");
+            return type::make_base("int16_t", 2, base_encoding::signed_int);
         }
     }
     for (const char* r : r8) {
@@ -321,7 +327,8 @@ private:
             return make_float(v.val_type, op == "-" ? -f : f);
         }
         if (!detail::is_integral(s)) {
-            not_a_number();
+            error::send(op == "-" ? "Argument to negate operation not a number."
+                                  : "Argument to positive operation not a number.");
         }
         type pt = promote(s);
         std::uint64_t x = static_cast<std::uint64_t>(to_int(v));
@@ -402,6 +409,7 @@ private:
             if (count <= 0) {
                 error::send("Invalid number " + std::to_string(count) + " of repetitions.");
             }
+            detail::check_value_size(static_cast<std::uint64_t>(count) * lhs.val_type.size());
             value out = detail::lvalue_at(type::array_of(lhs.val_type, static_cast<std::uint64_t>(count)),
                                           *lhs.address);
             return out;
@@ -727,8 +735,7 @@ public:
             std::uint64_t x;
             if (from_float) {
                 long double f = detail::to_float(v);
-                x = detail::is_signed(ts) || f < 0 ? static_cast<std::uint64_t>(static_cast<std::int64_t>(f))
-                                                   : static_cast<std::uint64_t>(f);
+                x = detail::float_to_bits(f);
             } else {
                 x = static_cast<std::uint64_t>(to_int(v));
             }
@@ -945,7 +952,7 @@ std::int64_t as_integer(const value& v) {
         return to_int(v);
     }
     if (detail::is_floating(s)) {
-        return static_cast<std::int64_t>(detail::to_float(v));
+        return static_cast<std::int64_t>(detail::float_to_bits(detail::to_float(v)));
     }
     if (s.kind() == type_kind::array && v.address) {
         return static_cast<std::int64_t>(*v.address);

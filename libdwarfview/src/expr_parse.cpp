@@ -126,7 +126,7 @@ private:
                     continue;
                 }
                 ++i;
-            } else if (c == '.' && base == 10) {
+            } else if (c == '.' && base == 10 && !is_float) {
                 is_float = true;
                 ++i;
             } else {
@@ -252,7 +252,10 @@ private:
         }
         if (c == '\'') {
             std::size_t i = pos_ + 1;
-            if (i >= in_.size() || in_[i] == '\'') {
+            if (i < in_.size() && in_[i] == '\'') {
+                error::send("A character constant must contain at least one character.");
+            }
+            if (i >= in_.size()) {
                 error::send("Unmatched single quote.");
             }
             unsigned char v;
@@ -265,7 +268,14 @@ private:
             } else {
                 v = static_cast<unsigned char>(in_[i++]);
             }
-            if (i >= in_.size() || in_[i] != '\'') {
+            if (i >= in_.size()) {
+                error::send("Unmatched single quote.");
+            }
+            if (in_[i] != '\'') {
+                // 'ab': gdb looks for the closing quote further on.
+                if (in_.find('\'', i) != std::string_view::npos) {
+                    error::send("Invalid character constant.");
+                }
                 error::send("Unmatched single quote.");
             }
             t.k = token::kind::character;
@@ -501,6 +511,7 @@ private:
     }
 
     declarator_spec abstract_declarator() {
+        depth_guard guard(depth_);
         declarator_spec d;
         for (;;) {
             if (is("*")) {
@@ -596,33 +607,54 @@ private:
         return c;
     }
 
-    // Binary levels from loosest to tightest (gdb's c-exp.y).
-    expr_ptr binary(int level) {
+    // Binary operators by precedence climbing, levels from loosest to tightest (gdb's
+    // c-exp.y); one stack frame per operator instead of one per level keeps deep nesting
+    // cheap.
+    static int binary_level(const token& t) {
         static const std::vector<std::vector<const char*>> levels = {
             {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", ">", "<=", ">="},
             {"<<", ">>"}, {"@"}, {"+", "-"}, {"*", "/", "%"}};
-        if (level == static_cast<int>(levels.size())) {
-            return unary();
+        if (t.k != token::kind::punct) {
+            return -1;
         }
-        auto lhs = binary(level + 1);
-        for (;;) {
-            const char* matched = nullptr;
-            for (const char* op : levels[static_cast<std::size_t>(level)]) {
-                if (is(op)) {
-                    matched = op;
-                    break;
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+            for (const char* op : levels[l]) {
+                if (t.text == op) {
+                    return static_cast<int>(l);
                 }
             }
-            if (!matched) {
+        }
+        return -1;
+    }
+
+    expr_ptr binary(int min_level) {
+        auto lhs = unary();
+        for (;;) {
+            int level = binary_level(peek());
+            if (level < 0 || level < min_level) {
                 return lhs;
             }
+            std::string op = peek().text;
             ++i_;
             auto rhs = binary(level + 1);
-            lhs = node(expression::kind::binary, matched, {lhs, rhs});
+            lhs = node(expression::kind::binary, op, {lhs, rhs});
         }
     }
 
+    // Nesting guard: a pathological input ("((((...") must fail cleanly, not overflow the stack.
+    struct depth_guard {
+        explicit depth_guard(int& d) : d_(d) {
+            if (++d_ > 256) {
+                --d_;
+                error::send("Expression too complex (nested more than 256 levels).");
+            }
+        }
+        ~depth_guard() { --d_; }
+        int& d_;
+    };
+
     expr_ptr unary() {
+        depth_guard guard(depth_);
         static const char* ops[] = {"-", "+", "!", "~", "*", "&", "++", "--"};
         for (const char* op : ops) {
             if (is(op)) {
@@ -745,7 +777,7 @@ private:
                 if (t.text == "::") {
                     auto [name, n] = qualified(0);
                     if (n == 0) {
-                        syntax_error(in_, t.pos);
+                        syntax_error(in_, peek(1).pos);
                     }
                     e->k = expression::kind::identifier;
                     e->text = name;
@@ -778,6 +810,7 @@ private:
     std::vector<token> toks_;
     eval_context* ctx_;
     std::size_t i_ = 0;
+    int depth_ = 0;
 };
 
 }  // namespace

@@ -178,8 +178,18 @@ std::string params_text(const type& fn) {
     return out + ")";
 }
 
+// Corrupt DWARF can make a type refer to itself (a pointer to itself): bound the depth.
+thread_local int declarator_depth = 0;
+
 std::string declarator(const type& t, const std::string& inner, const std::string& quals,
                        const detail::print_style* style) {
+    struct guard {
+        guard() { ++declarator_depth; }
+        ~guard() { --declarator_depth; }
+    } g;
+    if (declarator_depth > 200) {
+        return "<cyclic type>";
+    }
     switch (t.kind()) {
         case type_kind::typedef_:
             if (style && style->resolve_typedefs) {
@@ -865,6 +875,11 @@ bool type::is_char() const {
         return false;
     }
     auto e = s.encoding();
+    if (e == base_encoding::unsigned_int && !s.is_synthetic()) {
+        // char8_t (DW_ATE_UTF, one byte) prints like char.
+        Dwarf_Die d = *s.die();
+        return udata(d, DW_AT_encoding).value_or(0) == DW_ATE_UTF;
+    }
     return e == base_encoding::signed_char || e == base_encoding::unsigned_char;
 }
 

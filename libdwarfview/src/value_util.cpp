@@ -111,6 +111,13 @@ type double_type() { return *builtin_type("double"); }
 type char_type() { return *builtin_type("char"); }
 type bool_type() { return *builtin_type("bool"); }
 
+void check_value_size(std::uint64_t n) {
+    if (n > max_value_size) {
+        error::send("value requires " + std::to_string(n) +
+                    " bytes, which is more than max-value-size");
+    }
+}
+
 void fetch(value& v, eval_context& ctx) {
     if (v.optimized_out || !v.bytes.empty() || !v.address) {
         return;
@@ -119,10 +126,7 @@ void fetch(value& v, eval_context& ctx) {
     if (n == 0) {
         return;
     }
-    if (n > (64u << 20)) {
-        error::send("value requires " + std::to_string(n) +
-                    " bytes, which is more than max-value-size");
-    }
+    check_value_size(n);
     v.bytes.resize(n);
     try {
         ctx.read_memory(*v.address, v.bytes);
@@ -185,6 +189,22 @@ long double to_float(const value& v) {
         return ld;
     }
     return 0;
+}
+
+std::uint64_t float_to_bits(long double f) {
+    if (f != f) {
+        return 0;
+    }
+    if (f >= 18446744073709551616.0L) {
+        return ~std::uint64_t{0};
+    }
+    if (f <= -9223372036854775808.0L) {
+        return std::uint64_t{1} << 63;
+    }
+    if (f < 0) {
+        return static_cast<std::uint64_t>(static_cast<std::int64_t>(f));
+    }
+    return static_cast<std::uint64_t>(f);
 }
 
 bool is_integral(const type& t) {

@@ -473,7 +473,9 @@ std::vector<frame> unwinder::impl::backtrace(pid_t tid, std::size_t max_frames) 
 
     unw_cursor_t cursor;
     bool have_cursor = unw_init_remote(&cursor, as, &c) == 0;
-    while (frames.size() < max_frames) {
+    // One frame more than asked: stepping out of the last frame is what gives its CFA
+    // (backtrace(tgt, tid, 1) is how callers ask for frame 0's CFA).
+    while (frames.size() <= max_frames) {
         frame& cur = frames.back();
         cur.is_signal_frame = is_sigtramp(cur.pc.addr(), c);
         bool use_cfi = have_cursor && (cur.is_signal_frame || has_cfi(cur.lookup_pc().addr(), c));
@@ -540,6 +542,9 @@ std::vector<frame> unwinder::impl::backtrace(pid_t tid, std::size_t max_frames) 
                    next.pc.addr());
         frames.push_back(std::move(next));
         have_cursor = unw_init_remote(&cursor, as, &c) == 0;
+    }
+    if (frames.size() > max_frames) {
+        frames.resize(max_frames);
     }
     return frames;
 }

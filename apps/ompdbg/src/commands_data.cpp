@@ -55,7 +55,8 @@ std::pair<std::string, std::string_view> split_format(std::string_view args) {
 
 dwarf::format_letter letter_of(char c) {
     switch (c) {
-    case 'x': case 'z': return dwarf::format_letter::hex;
+    case 'x': return dwarf::format_letter::hex;
+    case 'z': return dwarf::format_letter::zero_hex;
     case 'd': return dwarf::format_letter::decimal;
     case 'u': return dwarf::format_letter::unsigned_;
     case 'o': return dwarf::format_letter::octal;
@@ -117,37 +118,6 @@ void cmd_output(session& s, std::string_view args) {
     s.out().line(dwarf::format_value(v, ctx, opts));
 }
 
-/// A type named by the user ("struct rect", "int", "point_t *", "char **"), or nullopt when
-/// `text` is not a type name.
-std::optional<dwarf::type> parse_type_name(frame_context& ctx, std::string_view text) {
-    text = trim(text);
-    int stars = 0;
-    while (!text.empty() && (text.back() == '*' || text.back() == ' ')) {
-        if (text.back() == '*') {
-            ++stars;
-        }
-        text.remove_suffix(1);
-    }
-    if (text.empty()) {
-        return std::nullopt;
-    }
-    std::optional<dwarf::type> t = ctx.lookup_type(text);
-    if (!t) {
-        return std::nullopt;
-    }
-    for (int i = 0; i < stars; ++i) {
-        t = dwarf::type::pointer_to(*t);
-    }
-    return t;
-}
-
-std::string with_type_prefix(std::string text) {
-    if (text.rfind("type = ", 0) != 0) {
-        text = "type = " + text;
-    }
-    return text;
-}
-
 void cmd_ptype_whatis(session& s, std::string_view args, bool ptype) {
     auto [fmtspec, expr] = split_format(args);
     (void)fmtspec;
@@ -155,18 +125,16 @@ void cmd_ptype_whatis(session& s, std::string_view args, bool ptype) {
         error::send("Argument required (one or more choice items).");
     }
     frame_context ctx = frame_context::for_selection(s);
-    dwarf::type t;
-    if (auto named = parse_type_name(ctx, expr)) {
-        t = *named;
-        if (!ptype && t.kind() == dwarf::type_kind::typedef_ && t.target()) {
-            // gdb's whatis on a typedef name unrolls exactly one level.
-            t = *t.target();
+    std::string text = ptype ? dwarf::ptype_command(expr, ctx) : dwarf::whatis_command(expr, ctx);
+    for (std::size_t pos = 0; pos <= text.size();) {
+        std::size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) {
+            s.out().line(std::string_view(text).substr(pos));
+            break;
         }
-    } else {
-        t = dwarf::evaluate(expr, ctx).val_type;
+        s.out().line(std::string_view(text).substr(pos, nl - pos));
+        pos = nl + 1;
     }
-    std::string text = ptype ? dwarf::ptype_text(t) : dwarf::whatis_text(t);
-    s.out().line(with_type_prefix(std::move(text)));
 }
 
 void cmd_set_var(session& s, std::string_view args) {

@@ -183,9 +183,12 @@ void move_frame(session& s, std::string_view args, int direction) {
     print_frame_with_source(s, st[static_cast<std::size_t>(target)]);
 }
 
-std::string source_language(const stack_frame& f) {
+std::string source_language(session& s, const stack_frame& f) {
     if (!f.function) {
         return "unknown";
+    }
+    if (frame_context(s, s.selected_tid(), f).language_cplus()) {
+        return "c++";
     }
     if (f.function->linkage_name.rfind("_Z", 0) == 0 || f.function->name.find("::") != std::string::npos) {
         return "c++";
@@ -248,7 +251,7 @@ void cmd_info_frame(session& s, std::string_view) {
         s.out().line(l);
     }
     if (f.function) {
-        s.out().line(fmt::format(" source language {}.", source_language(f)));
+        s.out().line(fmt::format(" source language {}.", source_language(s, f)));
     }
     if (f.is_inlined) {
         s.out().line(" Arglist at unknown address.");

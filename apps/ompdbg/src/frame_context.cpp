@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 
 #include <fmt/format.h>
 
@@ -312,6 +316,58 @@ dwarf::value frame_context::read_variable(const dwarf::variable& v, const tracer
     return val;
 }
 
+namespace {
+
+/// Variables of `scope` (a subprogram, inlined subroutine or lexical block) in scope at
+/// `pc`: nested blocks first (innermost first, as gdb prints them), nested inlined
+/// subroutines skipped (they are frames of their own).
+void collect_scope(Dwarf_Die scope, std::uint64_t pc, const Dwarf_Die& frame_base, bool top,
+                   std::vector<dwarf::variable>& out) {
+    Dwarf_Die child;
+    if (dwarf_child(&scope, &child) != 0) {
+        return;
+    }
+    std::vector<dwarf::variable> here;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_lexical_block) {
+            if (dwarf_haspc(&child, pc) == 1) {
+                collect_scope(child, pc, frame_base, false, out);
+            }
+            continue;
+        }
+        if (tag != DW_TAG_variable && !(top && tag == DW_TAG_formal_parameter)) {
+            continue;
+        }
+        const char* name = dwarf_diename(&child);
+        if (name == nullptr) {
+            continue;
+        }
+        dwarf::variable v;
+        v.name = name;
+        v.die = child;
+        v.is_parameter = tag == DW_TAG_formal_parameter;
+        v.frame_base_die = frame_base;
+        Dwarf_Attribute attr;
+        Dwarf_Die type_die;
+        if (dwarf_attr_integrate(&child, DW_AT_type, &attr) != nullptr && dwarf_formref_die(&attr, &type_die) != nullptr) {
+            v.var_type = dwarf::type(type_die);
+        }
+        // Function-local statics and externs declared in the block are globals for gdb's
+        // `info locals` too; a declaration without a location is not printed.
+        Dwarf_Attribute loc;
+        bool has_location = dwarf_attr_integrate(&child, DW_AT_location, &loc) != nullptr ||
+                            dwarf_attr_integrate(&child, DW_AT_const_value, &loc) != nullptr;
+        if (!has_location && !v.is_parameter) {
+            continue;
+        }
+        here.push_back(std::move(v));
+    } while (dwarf_siblingof(&child, &child) == 0);
+    out.insert(out.end(), here.begin(), here.end());
+}
+
+}  // namespace
+
 std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
     std::vector<dwarf::variable> out;
     if (frame_ == nullptr || frame_->module == nullptr || !frame_->module->elf || !frame_->function) {
@@ -319,6 +375,19 @@ std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
     }
     dwarf::debug_info* dbg = frame_->module->elf->debug();
     if (dbg == nullptr) {
+        return out;
+    }
+    if (frame_->inline_depth > 0) {
+        // variables_at describes the innermost inlined copy; the callers of an inlined
+        // copy read their own scope from their DIE.
+        std::vector<dwarf::variable> all;
+        collect_scope(frame_->function->die, frame_->module->to_file(frame_->physical.lookup_pc()),
+                      frame_->function->frame_base_die, true, all);
+        for (dwarf::variable& v : all) {
+            if (v.is_parameter == parameters) {
+                out.push_back(std::move(v));
+            }
+        }
         return out;
     }
     for (dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
@@ -333,8 +402,8 @@ std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
 
 std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name) {
     if (frame_ != nullptr && frame_->module != nullptr && frame_->module->elf) {
-        if (dwarf::debug_info* dbg = frame_->module->elf->debug()) {
-            for (const dwarf::variable& v : dbg->variables_at(frame_->module->to_file(frame_->physical.lookup_pc()))) {
+        for (const bool params : {false, true}) {
+            for (const dwarf::variable& v : frame_variables(params)) {
                 if (v.name == name) {
                     return read_variable(v, frame_->module);
                 }
@@ -461,6 +530,128 @@ std::string frame_context::symbolize(std::uint64_t addr) {
 
 std::optional<dwarf::value> frame_context::history(int index) {
     return s_.history(index);
+}
+
+int frame_context::history_size() {
+    int n = 0;
+    while (s_.history(n + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+namespace {
+
+/// Finds enumerator `name` among the enumeration types declared at file or namespace
+/// scope of one CU tree (gdb resolves `print RED` through the symbol table the same way).
+std::optional<dwarf::value> find_enumerator_in(Dwarf_Die parent, std::string_view name, int depth) {
+    Dwarf_Die child;
+    if (depth > 4 || dwarf_child(&parent, &child) != 0) {
+        return std::nullopt;
+    }
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_enumeration_type) {
+            Dwarf_Die e;
+            if (dwarf_child(&child, &e) == 0) {
+                do {
+                    const char* n = dwarf_diename(&e);
+                    if (dwarf_tag(&e) == DW_TAG_enumerator && n != nullptr && name == n) {
+                        Dwarf_Attribute attr;
+                        Dwarf_Sword sv = 0;
+                        if (dwarf_attr(&e, DW_AT_const_value, &attr) == nullptr || dwarf_formsdata(&attr, &sv) != 0) {
+                            return std::nullopt;
+                        }
+                        dwarf::value v;
+                        v.val_type = dwarf::type(child);
+                        std::size_t size = v.val_type.size() != 0 ? v.val_type.size() : 4;
+                        v.bytes.resize(size);
+                        std::int64_t val = sv;
+                        std::memcpy(v.bytes.data(), &val, std::min<std::size_t>(size, 8));
+                        return v;
+                    }
+                } while (dwarf_siblingof(&e, &e) == 0);
+            }
+        } else if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
+            if (auto v = find_enumerator_in(child, name, depth + 1)) {
+                return v;
+            }
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return std::nullopt;
+}
+
+std::map<std::string, dwarf::value, std::less<>>& convenience_variables() {
+    static std::map<std::string, dwarf::value, std::less<>> vars;
+    return vars;
+}
+
+}  // namespace
+
+std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view name) {
+    for (const tracer::loaded_module* m : search_order()) {
+        if (!m->elf) {
+            continue;
+        }
+        dwarf::debug_info* dbg = m->elf->debug();
+        if (dbg == nullptr || dbg->raw() == nullptr) {
+            continue;
+        }
+        Dwarf* dw = dbg->raw();
+        Dwarf_Off off = 0;
+        Dwarf_Off next = 0;
+        std::size_t header = 0;
+        while (dwarf_nextcu(dw, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
+            Dwarf_Die cu;
+            if (dwarf_offdie(dw, off + header, &cu) != nullptr) {
+                if (auto v = find_enumerator_in(cu, name, 0)) {
+                    return v;
+                }
+            }
+            off = next;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
+    auto& vars = convenience_variables();
+    if (auto it = vars.find(name); it != vars.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+void frame_context::set_convenience(std::string_view name, const dwarf::value& v) {
+    convenience_variables()[std::string(name)] = v;
+}
+
+void frame_context::write_dwarf_register(int regno, std::uint64_t v) {
+    auto name = tracer::dwarf_register_name(regno);
+    if (!name) {
+        error::send(fmt::format("Invalid register number {}.", regno));
+    }
+    write_register(*name, v);
+}
+
+bool frame_context::language_cplus() {
+    if (frame_ == nullptr || !frame_->function) {
+        return false;
+    }
+    Dwarf_Die die = frame_->function->die;
+    Dwarf_Die cu;
+    if (dwarf_diecu(&die, &cu, nullptr, nullptr) == nullptr) {
+        return false;
+    }
+    switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C_plus_plus:
+    case DW_LANG_C_plus_plus_03:
+    case DW_LANG_C_plus_plus_11:
+    case DW_LANG_C_plus_plus_14:
+        return true;
+    default:
+        return false;
+    }
 }
 
 }  // namespace ompdbg::app

@@ -68,6 +68,13 @@ public:
     std::optional<std::uint64_t> read_dwarf_register(int regno) override;
     std::string symbolize(std::uint64_t addr) override;
     std::optional<dwarf::value> history(int index) override;
+    int history_size() override;
+    std::optional<dwarf::value> lookup_enumerator(std::string_view name) override;
+    std::optional<dwarf::value> convenience(std::string_view name) override;
+    void set_convenience(std::string_view name, const dwarf::value& v) override;
+    void write_dwarf_register(int regno, std::uint64_t v) override;
+    /// True when the frame's compilation unit is C++.
+    bool language_cplus() override;
 
 private:
     /// The modules to search, this frame's first (static context: the program's ELF).

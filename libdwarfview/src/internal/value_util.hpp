@@ -21,6 +21,11 @@ type double_type();
 type char_type();
 type bool_type();
 
+/// gdb's default `max-value-size`: larger values are refused rather than read.
+inline constexpr std::uint64_t max_value_size = 65536;
+/// Throws gdb's "value requires N bytes, which is more than max-value-size".
+void check_value_size(std::uint64_t n);
+
 /// Loads the bytes of a lazy lvalue (address set, bytes empty) through the context.
 void fetch(value& v, eval_context& ctx);
 
@@ -33,6 +38,9 @@ std::int64_t to_int(const value& v);
 bool is_signed(const type& t);
 /// Floating value (float, double, long double) as long double.
 long double to_float(const value& v);
+
+/// A floating value truncated toward zero to 64 bits, saturating (no UB on overflow/NaN).
+std::uint64_t float_to_bits(long double f);
 
 bool is_integral(const type& t);   ///< int, char, bool, enum (after typedef/cv)
 bool is_floating(const type& t);

@@ -2,6 +2,7 @@
 /// An ELF file on disk: symbols, sections, build-id and (lazily) its DWARF. One elf_file is
 /// shared by every process that maps the file. Addresses here are file (link-time) addresses.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -62,6 +63,9 @@ public:
 
     std::optional<section_info> section(std::string_view name) const;
     std::optional<tls_segment> tls() const;
+    /// Bytes of the file's loaded contents at file address `addr` (from the section holding
+    /// it); fewer or none when the range leaves the section or it has no file contents.
+    std::vector<std::byte> read_bytes(std::uint64_t addr, std::size_t size) const;
     /// Lowest and highest+1 file address of the PT_LOAD segments.
     std::pair<std::uint64_t, std::uint64_t> load_range() const;
 
@@ -72,6 +76,11 @@ public:
     debug_info* debug() const;
     /// Where the DWARF came from, when it is a separate file.
     std::optional<std::filesystem::path> debug_file_path() const;
+
+    /// Global debug-file directories searched for separate debug files (gdb's
+    /// `debug-file-directory`), default {"/usr/lib/debug"}. Affects files opened later.
+    static void set_debug_file_directories(std::vector<std::filesystem::path> dirs);
+    static std::vector<std::filesystem::path> debug_file_directories();
 
 private:
     elf_file();

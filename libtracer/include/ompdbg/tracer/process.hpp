@@ -91,6 +91,7 @@ public:
     void kill();
 
 private:
+    friend class thread_record;
     process();
     struct impl;
     std::unique_ptr<impl> impl_;

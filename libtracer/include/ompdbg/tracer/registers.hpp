@@ -3,6 +3,7 @@
 /// thread resumes. Names follow gdb's `info registers` (rax..r15, rip, eflags, cs.., fs_base,
 /// gs_base, and the 32/16/8-bit views eax, ax, al; xmm0..15 as raw bytes).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,7 +20,9 @@ struct register_info {
     std::size_t size;     ///< bytes
 };
 
-/// The general-purpose registers gdb lists in `info registers`, in its order.
+/// The general-purpose registers gdb 13 lists in `info registers`, in its order (rax ..
+/// gs; fs_base/gs_base are readable by name but not listed, as in gdb). On AVX-512 CPUs gdb
+/// also lists k0..k7: see registers::has_avx512_masks.
 const std::vector<register_info>& general_registers();
 /// DWARF (x86-64 psABI) register number → name ("rax", "rdx", ...), nullopt if unknown.
 std::optional<std::string_view> dwarf_register_name(int dwarf_regno);
@@ -45,10 +48,18 @@ public:
     const user_regs_struct& gp() const { return gp_; }
     user_regs_struct& gp() { return gp_; }
     const user_fpregs_struct& fp_regs() const { return fp_; }
+    user_fpregs_struct& fp_regs() { return fp_; }
+
+    /// AVX-512 opmask registers k0..k7 (gdb lists them after gs on CPUs that have them).
+    bool has_avx512_masks() const { return has_k_; }
+    void set_avx512_masks(const std::array<std::uint64_t, 8>& k) { k_ = k; has_k_ = true; }
+    const std::array<std::uint64_t, 8>& avx512_masks() const { return k_; }
 
 private:
     user_regs_struct gp_{};
     user_fpregs_struct fp_{};
+    std::array<std::uint64_t, 8> k_{};
+    bool has_k_ = false;
 };
 
 }  // namespace ompdbg::tracer

@@ -23,10 +23,13 @@ namespace ompdbg::tracer {
 struct loaded_module {
     std::filesystem::path path;
     std::uint64_t load_bias = 0;     ///< l_addr: run-time address = file address + bias
+    std::uint64_t link_map_addr = 0; ///< its struct link_map in the target (0: unknown); thread_db
+                                     ///< finds it through _r_debug when 0
     std::uint64_t l_ld = 0;          ///< address of its dynamic section (0 for the exe if unknown)
     bool is_executable = false;
     std::shared_ptr<dwarf::elf_file> elf;   ///< null when the file cannot be opened
-    std::uint64_t tls_modid = 0;     ///< l_tls_modid, 0 when it has no TLS
+    std::uint64_t tls_modid = 0;     ///< l_tls_modid, 0 when it has no TLS (or unknown)
+    std::uint64_t start = 0, end = 0; ///< run-time address range its file maps ([start, end))
 
     virt_addr to_runtime(std::uint64_t file_addr) const { return virt_addr(file_addr + load_bias); }
     std::uint64_t to_file(virt_addr a) const { return a.addr() - load_bias; }

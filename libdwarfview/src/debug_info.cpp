@@ -1,0 +1,726 @@
+#include "ompdbg/dwarf/debug_info.hpp"
+
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+
+#include "internal/die_util.hpp"
+#include "internal/dwarf_index.hpp"
+#include "internal/line_table.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+#include <dwarf.h>
+
+namespace ompdbg::dwarf {
+
+using namespace internal;
+
+namespace {
+
+struct cu_entry {
+    Dwarf_Die die;
+    std::vector<addr_range> ranges;
+    bool is_gnu = false;
+    std::once_flag lines_once;
+    std::unique_ptr<line_table> lines;
+    std::once_flag loclist_once;
+    bool has_loclist = false;
+};
+
+bool file_matches(std::string_view full, std::string_view query) {
+    if (query.empty()) {
+        return false;
+    }
+    if (full == query) {
+        return true;
+    }
+    if (full.size() > query.size() && full.ends_with(query) &&
+        full[full.size() - query.size() - 1] == '/') {
+        return true;
+    }
+    return false;
+}
+
+// Does any variable of the unit use a location list? gdb trusts the locations of such gcc
+// units from the function's first instruction on (compunit_symtab::locations_valid) and
+// then does not skip prologues.
+bool unit_has_loclist(Dwarf_Die die, int depth) {
+    if (depth > 64) {
+        return false;
+    }
+    Dwarf_Die child;
+    if (dwarf_child(&die, &child) != 0) {
+        return false;
+    }
+    do {
+        Dwarf_Attribute attr;
+        if (dwarf_attr(&child, DW_AT_location, &attr) != nullptr) {
+            unsigned form = dwarf_whatform(&attr);
+            if (form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
+                form == DW_FORM_data4 || form == DW_FORM_data8) {
+                return true;
+            }
+        }
+        if (dwarf_haschildren(&child) > 0 && unit_has_loclist(child, depth + 1)) {
+            return true;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return false;
+}
+
+}  // namespace
+
+struct debug_info::impl {
+    const elf_file& owner;
+    Dwarf* dwarf;
+
+    std::once_flag cus_once;
+    std::vector<std::unique_ptr<cu_entry>> cus;
+    std::vector<std::tuple<std::uint64_t, std::uint64_t, std::size_t>> cu_ranges;   // sorted
+    std::unordered_map<const void*, std::size_t> cu_by_die;
+
+    std::once_flag index_once;
+    std::unique_ptr<dwarf_index> index_;
+
+    impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
+
+    void load_cus();
+    const dwarf_index& index();
+    std::optional<std::size_t> cu_for(std::uint64_t addr);
+    std::optional<std::size_t> cu_of_die(Dwarf_Die die);
+    const line_table& lines(std::size_t cu);
+    bool has_loclist(std::size_t cu);
+
+    std::vector<Dwarf_Die> scope_chain(Dwarf_Die cudie, std::uint64_t addr);
+    function make_function(Dwarf_Die die, Dwarf_Die frame_base, const std::string& name);
+    std::uint64_t breakpoint_pc(const function& fn);
+    std::vector<std::string> parameter_types(Dwarf_Die die);
+};
+
+void debug_info::impl::load_cus() {
+    std::call_once(cus_once, [&] {
+        Dwarf_CU* cu = nullptr;
+        Dwarf_CU* next = nullptr;
+        Dwarf_Half version = 0;
+        std::uint8_t unit_type = 0;
+        Dwarf_Die cudie, subdie;
+        while (dwarf_get_units(dwarf, cu, &next, &version, &unit_type, &cudie, &subdie) == 0) {
+            cu = next;
+            if (dwarf_tag(&cudie) != DW_TAG_compile_unit && dwarf_tag(&cudie) != DW_TAG_skeleton_unit) {
+                continue;
+            }
+            auto e = std::make_unique<cu_entry>();
+            e->die = unit_type == DW_UT_skeleton ? subdie : cudie;
+            e->ranges = ranges_of(cudie);
+            Dwarf_Attribute attr;
+            const char* producer = dwarf_formstring(dwarf_attr(&cudie, DW_AT_producer, &attr));
+            e->is_gnu = producer != nullptr && std::string_view(producer).starts_with("GNU");
+            std::size_t idx = cus.size();
+            for (auto& [lo, hi] : e->ranges) {
+                cu_ranges.emplace_back(lo, hi, idx);
+            }
+            cu_by_die[die_key(e->die)] = idx;
+            cu_by_die[die_key(cudie)] = idx;
+            cus.push_back(std::move(e));
+        }
+        std::sort(cu_ranges.begin(), cu_ranges.end());
+        log::write(log::channel::dwarf, "{}: {} compile units", owner.path().string(), cus.size());
+    });
+}
+
+const dwarf_index& debug_info::impl::index() {
+    std::call_once(index_once, [&] {
+        index_ = std::make_unique<dwarf_index>(dwarf);
+        log::write(log::channel::dwarf, "{}: indexed {} functions, {} globals, {} types",
+                   owner.path().string(), index_->functions().size(), index_->globals().size(),
+                   index_->types().size());
+    });
+    return *index_;
+}
+
+std::optional<std::size_t> debug_info::impl::cu_for(std::uint64_t addr) {
+    load_cus();
+    auto it = std::upper_bound(cu_ranges.begin(), cu_ranges.end(),
+                               std::make_tuple(addr, ~0ull, ~std::size_t(0)));
+    for (int tries = 0; it != cu_ranges.begin() && tries < 8; ++tries) {
+        --it;
+        if (addr >= std::get<0>(*it) && addr < std::get<1>(*it)) {
+            return std::get<2>(*it);
+        }
+    }
+    // Units without ranges (rare): ask the aranges.
+    Dwarf_Die die;
+    if (dwarf_addrdie(dwarf, addr, &die) != nullptr) {
+        return cu_of_die(die);
+    }
+    return std::nullopt;
+}
+
+std::optional<std::size_t> debug_info::impl::cu_of_die(Dwarf_Die die) {
+    load_cus();
+    Dwarf_Die cudie;
+    if (dwarf_diecu(&die, &cudie, nullptr, nullptr) == nullptr) {
+        return std::nullopt;
+    }
+    if (auto it = cu_by_die.find(die_key(cudie)); it != cu_by_die.end()) {
+        return it->second;
+    }
+    return std::nullopt;
+}
+
+const line_table& debug_info::impl::lines(std::size_t cu) {
+    cu_entry& e = *cus[cu];
+    std::call_once(e.lines_once, [&] { e.lines = std::make_unique<line_table>(e.die); });
+    return *e.lines;
+}
+
+bool debug_info::impl::has_loclist(std::size_t cu) {
+    cu_entry& e = *cus[cu];
+    std::call_once(e.loclist_once, [&] { e.has_loclist = unit_has_loclist(e.die, 0); });
+    return e.has_loclist;
+}
+
+// The DIEs from the unit down to the innermost scope holding addr, outermost first
+// (namespaces are searched but not returned). A hand-written walk rather than
+// dwarf_getscopes, which continues an inlined subroutine with its abstract origin's
+// scopes instead of the caller's.
+std::vector<Dwarf_Die> debug_info::impl::scope_chain(Dwarf_Die cudie, std::uint64_t addr) {
+    std::vector<Dwarf_Die> chain;
+    auto find = [&](auto& self, Dwarf_Die parent, int depth) -> bool {
+        if (depth > 64) {
+            return false;
+        }
+        Dwarf_Die child;
+        if (dwarf_child(&parent, &child) != 0) {
+            return false;
+        }
+        do {
+            switch (dwarf_tag(&child)) {
+            case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
+            case DW_TAG_try_block: case DW_TAG_catch_block: case DW_TAG_entry_point:
+                if (has_pc(child, addr)) {
+                    chain.push_back(child);
+                    self(self, child, depth + 1);
+                    return true;
+                }
+                break;
+            case DW_TAG_namespace: case DW_TAG_module: case DW_TAG_structure_type:
+            case DW_TAG_class_type: case DW_TAG_union_type:
+                if (self(self, child, depth + 1)) {
+                    return true;
+                }
+                break;
+            default:
+                break;
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+        return false;
+    };
+    find(find, cudie, 0);
+    return chain;
+}
+
+std::vector<std::string> debug_info::impl::parameter_types(Dwarf_Die die) {
+    // The declaration carries the parameter types (a concrete definition may only refer
+    // to it); skip `this`.
+    Dwarf_Die decl = die;
+    for (int i = 0; i < 4; ++i) {
+        auto next = ref_attr(decl, DW_AT_abstract_origin, false);
+        if (!next) next = ref_attr(decl, DW_AT_specification, false);
+        if (!next) break;
+        decl = *next;
+    }
+    std::vector<std::string> out;
+    Dwarf_Die child;
+    if (dwarf_child(&decl, &child) != 0) {
+        return out;
+    }
+    do {
+        if (dwarf_tag(&child) == DW_TAG_formal_parameter && flag_of(child, DW_AT_artificial)) {
+            // `this` of a const member function points to a const class: gdb spells the
+            // function "klass::f(int) const".
+            auto t = ref_attr(child, DW_AT_type);
+            if (t && dwarf_tag(&*t) == DW_TAG_pointer_type) {
+                auto pointee = ref_attr(*t, DW_AT_type);
+                if (pointee && dwarf_tag(&*pointee) == DW_TAG_const_type) {
+                    out.push_back(")const");
+                }
+            }
+        } else if (dwarf_tag(&child) == DW_TAG_formal_parameter) {
+            auto t = ref_attr(child, DW_AT_type);
+            out.push_back(t ? type(*t).name() : "void");
+        } else if (dwarf_tag(&child) == DW_TAG_unspecified_parameters) {
+            out.push_back("...");
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return out;
+}
+
+std::uint64_t debug_info::impl::breakpoint_pc(const function& fn) {
+    if (fn.is_inlined) {
+        // gdb ignores DW_AT_entry_pc: an inlined block starts at its first listed range.
+        return fn.ranges.empty() ? fn.entry_pc : fn.ranges.front().first;
+    }
+    auto cu = cu_of_die(fn.die);
+    if (!cu) {
+        return fn.entry_pc;
+    }
+    std::uint64_t lo = fn.entry_pc, hi = fn.entry_pc + 1;
+    for (auto& [l, h] : fn.ranges) {
+        if (fn.entry_pc >= l && fn.entry_pc < h) {
+            lo = l;
+            hi = h;
+        }
+    }
+    auto rows = lines(*cu).rows_in(lo, hi);
+    // 1. The compiler said where the prologue ends (clang; gdb 13 honours it first).
+    for (auto& r : rows) {
+        if (r.prologue_end && r.addr >= fn.entry_pc) {
+            return r.addr;
+        }
+    }
+    auto next_row_after = [&](std::uint64_t pc) -> std::optional<std::uint64_t> {
+        for (auto& r : rows) {
+            if (r.addr > pc && r.line != 0) {
+                return r.addr;
+            }
+        }
+        return std::nullopt;
+    };
+    if (!cus[*cu]->is_gnu) {
+        // 2. LLVM: gdb's skip_prologue_using_sal, the end of the function's first line.
+        return next_row_after(fn.entry_pc).value_or(fn.entry_pc);
+    }
+    // 3. gcc units with location lists: gdb trusts locations from the entry on.
+    if (has_loclist(*cu)) {
+        return fn.entry_pc;
+    }
+    // 4. gcc: gdb's amd64_analyze_prologue (endbr64; push %rbp; mov %rsp,%rbp), then the
+    //    start of the next line-table row when that left it in the middle of a row.
+    auto bytes = owner.read_bytes(fn.entry_pc, 12);
+    auto byte = [&](std::size_t i) { return i < bytes.size() ? std::to_integer<unsigned>(bytes[i]) : 0u; };
+    std::size_t i = 0;
+    if (byte(0) == 0xf3 && byte(1) == 0x0f && byte(2) == 0x1e && byte(3) == 0xfa) {
+        i = 4;
+    }
+    if (byte(i) != 0x55 || byte(i + 1) != 0x48 ||
+        !((byte(i + 2) == 0x89 && byte(i + 3) == 0xe5) || (byte(i + 2) == 0x8b && byte(i + 3) == 0xec))) {
+        return fn.entry_pc;   // frameless: gdb stays at the entry
+    }
+    std::uint64_t post = fn.entry_pc + i + 4;
+    const line_row* at = nullptr;
+    for (auto& r : rows) {
+        if (r.addr <= post) {
+            at = &r;
+        }
+    }
+    if (at == nullptr || at->addr == post) {
+        return post;
+    }
+    // The row's end: the next row at a higher address, passing non-statement rows of the
+    // same line (gdb's find_pc_sect_line).
+    for (auto& r : rows) {
+        if (r.addr > at->addr && !(r.line == at->line && !r.is_stmt)) {
+            return r.addr;
+        }
+    }
+    return post;
+}
+
+function debug_info::impl::make_function(Dwarf_Die die, Dwarf_Die frame_base, const std::string& name) {
+    function fn;
+    fn.name = name;
+    fn.linkage_name = linkage_name_of(die);
+    fn.ranges = ranges_of(die);
+    fn.entry_pc = entry_pc_of(die, fn.ranges).value_or(0);
+    fn.is_inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
+    fn.decl_file = decl_file_of(die);
+    fn.decl_line = decl_line_of(die);
+    if (fn.is_inlined) {
+        if (auto f = udata_of(die, DW_AT_call_file, false)) {
+            fn.call_file = cu_file_name(die, *f);
+        }
+        fn.call_line = static_cast<int>(udata_of(die, DW_AT_call_line, false).value_or(0));
+    }
+    fn.die = die;
+    fn.frame_base_die = frame_base;
+    fn.breakpoint_pc = breakpoint_pc(fn);
+    return fn;
+}
+
+debug_info::debug_info(const elf_file& owner, Dwarf* dwarf)
+    : impl_(std::make_unique<impl>(owner, dwarf)) {}
+debug_info::~debug_info() = default;
+
+Dwarf* debug_info::raw() const { return impl_->dwarf; }
+
+std::vector<function> debug_info::find_functions(std::string_view name) const {
+    std::string query(name);
+    while (!query.empty() && query.front() == ' ') query.erase(0, 1);
+    while (!query.empty() && query.back() == ' ') query.pop_back();
+    if (query.starts_with("::")) {
+        query.erase(0, 2);
+    }
+    std::optional<std::string> params;
+    if (auto p = query.find('('); p != std::string::npos && !query.starts_with("operator")) {
+        params = query.substr(p);
+        query = query.substr(0, p);
+        while (!query.empty() && query.back() == ' ') query.pop_back();
+    }
+    auto strip_spaces = [](std::string s) {
+        std::erase(s, ' ');
+        return s;
+    };
+    const auto& idx = impl_->index();
+    std::vector<function> out;
+    for (std::size_t i : idx.functions_named(query)) {
+        const auto& rec = idx.functions()[i];
+        if (params) {
+            auto types = impl_->parameter_types(rec.die);
+            bool is_const = std::erase(types, ")const") > 0;
+            std::string list = "(";
+            for (std::size_t k = 0; k < types.size(); ++k) {
+                list += (k ? "," : "") + types[k];
+            }
+            list += is_const ? ")const" : ")";
+            std::string want = strip_spaces(*params);
+            if (strip_spaces(list) != want && !(types.empty() && want == "(void)")) {
+                continue;
+            }
+        }
+        out.push_back(impl_->make_function(rec.die, rec.frame_base, rec.name));
+    }
+    std::sort(out.begin(), out.end(), [](const function& a, const function& b) {
+        return a.entry_pc < b.entry_pc;
+    });
+    return out;
+}
+
+std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
+    auto cu = impl_->cu_for(addr);
+    if (!cu) {
+        return {};
+    }
+    auto chain = impl_->scope_chain(impl_->cus[*cu]->die, addr);
+    const auto& idx = impl_->index();
+    std::vector<function> out;
+    // The frame base of inlined copies is that of the nearest enclosing subprogram.
+    std::optional<Dwarf_Die> subprogram;
+    std::vector<std::pair<Dwarf_Die, Dwarf_Die>> fns;
+    for (auto& d : chain) {
+        int tag = dwarf_tag(&d);
+        if (tag == DW_TAG_subprogram) {
+            subprogram = d;
+        }
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+            fns.emplace_back(d, subprogram.value_or(d));
+        }
+    }
+    for (auto it = fns.rbegin(); it != fns.rend(); ++it) {
+        out.push_back(impl_->make_function(it->first, it->second, idx.qualified_name(it->first)));
+    }
+    return out;
+}
+
+std::optional<line_entry> debug_info::line_at(std::uint64_t addr) const {
+    auto cu = impl_->cu_for(addr);
+    if (!cu) {
+        return std::nullopt;
+    }
+    const auto& lt = impl_->lines(*cu);
+    auto r = lt.row_at(addr);
+    if (!r) {
+        return std::nullopt;
+    }
+    return line_table::to_entry(lt.rows()[*r]);
+}
+
+std::optional<addr_range> debug_info::line_range_at(std::uint64_t addr) const {
+    auto cu = impl_->cu_for(addr);
+    if (!cu) {
+        return std::nullopt;
+    }
+    const auto& lt = impl_->lines(*cu);
+    auto r = lt.row_at(addr);
+    if (!r) {
+        return std::nullopt;
+    }
+    const auto& rows = lt.rows();
+    auto [first, end] = lt.sequence_of(*r);
+    const line_row& cur = rows[*r];
+    auto same_line = [&](const line_row& o) {
+        return o.line == cur.line && std::string_view(o.file) == cur.file;
+    };
+    std::size_t lo = *r;
+    while (lo > first && same_line(rows[lo - 1])) {
+        --lo;
+    }
+    // Forward: rows of the same line, and rows that are not statements (gdb steps on
+    // through both), end the range at the next statement of another line.
+    std::size_t hi = *r + 1;
+    while (hi < end && (rows[hi].addr <= addr || same_line(rows[hi]) || !rows[hi].is_stmt)) {
+        ++hi;
+    }
+    return addr_range{rows[lo].addr, rows[hi].addr};
+}
+
+std::pair<std::vector<std::uint64_t>, int> debug_info::addresses_for_line(std::string_view file, int line) const {
+    impl_->load_cus();
+    struct cand {
+        std::uint64_t addr;
+        std::size_t cu;
+    };
+    std::map<int, std::vector<cand>> by_line;   // lines >= `line` with code
+    for (std::size_t c = 0; c < impl_->cus.size(); ++c) {
+        for (auto& r : impl_->lines(c).rows()) {
+            if (r.end_sequence || !r.is_stmt || r.line < line || !file_matches(r.file, file)) {
+                continue;
+            }
+            by_line[r.line].push_back(cand{r.addr, c});
+        }
+    }
+    if (by_line.empty()) {
+        return {{}, line};
+    }
+    auto& [used, cands] = *by_line.begin();
+    bool exact = used == line;
+    // One address per innermost block (gdb keeps the first location of each block).
+    std::map<const void*, std::uint64_t> per_block;
+    std::vector<std::uint64_t> no_block;
+    for (auto& c : cands) {
+        auto chain = impl_->scope_chain(impl_->cus[c.cu]->die, c.addr);
+        if (chain.empty()) {
+            no_block.push_back(c.addr);
+            continue;
+        }
+        auto [it, inserted] = per_block.emplace(die_key(chain.back()), c.addr);
+        if (!inserted) {
+            it->second = std::min(it->second, c.addr);
+        }
+    }
+    std::set<std::uint64_t> result(no_block.begin(), no_block.end());
+    for (auto& [key, addr] : per_block) {
+        std::uint64_t a = addr;
+        auto chain = function_chain_at(a);
+        const function* outer = nullptr;
+        for (auto& f : chain) {
+            if (!f.is_inlined) {
+                outer = &f;
+            }
+        }
+        if (outer != nullptr) {
+            // gdb 13: a line between functions does not slide into the next function.
+            if (!exact && a == outer->entry_pc && line < outer->decl_line) {
+                continue;
+            }
+            // A line in the prologue moves past it, as `break FUNC` would.
+            if (a < outer->breakpoint_pc && outer->contains(outer->breakpoint_pc)) {
+                a = outer->breakpoint_pc;
+            }
+        }
+        result.insert(a);
+    }
+    return {std::vector<std::uint64_t>(result.begin(), result.end()), used};
+}
+
+std::vector<line_entry> debug_info::line_rows_of_function(const function& fn) const {
+    std::vector<line_entry> out;
+    auto cu = impl_->cu_of_die(fn.die);
+    if (!cu) {
+        return out;
+    }
+    const auto& lt = impl_->lines(*cu);
+    for (auto& [lo, hi] : fn.ranges) {
+        for (auto& r : lt.rows_in(lo, hi)) {
+            out.push_back(line_table::to_entry(r));
+        }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const line_entry& a, const line_entry& b) { return a.addr < b.addr; });
+    return out;
+}
+
+std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
+    std::vector<variable> out;
+    auto cu = impl_->cu_for(addr);
+    if (!cu) {
+        return out;
+    }
+    auto chain = impl_->scope_chain(impl_->cus[*cu]->die, addr);
+    // The innermost function instance and the blocks inside it.
+    std::size_t start = chain.size();
+    while (start > 0) {
+        --start;
+        int tag = dwarf_tag(&chain[start]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+            break;
+        }
+    }
+    if (chain.empty()) {
+        return out;
+    }
+    std::optional<Dwarf_Die> frame_base;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+        if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+            frame_base = chain[i];
+        }
+    }
+    std::set<std::string> seen;
+    for (std::size_t i = chain.size(); i-- > start;) {
+        Dwarf_Die child;
+        if (dwarf_child(&chain[i], &child) != 0) {
+            continue;
+        }
+        do {
+            int tag = dwarf_tag(&child);
+            if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) {
+                continue;
+            }
+            if (flag_of(child, DW_AT_declaration, false)) {
+                continue;   // `extern int x;` inside a function
+            }
+            std::string name = name_of(child);
+            if (name.empty() || !seen.insert(name).second) {
+                continue;
+            }
+            variable v;
+            v.name = name;
+            if (auto t = ref_attr(child, DW_AT_type)) {
+                v.var_type = type(*t);
+            }
+            v.die = child;
+            v.is_parameter = tag == DW_TAG_formal_parameter;
+            v.decl_file = decl_file_of(child);
+            v.decl_line = decl_line_of(child);
+            v.frame_base_die = frame_base;
+            out.push_back(std::move(v));
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    return out;
+}
+
+std::optional<variable> debug_info::find_global(std::string_view name,
+                                                std::optional<std::uint64_t> preferred_cu_addr) const {
+    std::string key(name);
+    if (key.starts_with("::")) {
+        key.erase(0, 2);
+    }
+    const auto& idx = impl_->index();
+    std::optional<std::size_t> preferred_cu;
+    if (preferred_cu_addr) {
+        preferred_cu = impl_->cu_for(*preferred_cu_addr);
+    }
+    const global_record* best = nullptr;
+    int best_rank = -1;
+    for (std::size_t i : idx.globals_named(key)) {
+        const auto& g = idx.globals()[i];
+        if (!g.has_location) {
+            continue;   // a declaration: the definition is elsewhere (maybe another file)
+        }
+        int rank = 0;
+        if (preferred_cu && impl_->cu_of_die(g.die) == preferred_cu) rank += 4;
+        if (flag_of(g.die, DW_AT_external)) rank += 2;
+        if (rank > best_rank) {
+            best = &g;
+            best_rank = rank;
+        }
+    }
+    if (best == nullptr) {
+        return std::nullopt;
+    }
+    variable v;
+    v.name = best->name;
+    if (auto t = ref_attr(best->die, DW_AT_type)) {
+        v.var_type = type(*t);
+    }
+    v.die = best->die;
+    v.is_external = flag_of(best->die, DW_AT_external);
+    v.decl_file = decl_file_of(best->die);
+    v.decl_line = decl_line_of(best->die);
+    return v;
+}
+
+std::optional<type> debug_info::find_type(std::string_view name) const {
+    std::string q(name);
+    while (!q.empty() && q.back() == ' ') q.pop_back();
+    while (!q.empty() && q.front() == ' ') q.erase(0, 1);
+    std::set<int> tags;
+    for (auto [kw, tag] : {std::pair<std::string_view, int>{"struct ", DW_TAG_structure_type},
+                           {"class ", DW_TAG_class_type}, {"union ", DW_TAG_union_type},
+                           {"enum ", DW_TAG_enumeration_type}}) {
+        if (q.starts_with(kw)) {
+            q.erase(0, kw.size());
+            tags.insert(tag);
+            // C++ lets `struct` and `class` name either.
+            if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
+                tags.insert(DW_TAG_structure_type);
+                tags.insert(DW_TAG_class_type);
+            }
+        }
+    }
+    if (q.starts_with("::")) {
+        q.erase(0, 2);
+    }
+    const auto& idx = impl_->index();
+    auto lookup = [&](const std::string& key) -> std::optional<type> {
+        const type_record* best = nullptr;
+        for (std::size_t i : idx.types_named(key)) {
+            const auto& t = idx.types()[i];
+            if (!tags.empty() && !tags.count(t.tag)) {
+                continue;
+            }
+            if (best == nullptr || (best->declaration && !t.declaration)) {
+                best = &t;
+            }
+        }
+        if (best == nullptr) {
+            return std::nullopt;
+        }
+        return type(best->die);
+    };
+    if (auto t = lookup(q)) {
+        return t;
+    }
+    std::string norm = normalize_type_name(q);
+    if (norm != q) {
+        return lookup(norm);
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> debug_info::source_files() const {
+    impl_->load_cus();
+    std::set<std::string> files;
+    for (std::size_t c = 0; c < impl_->cus.size(); ++c) {
+        Dwarf_Files* f = nullptr;
+        std::size_t n = 0;
+        if (dwarf_getsrcfiles(&impl_->cus[c]->die, &f, &n) != 0) {
+            continue;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const char* s = dwarf_filesrc(f, i, nullptr, nullptr);
+            if (s != nullptr && *s != '\0' && std::string_view(s) != "<built-in>") {
+                files.insert(s);
+            }
+        }
+    }
+    return {files.begin(), files.end()};
+}
+
+std::vector<std::string> debug_info::all_function_names() const {
+    const auto& idx = impl_->index();
+    std::set<std::string> names;
+    for (auto& f : idx.functions()) {
+        names.insert(f.name);
+    }
+    for (auto& g : idx.globals()) {
+        names.insert(g.name);
+    }
+    return {names.begin(), names.end()};
+}
+
+}  // namespace ompdbg::dwarf

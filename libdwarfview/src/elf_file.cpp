@@ -1,0 +1,480 @@
+#include "ompdbg/dwarf/elf_file.hpp"
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+
+#include "internal/elf_handle.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <set>
+#include <system_error>
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <gelf.h>
+
+namespace ompdbg::dwarf {
+
+namespace fs = std::filesystem;
+using internal::elf_handle;
+
+namespace {
+
+std::mutex& dirs_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+std::vector<fs::path>& dirs_storage() {
+    static std::vector<fs::path> dirs{"/usr/lib/debug"};
+    return dirs;
+}
+
+std::string hex(const unsigned char* p, std::size_t n) {
+    static const char digits[] = "0123456789abcdef";
+    std::string s;
+    s.reserve(n * 2);
+    for (std::size_t i = 0; i < n; ++i) {
+        s += digits[p[i] >> 4];
+        s += digits[p[i] & 15];
+    }
+    return s;
+}
+
+std::optional<std::string> read_build_id(Elf* elf) {
+    const void* id = nullptr;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+    if (n <= 0 || id == nullptr) {
+        return std::nullopt;
+    }
+    return hex(static_cast<const unsigned char*>(id), static_cast<std::size_t>(n));
+}
+
+// A section with real DWARF in it (a stripped file keeps no .debug_info; a separate debug
+// file keeps every section but makes the code ones NOBITS).
+bool has_dwarf_sections(const elf_handle& h) {
+    std::size_t shstrndx = 0;
+    if (elf_getshdrstrndx(h.get(), &shstrndx) != 0) {
+        return false;
+    }
+    for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
+        GElf_Shdr shdr;
+        if (gelf_getshdr(scn, &shdr) == nullptr) {
+            continue;
+        }
+        const char* name = elf_strptr(h.get(), shstrndx, shdr.sh_name);
+        if (name && (std::string_view(name) == ".debug_info" ||
+                     std::string_view(name) == ".zdebug_info") &&
+            shdr.sh_type != SHT_NOBITS && shdr.sh_size > 0 && h.section_in_bounds(shdr)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+symbol_kind kind_of(unsigned char type) {
+    switch (type) {
+    case STT_FUNC: return symbol_kind::function;
+    case STT_OBJECT: return symbol_kind::object;
+    case STT_TLS: return symbol_kind::tls;
+    case STT_GNU_IFUNC: return symbol_kind::ifunc;
+    default: return symbol_kind::other;
+    }
+}
+
+// Reads one symbol table section into `out`, skipping what gdb's minimal symbols skip
+// (undefined, section and file symbols, empty names).
+void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool dynsym,
+                 std::vector<symbol>& out) {
+    if (!h.section_in_bounds(shdr) || shdr.sh_entsize == 0) {
+        return;
+    }
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) {
+        return;
+    }
+    std::size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (std::size_t i = 1; i < count; ++i) {
+        GElf_Sym sym;
+        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) {
+            break;
+        }
+        unsigned char type = GELF_ST_TYPE(sym.st_info);
+        if (sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE) {
+            continue;
+        }
+        const char* name = elf_strptr(h.get(), shdr.sh_link, sym.st_name);
+        if (name == nullptr || *name == '\0') {
+            continue;
+        }
+        std::string_view n(name);
+        if (auto at = n.find('@'); at != std::string_view::npos && at > 0) {
+            n = n.substr(0, at);
+        }
+        unsigned char bind = GELF_ST_BIND(sym.st_info);
+        out.push_back(symbol{std::string(n), sym.st_value, sym.st_size, kind_of(type),
+                             bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE,
+                             dynsym});
+    }
+}
+
+}  // namespace
+
+struct elf_file::impl {
+    fs::path path;
+    elf_handle main;
+    GElf_Ehdr ehdr{};
+    std::optional<std::string> build_id;
+    std::vector<section_info> sections;
+    std::optional<tls_segment> tls;
+    std::pair<std::uint64_t, std::uint64_t> load_range{0, 0};
+
+    // Symbols, read on first use.
+    mutable std::once_flag symbols_once;
+    mutable std::vector<symbol> symbols;
+    mutable std::vector<std::size_t> by_name;   // indexes sorted by name
+    mutable std::vector<std::size_t> by_addr;   // code/data symbols sorted by address
+
+    // DWARF, read on first use.
+    mutable std::once_flag debug_once;
+    mutable std::optional<elf_handle> debug_file;   // separate debug file, when used
+    mutable std::optional<fs::path> debug_path;
+    mutable Dwarf* dwarf = nullptr;
+    mutable std::unique_ptr<debug_info> info;
+    std::vector<fs::path> debug_dirs;
+
+    mutable std::once_flag separate_once;
+    mutable std::optional<fs::path> separate_path;
+
+    ~impl() {
+        info.reset();
+        if (dwarf != nullptr) {
+            dwarf_end(dwarf);
+        }
+    }
+
+    void load_symbols() const;
+    static bool file_crc32_matches(const fs::path& p, std::uint32_t crc);
+    void load_debug() const;
+    const std::optional<fs::path>& find_separate_debug_file() const;
+};
+
+elf_file::elf_file() : impl_(std::make_unique<impl>()) {}
+elf_file::~elf_file() = default;
+
+void elf_file::set_debug_file_directories(std::vector<fs::path> dirs) {
+    std::lock_guard lock(dirs_mutex());
+    dirs_storage() = std::move(dirs);
+}
+
+std::vector<fs::path> elf_file::debug_file_directories() {
+    std::lock_guard lock(dirs_mutex());
+    return dirs_storage();
+}
+
+std::unique_ptr<elf_file> elf_file::open(const fs::path& path) {
+    std::unique_ptr<elf_file> f(new elf_file());
+    impl& d = *f->impl_;
+    d.path = path;
+    d.main = elf_handle::open(path);
+    d.debug_dirs = debug_file_directories();
+    Elf* elf = d.main.get();
+    gelf_getehdr(elf, &d.ehdr);   // validated by elf_handle::open
+    d.build_id = read_build_id(elf);
+
+    std::size_t phnum = 0;
+    if (elf_getphdrnum(elf, &phnum) == 0) {
+        bool first = true;
+        for (std::size_t i = 0; i < phnum; ++i) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr) {
+                continue;
+            }
+            if (ph.p_type == PT_LOAD) {
+                std::uint64_t lo = ph.p_vaddr, hi = ph.p_vaddr + ph.p_memsz;
+                if (first) {
+                    d.load_range = {lo, hi};
+                    first = false;
+                } else {
+                    d.load_range.first = std::min(d.load_range.first, lo);
+                    d.load_range.second = std::max(d.load_range.second, hi);
+                }
+            } else if (ph.p_type == PT_TLS) {
+                d.tls = tls_segment{ph.p_vaddr, ph.p_filesz, ph.p_memsz, ph.p_align};
+            }
+        }
+    }
+
+    std::size_t shstrndx = 0;
+    if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+        for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr shdr;
+            if (gelf_getshdr(scn, &shdr) == nullptr) {
+                continue;
+            }
+            const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+            d.sections.push_back(section_info{name ? name : "", shdr.sh_addr, shdr.sh_offset,
+                                              shdr.sh_size});
+        }
+    }
+    log::write(log::channel::dwarf, "opened {} ({} sections)", path.string(), d.sections.size());
+    return f;
+}
+
+const fs::path& elf_file::path() const { return impl_->path; }
+std::optional<std::string> elf_file::build_id() const { return impl_->build_id; }
+bool elf_file::is_pie() const { return impl_->ehdr.e_type == ET_DYN; }
+std::uint64_t elf_file::entry() const { return impl_->ehdr.e_entry; }
+std::optional<tls_segment> elf_file::tls() const { return impl_->tls; }
+std::pair<std::uint64_t, std::uint64_t> elf_file::load_range() const { return impl_->load_range; }
+
+std::optional<section_info> elf_file::section(std::string_view name) const {
+    for (auto& s : impl_->sections) {
+        if (s.name == name) {
+            return s;
+        }
+    }
+    return std::nullopt;
+}
+
+void elf_file::impl::load_symbols() const {
+    auto read_all = [&](const elf_handle& h, bool only_symtab) {
+        bool found = false;
+        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
+            GElf_Shdr shdr;
+            if (gelf_getshdr(scn, &shdr) == nullptr) {
+                continue;
+            }
+            if (shdr.sh_type == SHT_SYMTAB) {
+                read_symtab(h, scn, shdr, false, symbols);
+                found = true;
+            } else if (shdr.sh_type == SHT_DYNSYM && !only_symtab) {
+                read_symtab(h, scn, shdr, true, symbols);
+            }
+        }
+        return found;
+    };
+    bool have_symtab = read_all(main, false);
+    // A stripped file whose separate debug file still has the full .symtab (objcopy
+    // --only-keep-debug keeps it), as gdb reads it.
+    if (!have_symtab) {
+        if (auto& sep = find_separate_debug_file()) {
+            if (auto h = elf_handle::try_open(*sep)) {
+                read_all(*h, true);
+            }
+        }
+    }
+    // Deduplicate (the same symbol is usually in .symtab and .dynsym); prefer .symtab.
+    std::stable_sort(symbols.begin(), symbols.end(), [](const symbol& a, const symbol& b) {
+        if (a.name != b.name) return a.name < b.name;
+        if (a.value != b.value) return a.value < b.value;
+        return a.from_dynsym < b.from_dynsym;
+    });
+    symbols.erase(std::unique(symbols.begin(), symbols.end(),
+                              [](const symbol& a, const symbol& b) {
+                                  return a.name == b.name && a.value == b.value;
+                              }),
+                  symbols.end());
+    by_name.resize(symbols.size());
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+        by_name[i] = i;
+        const symbol& s = symbols[i];
+        if ((s.kind == symbol_kind::function || s.kind == symbol_kind::object ||
+             s.kind == symbol_kind::ifunc || s.kind == symbol_kind::other) &&
+            s.value != 0) {
+            by_addr.push_back(i);
+        }
+    }
+    // By address; at one address prefer functions, then sized, then global symbols (gdb
+    // prefers global minimal symbols over static ones at the same address).
+    auto rank = [&](const symbol& s) {
+        int r = 0;
+        if (s.kind == symbol_kind::function || s.kind == symbol_kind::ifunc) r += 4;
+        else if (s.kind == symbol_kind::object) r += 2;
+        if (s.is_global) r += 1;
+        return r;
+    };
+    std::stable_sort(by_addr.begin(), by_addr.end(), [&](std::size_t a, std::size_t b) {
+        const symbol& x = symbols[a];
+        const symbol& y = symbols[b];
+        if (x.value != y.value) return x.value < y.value;
+        return rank(x) < rank(y);   // best last
+    });
+}
+
+const std::vector<symbol>& elf_file::symbols() const {
+    std::call_once(impl_->symbols_once, [&] { impl_->load_symbols(); });
+    return impl_->symbols;
+}
+
+std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
+    const auto& syms = symbols();
+    if (auto at = name.find('@'); at != std::string_view::npos && at > 0) {
+        name = name.substr(0, at);
+    }
+    std::vector<symbol> out;
+    auto it = std::lower_bound(impl_->by_name.begin(), impl_->by_name.end(), name,
+                               [&](std::size_t i, std::string_view n) { return syms[i].name < n; });
+    for (; it != impl_->by_name.end() && syms[*it].name == name; ++it) {
+        out.push_back(syms[*it]);
+    }
+    return out;
+}
+
+std::optional<symbol> elf_file::symbol_at(std::uint64_t addr) const {
+    const auto& syms = symbols();
+    const auto& idx = impl_->by_addr;
+    auto it = std::upper_bound(idx.begin(), idx.end(), addr,
+                               [&](std::uint64_t a, std::size_t i) { return a < syms[i].value; });
+    // Walk back from the last symbol at or below addr: the first sized symbol containing
+    // addr wins; else the nearest one when it has no size (hand-written assembly) and
+    // lies in the same section as addr.
+    std::optional<symbol> nearest_unsized;
+    bool first = true;
+    while (it != idx.begin()) {
+        --it;
+        const symbol& s = syms[*it];
+        if (s.size > 0 && addr < s.value + s.size) {
+            return s;
+        }
+        if (first) {
+            if (s.size == 0) {
+                nearest_unsized = s;
+            }
+            first = false;
+        }
+        // Symbols far below cannot contain addr unless they are huge; stop there.
+        if (addr - s.value > (1ull << 24)) {
+            break;
+        }
+    }
+    if (nearest_unsized) {
+        for (auto& sec : impl_->sections) {
+            if (sec.addr != 0 && nearest_unsized->value >= sec.addr &&
+                nearest_unsized->value < sec.addr + sec.size) {
+                if (addr < sec.addr + sec.size) {
+                    return nearest_unsized;
+                }
+                break;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// gdb's order: build-id under each debug-file directory, then .gnu_debuglink in the
+// file's directory, its .debug/ subdirectory and <debug-dir>/<file's dir>/. Debuglink
+// candidates must match the CRC stored in the link.
+const std::optional<fs::path>& elf_file::impl::find_separate_debug_file() const {
+    std::call_once(separate_once, [&] {
+        if (build_id && build_id->size() > 2) {
+            for (auto& dir : debug_dirs) {
+                fs::path p = dir / ".build-id" / build_id->substr(0, 2) /
+                             (build_id->substr(2) + ".debug");
+                std::error_code ec;
+                if (fs::exists(p, ec) && fs::equivalent(p, path, ec) == false) {
+                    if (auto h = elf_handle::try_open(p)) {
+                        if (read_build_id(h->get()) == build_id) {
+                            separate_path = p;
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        GElf_Word crc = 0;
+        const char* link = dwelf_elf_gnu_debuglink(main.get(), &crc);
+        if (link == nullptr || *link == '\0') {
+            return;
+        }
+        std::error_code ec;
+        fs::path abs = fs::absolute(path, ec);
+        fs::path dir = abs.parent_path();
+        std::vector<fs::path> candidates{dir / link, dir / ".debug" / link};
+        for (auto& d : debug_dirs) {
+            candidates.push_back(d / dir.relative_path() / link);
+        }
+        for (auto& c : candidates) {
+            if (!fs::is_regular_file(c, ec) || fs::equivalent(c, abs, ec)) {
+                continue;
+            }
+            if (file_crc32_matches(c, crc)) {
+                separate_path = c;
+                return;
+            }
+            log::write(log::channel::dwarf, "{}: CRC mismatch, ignored", c.string());
+        }
+    });
+    return separate_path;
+}
+
+bool elf_file::impl::file_crc32_matches(const fs::path& p, std::uint32_t crc) {
+    auto got = internal::file_crc32(p);
+    return got && *got == crc;
+}
+
+void elf_file::impl::load_debug() const {
+    if (has_dwarf_sections(main)) {
+        dwarf = dwarf_begin_elf(main.get(), DWARF_C_READ, nullptr);
+    }
+    if (dwarf == nullptr) {
+        if (auto& sep = find_separate_debug_file()) {
+            debug_file = elf_handle::try_open(*sep);
+            if (debug_file && has_dwarf_sections(*debug_file)) {
+                dwarf = dwarf_begin_elf(debug_file->get(), DWARF_C_READ, nullptr);
+                if (dwarf != nullptr) {
+                    debug_path = *sep;
+                }
+            }
+        }
+    }
+    if (dwarf == nullptr) {
+        log::write(log::channel::dwarf, "{}: no DWARF", path.string());
+    }
+}
+
+bool elf_file::has_debug_info() const { return debug() != nullptr; }
+
+debug_info* elf_file::debug() const {
+    std::call_once(impl_->debug_once, [&] {
+        impl_->load_debug();
+        if (impl_->dwarf != nullptr) {
+            impl_->info = std::make_unique<debug_info>(*this, impl_->dwarf);
+        }
+    });
+    return impl_->info.get();
+}
+
+std::optional<fs::path> elf_file::debug_file_path() const {
+    debug();
+    return impl_->debug_path;
+}
+
+}  // namespace ompdbg::dwarf
+
+namespace ompdbg::dwarf {
+
+std::vector<std::byte> elf_file::read_bytes(std::uint64_t addr, std::size_t size) const {
+    Elf* elf = impl_->main.get();
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr shdr;
+        if (gelf_getshdr(scn, &shdr) == nullptr || !(shdr.sh_flags & SHF_ALLOC) ||
+            shdr.sh_type == SHT_NOBITS || addr < shdr.sh_addr ||
+            addr >= shdr.sh_addr + shdr.sh_size || !impl_->main.section_in_bounds(shdr)) {
+            continue;
+        }
+        Elf_Data* data = elf_rawdata(scn, nullptr);
+        if (data == nullptr || data->d_buf == nullptr) {
+            return {};
+        }
+        std::uint64_t off = addr - shdr.sh_addr;
+        std::size_t n = std::min<std::uint64_t>(size, data->d_size > off ? data->d_size - off : 0);
+        auto* p = static_cast<const std::byte*>(data->d_buf) + off;
+        return std::vector<std::byte>(p, p + n);
+    }
+    return {};
+}
+
+}  // namespace ompdbg::dwarf

@@ -1,0 +1,115 @@
+#include "internal/line_table.hpp"
+
+#include <algorithm>
+
+namespace ompdbg::dwarf::internal {
+
+line_table::line_table(Dwarf_Die cudie) {
+    Dwarf_Lines* lines = nullptr;
+    std::size_t n = 0;
+    if (dwarf_getsrclines(&cudie, &lines, &n) != 0) {
+        return;
+    }
+    rows_.reserve(n);
+    std::size_t seq_start = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        Dwarf_Line* l = dwarf_onesrcline(lines, i);
+        if (l == nullptr) {
+            continue;
+        }
+        line_row r{};
+        Dwarf_Addr a = 0;
+        dwarf_lineaddr(l, &a);
+        r.addr = a;
+        r.file = dwarf_linesrc(l, nullptr, nullptr);
+        if (r.file == nullptr) {
+            r.file = "";
+        }
+        dwarf_lineno(l, &r.line);
+        dwarf_linecol(l, &r.column);
+        dwarf_linebeginstatement(l, &r.is_stmt);
+        dwarf_lineendsequence(l, &r.end_sequence);
+        dwarf_lineprologueend(l, &r.prologue_end);
+        rows_.push_back(r);
+        if (r.end_sequence) {
+            std::size_t end = rows_.size() - 1;
+            if (end > seq_start) {
+                seqs_.push_back(sequence{rows_[seq_start].addr, r.addr, seq_start, end});
+            }
+            seq_start = rows_.size();
+        }
+    }
+    // A sequence without its end row (corrupt table): drop the dangling rows.
+    rows_.resize(seq_start);
+    std::sort(seqs_.begin(), seqs_.end(),
+              [](const sequence& a, const sequence& b) { return a.lo < b.lo; });
+}
+
+std::optional<std::size_t> line_table::row_at(std::uint64_t addr) const {
+    auto it = std::upper_bound(seqs_.begin(), seqs_.end(), addr,
+                               [](std::uint64_t a, const sequence& s) { return a < s.lo; });
+    // Sequences may be empty or (rarely) nested; look at a few preceding ones.
+    for (int tries = 0; it != seqs_.begin() && tries < 4; ++tries) {
+        --it;
+        if (addr >= it->lo && addr < it->hi) {
+            auto first = rows_.begin() + static_cast<std::ptrdiff_t>(it->first);
+            auto end = rows_.begin() + static_cast<std::ptrdiff_t>(it->end);
+            auto r = std::upper_bound(first, end, addr,
+                                      [](std::uint64_t a, const line_row& row) { return a < row.addr; });
+            if (r == first) {
+                return std::nullopt;
+            }
+            --r;
+            // gdb: among rows at one address, prefer an is_stmt one.
+            auto best = r;
+            while (!best->is_stmt && best != first && (best - 1)->addr == best->addr) {
+                --best;
+            }
+            if (!best->is_stmt) {
+                best = r;
+            }
+            return static_cast<std::size_t>(best - rows_.begin());
+        }
+    }
+    return std::nullopt;
+}
+
+std::pair<std::size_t, std::size_t> line_table::sequence_of(std::size_t i) const {
+    for (auto& s : seqs_) {
+        if (i >= s.first && i <= s.end) {
+            return {s.first, s.end};
+        }
+    }
+    return {i, i + 1};
+}
+
+std::vector<line_row> line_table::rows_in(std::uint64_t lo, std::uint64_t hi) const {
+    std::vector<line_row> out;
+    for (auto& s : seqs_) {
+        if (s.hi <= lo || s.lo >= hi) {
+            continue;
+        }
+        for (std::size_t i = s.first; i < s.end; ++i) {
+            if (rows_[i].addr >= lo && rows_[i].addr < hi) {
+                out.push_back(rows_[i]);
+            }
+        }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const line_row& a, const line_row& b) { return a.addr < b.addr; });
+    return out;
+}
+
+line_entry line_table::to_entry(const line_row& r) {
+    line_entry e;
+    e.addr = r.addr;
+    e.file = r.file;
+    e.line = r.line;
+    e.column = r.column;
+    e.is_stmt = r.is_stmt;
+    e.end_sequence = r.end_sequence;
+    e.prologue_end = r.prologue_end;
+    return e;
+}
+
+}  // namespace ompdbg::dwarf::internal

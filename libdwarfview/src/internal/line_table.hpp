@@ -1,0 +1,50 @@
+#pragma once
+// The line table of one CU as sorted sequences of rows (libdw decodes; this keeps what the
+// debugger asks: the row covering an address, the rows of a line, of a range).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <elfutils/libdw.h>
+
+#include "ompdbg/dwarf/debug_info.hpp"
+
+namespace ompdbg::dwarf::internal {
+
+struct line_row {
+    std::uint64_t addr;
+    const char* file;            ///< owned by libdw (valid while the Dwarf lives)
+    int line;
+    int column;
+    bool is_stmt;
+    bool end_sequence;
+    bool prologue_end;
+};
+
+class line_table {
+public:
+    /// Decodes the line table of `cudie`; an empty table when it has none or it is corrupt.
+    explicit line_table(Dwarf_Die cudie);
+
+    const std::vector<line_row>& rows() const { return rows_; }
+    /// Index of the row covering `addr` (the last row at or below it in its sequence, the
+    /// is_stmt one among rows at the same address), nullopt outside every sequence.
+    std::optional<std::size_t> row_at(std::uint64_t addr) const;
+    /// [first, last) row indexes of the sequence holding row `i` (last = its end row).
+    std::pair<std::size_t, std::size_t> sequence_of(std::size_t i) const;
+    /// Every non-end row with address in [lo, hi), by address.
+    std::vector<line_row> rows_in(std::uint64_t lo, std::uint64_t hi) const;
+
+    static line_entry to_entry(const line_row& r);
+
+private:
+    struct sequence {
+        std::uint64_t lo, hi;
+        std::size_t first, end;   // rows_[first .. end], rows_[end] is the end_sequence row
+    };
+    std::vector<line_row> rows_;
+    std::vector<sequence> seqs_;   // sorted by lo
+};
+
+}  // namespace ompdbg::dwarf::internal

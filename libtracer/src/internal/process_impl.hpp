@@ -1,0 +1,120 @@
+#pragma once
+// The state behind ompdbg::tracer::process, shared by the files that implement it:
+// process_launch.cpp (launch/attach/detach/kill), process_events.cpp (the all-stop event
+// loop), process_memory.cpp (memory, breakpoint sites, registers), shared_libraries.cpp.
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "internal/wait_status.hpp"
+#include "ompdbg/tracer/process.hpp"
+
+namespace ompdbg::tracer {
+
+/// What we know about one thread between waitpid results.
+enum class tstate {
+    running,    ///< resumed; its next waitpid result is an event
+    stopping,   ///< PTRACE_INTERRUPT sent, stop not yet collected
+    starting,   ///< new clone: its initial auto-attach stop not yet collected
+    stopped,    ///< in a ptrace-stop
+    listening,  ///< in group-stop, parked with PTRACE_LISTEN (the process got SIGSTOP)
+    zombie,     ///< the leader exited while other threads live: it reports only at the end
+};
+
+class thread_record final : public thread {
+public:
+    thread_record(process::impl& owner, pid_t tid) : owner_(owner), tid_(tid) {}
+    pid_t tid() const override { return tid_; }
+    std::string name() const override;
+    thread_state state() const override;
+    const registers& regs() override;
+    void write_regs(const registers& r) override;
+
+    process::impl& owner_;
+    pid_t tid_;
+    tstate st = tstate::stopped;
+    std::optional<registers> cache;
+    int pending_signal = 0;                    ///< delivered on the next resume
+    std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
+    bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
+    bool step_done = false;                    ///< the single-step trap arrived
+};
+
+struct process::impl {
+    pid_t pid = 0;
+    bool attached = false;
+    bool alive = true;
+    bool running = false;         ///< resumed and not yet reported as stopped
+    bool stopping_all = false;    ///< inside stop_all(): traps are expected
+    std::vector<std::unique_ptr<thread_record>> threads;   // creation order, leader first
+    std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites;
+    breakpoint_site::id_type next_site_id = 1;
+    int mem_fd = -1;
+    std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
+    std::optional<stop_reason> end;         ///< the process exited / was killed
+    std::atomic<bool> interrupt_requested{false};
+
+    // Shared libraries (shared_libraries.cpp).
+    std::uint64_t exe_bias = 0, exe_dynamic = 0, ld_base = 0;
+    std::filesystem::path exe_path, ld_path;
+    std::uint64_t r_debug_addr = 0, r_brk = 0;
+    std::vector<loaded_module> modules;
+
+    ~impl();
+
+    // --- threads
+    thread_record* find(pid_t tid);
+    thread_record& add_thread(pid_t tid, tstate st);
+    void remove_thread(pid_t tid);
+    thread_record* leader() { return find(pid); }
+
+    // --- events (process_events.cpp)
+    /// Decodes one waitpid result of `t` and records its meaning (LLDB's one switch).
+    void handle_status(thread_record& t, const internal::wait_status& ws);
+    /// waitpid(WNOHANG) on every thread that may have something to report; true if any did.
+    bool poll_all();
+    /// Adds tasks of /proc/PID/task we do not know yet (clones whose event was lost to an
+    /// exit_group) so that their exits can be reaped.
+    void adopt_unknown_tasks();
+    /// Stops every running thread (PTRACE_INTERRUPT) and collects their stops.
+    void stop_all();
+    /// Pops the next reportable event (nullopt: handled internally, keep waiting).
+    std::optional<stop_reason> take_report();
+    std::optional<stop_reason> wait_impl(int timeout_ms);
+    void resume_all();
+    /// Single-steps `t` alone (over a site at its pc); true when the step completed.
+    bool single_step(thread_record& t, int signo);
+    void cont(thread_record& t, int signo);
+    void mark_dead(const stop_reason& why);
+    void reap_everything();
+    void queue_event(stop_reason r) { queue.push_back(std::move(r)); }
+    void require_alive() const;
+    void require_stopped() const;
+
+    // --- memory and sites (process_memory.cpp)
+    void open_mem();
+    std::size_t raw_read(std::uint64_t addr, std::span<std::byte> out);
+    bool raw_write(std::uint64_t addr, std::span<const std::byte> data);
+    void insert_int3(breakpoint_site& s);
+    void remove_int3(breakpoint_site& s);
+    std::uint64_t read_pc(pid_t tid);
+    void write_pc(pid_t tid, std::uint64_t pc);
+
+    // --- shared libraries (shared_libraries.cpp)
+    void init_shared_libraries();
+    /// Re-reads r_debug/link_map; true when the list of libraries changed.
+    bool on_loader_breakpoint();
+    bool read_link_map();
+    void plant_loader_breakpoint(std::uint64_t addr);
+};
+
+}  // namespace ompdbg::tracer

@@ -1,0 +1,118 @@
+#include "internal/proc_fs.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ompdbg::tracer::internal {
+
+std::string read_small_file(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return {};
+    }
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) {
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return out;
+}
+
+std::vector<pid_t> list_tasks(pid_t pid) {
+    std::vector<pid_t> out;
+    std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) {
+        return out;
+    }
+    while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+            out.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+        }
+    }
+    ::closedir(d);
+    return out;
+}
+
+std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type) {
+    std::string data = read_small_file("/proc/" + std::to_string(pid) + "/auxv");
+    for (std::size_t off = 0; off + 16 <= data.size(); off += 16) {
+        std::uint64_t k, v;
+        std::memcpy(&k, data.data() + off, 8);
+        std::memcpy(&v, data.data() + off + 8, 8);
+        if (k == AT_NULL) {
+            break;
+        }
+        if (k == type) {
+            return v;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string thread_comm(pid_t pid, pid_t tid) {
+    std::string s = read_small_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");
+    while (!s.empty() && s.back() == '\n') {
+        s.pop_back();
+    }
+    return s;
+}
+
+char thread_state_letter(pid_t pid, pid_t tid) {
+    std::string s = read_small_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+    // "tid (comm) S ...": comm may contain ')' so search from the right.
+    auto p = s.rfind(')');
+    if (p == std::string::npos || p + 2 >= s.size()) {
+        return 0;
+    }
+    return s[p + 2];
+}
+
+std::filesystem::path process_exe(pid_t pid) {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+    return ec ? std::filesystem::path{} : p;
+}
+
+std::optional<pid_t> tracer_pid(pid_t pid) {
+    std::string s = read_small_file("/proc/" + std::to_string(pid) + "/status");
+    auto p = s.find("TracerPid:");
+    if (p == std::string::npos) {
+        return std::nullopt;
+    }
+    return static_cast<pid_t>(std::atoi(s.c_str() + p + 10));
+}
+
+std::vector<map_entry> read_maps(pid_t pid) {
+    std::vector<map_entry> out;
+    std::istringstream in(read_small_file("/proc/" + std::to_string(pid) + "/maps"));
+    std::string line;
+    while (std::getline(in, line)) {
+        map_entry e{};
+        char perms[8] = {};
+        unsigned long long start = 0, end = 0, offset = 0;
+        int consumed = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %*s %*s%n", &start, &end, perms, &offset, &consumed) < 4) {
+            continue;
+        }
+        e.start = start;
+        e.end = end;
+        e.offset = offset;
+        e.perms = perms;
+        std::string rest = line.substr(static_cast<std::size_t>(consumed));
+        auto b = rest.find_first_not_of(' ');
+        e.path = b == std::string::npos ? "" : rest.substr(b);
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+}  // namespace ompdbg::tracer::internal

@@ -1,0 +1,595 @@
+// The all-stop event loop (LLDB's NativeProcessLinux stop-all protocol, rr's wait-status
+// decoding): collect every pending waitpid result, stop every other thread, queue what
+// they reported, then report one event at a time.
+
+#include "internal/process_impl.hpp"
+#include "internal/proc_fs.hpp"
+#include "internal/ptrace_wrapper.hpp"
+#include "internal/wakeup.hpp"
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+namespace ompdbg::tracer {
+
+using internal::try_ptrace;
+using internal::wait_status;
+
+namespace {
+constexpr std::uint8_t int3 = 0xcc;
+
+bool is_fault_signal(int sig) {
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+}  // namespace
+
+void process::impl::require_alive() const {
+    if (!alive) {
+        error::send("The program is not being run.");
+    }
+}
+
+void process::impl::require_stopped() const {
+    require_alive();
+    if (running) {
+        error::send("Cannot execute this command while the target is running.");
+    }
+}
+
+void process::impl::cont(thread_record& t, int signo) {
+    t.cache.reset();
+    t.step_over_pc.reset();
+    auto r = try_ptrace(PTRACE_CONT, t.tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
+    // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
+    // thread). Its exit is still reported by waitpid, so treat it as running.
+    (void)r;
+    t.st = tstate::running;
+}
+
+void process::impl::mark_dead(const stop_reason& why) {
+    end = why;
+    for (auto& t : threads) {
+        t->st = tstate::zombie;
+    }
+}
+
+void process::impl::handle_status(thread_record& t, const wait_status& ws) {
+    log::write(log::channel::wait, "thread {}: {}", t.tid_, ws.describe());
+    pid_t tid = t.tid_;
+    switch (ws.type()) {
+    case wait_status::kind::exited:
+    case wait_status::kind::fatal_signal: {
+        if (tid == pid) {
+            stop_reason r;
+            r.tid = tid;
+            if (ws.type() == wait_status::kind::exited) {
+                r.kind = stop_kind::exited;
+                r.exit_code = ws.exit_code();
+            } else {
+                r.kind = stop_kind::terminated;
+                r.signo = ws.signo();
+            }
+            mark_dead(r);
+            return;
+        }
+        t.stepping = false;
+        remove_thread(tid);   // t is dangling from here on
+        if (!end) {
+            stop_reason r;
+            r.kind = stop_kind::thread_exited;
+            r.tid = tid;
+            queue_event(r);
+        }
+        return;
+    }
+    case wait_status::kind::interrupt_stop:
+        // Our PTRACE_INTERRUPT, or the first stop of an auto-attached clone.
+        if (t.stepping) {
+            // An interrupt trap left pending from an earlier stop_all (the thread reported
+            // another event first) fires before the step: step again.
+            try_ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr);
+            return;
+        }
+        if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
+            t.st = tstate::stopped;
+            return;
+        }
+        // A stale trap (see above) while running: nobody asked for it, keep going.
+        cont(t, 0);
+        return;
+    case wait_status::kind::group_stop:
+        // Group-stop under PTRACE_SEIZE (the process got SIGSTOP/SIGTSTP and we passed
+        // it on): while stopping everything it counts as stopped; otherwise park the thread
+        // with PTRACE_LISTEN so it stays stopped like an untraced process would, until
+        // SIGCONT or our next PTRACE_INTERRUPT.
+        if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
+            t.st = tstate::stopped;
+        } else {
+            t.cache.reset();
+            try_ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
+            t.st = tstate::listening;
+        }
+        return;
+    case wait_status::kind::event_stop: {
+        bool was_stepping = t.stepping;
+        t.stepping = false;
+        t.st = tstate::stopped;
+        int ev = ws.event();
+        if (ev == PTRACE_EVENT_CLONE) {
+            auto msg = internal::get_event_msg(tid);
+            if (msg && *msg != 0) {
+                pid_t new_tid = static_cast<pid_t>(*msg);
+                if (!find(new_tid)) {
+                    add_thread(new_tid, tstate::starting);
+                }
+                stop_reason r;
+                r.kind = stop_kind::thread_created;
+                r.tid = tid;
+                r.new_tid = new_tid;
+                queue_event(r);
+            }
+            return;
+        }
+        if (ev == PTRACE_EVENT_EXEC) {
+            // After execve every other thread is gone (de_thread) and the execing thread
+            // now has the leader's id; the address space, and with it every site, is new.
+            std::vector<pid_t> others;
+            for (auto& th : threads) {
+                if (th->tid_ != pid) {
+                    others.push_back(th->tid_);
+                }
+            }
+            for (pid_t o : others) {
+                remove_thread(o);
+            }
+            if (!find(pid)) {
+                add_thread(pid, tstate::stopped);
+            }
+            leader()->st = tstate::stopped;
+            leader()->cache.reset();
+            sites.clear();
+            queue.clear();
+            open_mem();
+            init_shared_libraries();
+            stop_reason r;
+            r.kind = stop_kind::exec;
+            r.tid = pid;
+            queue_event(r);
+            return;
+        }
+        // Other events are not enabled; resume as if nothing happened.
+        (void)was_stepping;
+        if (!stopping_all) {
+            cont(t, 0);
+        }
+        return;
+    }
+    case wait_status::kind::signal_stop: {
+        int sig = ws.signo();
+        t.st = tstate::stopped;
+        t.cache.reset();
+        auto si = internal::get_siginfo(tid);
+        if (sig == SIGTRAP && si) {
+            bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
+            if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
+                std::uint64_t pc = read_pc(tid);
+                auto it = sites.find(pc - 1);
+                if (it != sites.end() && it->second->is_enabled()) {
+                    // int3 leaves pc after the breakpoint byte: rewind to the site.
+                    write_pc(tid, pc - 1);
+                    t.stepping = false;
+                    stop_reason r;
+                    r.kind = stop_kind::breakpoint;
+                    r.tid = tid;
+                    r.signo = SIGTRAP;
+                    r.si_code = si->si_code;
+                    r.breakpoint_addr = virt_addr(pc - 1);
+                    queue_event(r);
+                    return;
+                }
+            }
+            if (t.stepping && from_kernel) {
+                t.stepping = false;
+                t.step_done = true;
+                return;
+            }
+        }
+        t.stepping = false;
+        stop_reason r;
+        r.kind = stop_kind::signal;
+        r.tid = tid;
+        r.signo = sig;
+        if (si) {
+            r.si_code = si->si_code;
+            if (is_fault_signal(sig)) {
+                r.fault_addr = virt_addr(reinterpret_cast<std::uint64_t>(si->si_addr));
+            }
+        }
+        t.pending_signal = sig;
+        queue_event(r);
+        return;
+    }
+    }
+}
+
+bool process::impl::poll_all() {
+    bool any = false;
+    std::vector<pid_t> tids;
+    tids.reserve(threads.size());
+    for (auto& t : threads) {
+        if (t->st != tstate::stopped && t->st != tstate::listening) {
+            tids.push_back(t->tid_);
+        }
+    }
+    for (pid_t tid : tids) {
+        if (end) {
+            break;
+        }
+        thread_record* t = find(tid);
+        if (!t) {
+            continue;
+        }
+        // The leader of a process whose other threads live on reports its exit last; a
+        // blocking wait on it here would hang, hence WNOHANG for everyone.
+        int status = 0;
+        pid_t r = internal::wait_tid(tid, &status, WNOHANG);
+        if (r == tid) {
+            any = true;
+            handle_status(*t, wait_status(status));
+        } else if (r == -ECHILD) {
+            // Not our tracee any more (already reaped): it is gone.
+            any = true;
+            if (tid == pid) {
+                stop_reason why;
+                why.kind = stop_kind::terminated;
+                why.tid = tid;
+                why.signo = SIGKILL;
+                mark_dead(why);
+            } else {
+                remove_thread(tid);
+            }
+        }
+    }
+    return any;
+}
+
+void process::impl::adopt_unknown_tasks() {
+    if (end) {
+        return;
+    }
+    for (pid_t tid : internal::list_tasks(pid)) {
+        if (!find(tid)) {
+            log::write(log::channel::wait, "adopting task {} whose clone event was not seen", tid);
+            add_thread(tid, tstate::starting);
+        }
+    }
+}
+
+void process::impl::stop_all() {
+    stopping_all = true;
+    for (auto& t : threads) {
+        if (t->st == tstate::running || t->st == tstate::listening) {
+            // ESRCH: the thread is exiting; its exit status will come instead of a stop.
+            try_ptrace(PTRACE_INTERRUPT, t->tid_, nullptr, nullptr);
+            t->st = tstate::stopping;
+        }
+    }
+    auto awaiting = [&] {
+        return !end && std::any_of(threads.begin(), threads.end(), [](auto& t) {
+                   return t->st == tstate::stopping || t->st == tstate::starting;
+               });
+    };
+    while (awaiting()) {
+        internal::wakeup_drain();
+        if (poll_all()) {
+            continue;
+        }
+        if (internal::wakeup_wait(100)) {
+            continue;
+        }
+        // Nothing for 100 ms. A thread that can never report: the leader after it called
+        // pthread_exit (a zombie until the whole group ends), or a task that vanished.
+        adopt_unknown_tasks();
+        std::vector<pid_t> gone;
+        for (auto& t : threads) {
+            if (t->st != tstate::stopping && t->st != tstate::starting) {
+                continue;
+            }
+            char s = internal::thread_state_letter(pid, t->tid_);
+            if (s == 'Z' || s == 'X' || s == 0) {
+                if (t->tid_ == pid) {
+                    t->st = tstate::zombie;
+                } else {
+                    gone.push_back(t->tid_);
+                }
+            }
+        }
+        for (pid_t g : gone) {
+            // Left in `stopping`: still polled for its exit status, never waited on here.
+            if (auto* t = find(g)) {
+                t->st = tstate::zombie;
+            }
+        }
+    }
+    stopping_all = false;
+}
+
+std::optional<stop_reason> process::impl::take_report() {
+    if (end) {
+        stop_reason r = *end;
+        reap_everything();
+        return r;
+    }
+    while (!queue.empty()) {
+        stop_reason r = queue.front();
+        queue.pop_front();
+        if (r.kind == stop_kind::breakpoint) {
+            // A hit collected while stopping the others may be stale by now: the site was
+            // removed or disabled, or the pc changed. The pc was already rewound, so the
+            // thread simply executes the original instruction.
+            thread_record* t = find(r.tid);
+            auto it = sites.find(r.breakpoint_addr->addr());
+            if (!t || it == sites.end() || !it->second->is_enabled() || read_pc(r.tid) != r.breakpoint_addr->addr()) {
+                continue;
+            }
+            if (r.breakpoint_addr->addr() == r_brk && it->second->is_internal() && it->second->refcount_ <= 1) {
+                // The dynamic loader's r_brk: libraries were (un)loaded.
+                t->step_over_pc = r_brk;
+                if (on_loader_breakpoint()) {
+                    r.kind = stop_kind::library_event;
+                    r.breakpoint_addr.reset();
+                    running = false;
+                    return r;
+                }
+                resume_all();
+                return std::nullopt;
+            }
+            for (const auto& q : queue) {
+                if (q.kind == stop_kind::breakpoint && q.breakpoint_addr) {
+                    auto qs = sites.find(q.breakpoint_addr->addr());
+                    if (qs != sites.end() && qs->second->is_enabled() && !qs->second->is_internal()) {
+                        r.other_breakpoint_tids.push_back(q.tid);
+                    }
+                }
+            }
+        }
+        if (thread_record* t = find(r.tid); t && t->st == tstate::stopped) {
+            // gdb: on resume, a thread whose pc is still where it was reported steps over
+            // a breakpoint there instead of hitting it again.
+            try {
+                t->step_over_pc = read_pc(r.tid);
+            } catch (const error&) {
+            }
+        }
+        running = false;
+        return r;
+    }
+    if (interrupt_requested.exchange(false)) {
+        stop_reason r;
+        r.kind = stop_kind::interrupted;
+        r.signo = SIGINT;
+        r.tid = leader() && leader()->st == tstate::stopped ? pid : (threads.empty() ? pid : threads.front()->tid_);
+        for (auto& t : threads) {
+            if (t->st == tstate::stopped) {
+                r.tid = t->tid_;
+                break;
+            }
+        }
+        running = false;
+        return r;
+    }
+    return std::nullopt;
+}
+
+std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
+    require_alive();
+    internal::wakeup_init();
+    auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        if (end || !queue.empty()) {
+            if (!end) {
+                stop_all();
+            }
+            if (auto r = take_report()) {
+                return r;
+            }
+            continue;
+        }
+        if (!running) {
+            error::send("The program is not running.");
+        }
+        internal::wakeup_drain();
+        bool got = poll_all();
+        if (end || !queue.empty()) {
+            continue;
+        }
+        if (interrupt_requested.load()) {
+            stop_all();
+            if (auto r = take_report()) {
+                return r;
+            }
+            continue;
+        }
+        if (got) {
+            continue;
+        }
+        int wait_ms = -1;
+        if (timeout_ms >= 0) {
+            auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+                             .count();
+            if (spent >= timeout_ms) {
+                return std::nullopt;
+            }
+            wait_ms = static_cast<int>(timeout_ms - spent);
+        }
+        if (!internal::wakeup_wait(wait_ms)) {
+            if (timeout_ms >= 0) {
+                continue;   // re-polls once, then returns nullopt above
+            }
+        } else {
+            // An empty wake-up may be the exit of a thread we never heard of (see
+            // adopt_unknown_tasks); cheap enough to check only then.
+            internal::wakeup_drain();
+            if (!poll_all()) {
+                adopt_unknown_tasks();
+            }
+        }
+    }
+}
+
+bool process::impl::single_step(thread_record& t, int signo) {
+    std::uint64_t pc = read_pc(t.tid_);
+    breakpoint_site* site = nullptr;
+    if (auto it = sites.find(pc); it != sites.end() && it->second->is_enabled()) {
+        site = it->second.get();
+        remove_int3(*site);
+    }
+    t.cache.reset();
+    t.step_over_pc.reset();
+    t.stepping = true;
+    t.step_done = false;
+    t.st = tstate::running;
+    pid_t tid = t.tid_;
+    auto r = try_ptrace(PTRACE_SINGLESTEP, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
+    if (!r) {
+        t.stepping = false;
+    }
+    for (;;) {
+        thread_record* tp = find(tid);
+        if (end || !tp || !tp->stepping) {
+            break;
+        }
+        internal::wakeup_drain();
+        if (poll_all()) {
+            continue;
+        }
+        if (!internal::wakeup_wait(100)) {
+            adopt_unknown_tasks();
+        }
+    }
+    if (site && !end && sites.count(pc) && site->is_enabled()) {
+        insert_int3(*site);
+    }
+    thread_record* tp = find(tid);
+    bool done = tp && tp->step_done;
+    if (tp) {
+        tp->step_done = false;
+    }
+    return done;
+}
+
+void process::impl::resume_all() {
+    require_alive();
+    interrupt_requested.store(false);
+    running = true;
+    if (!queue.empty() || end) {
+        return;   // all-stop: report what is pending before letting anything run
+    }
+    // Threads reported at a breakpoint step over it alone, the others staying stopped, so
+    // no thread can run through the site while its int3 is out (a displaced-stepping
+    // scheme can replace this without changing callers).
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+        thread_record& t = *threads[i];
+        if (t.st != tstate::stopped || !t.step_over_pc) {
+            continue;
+        }
+        std::uint64_t pc = read_pc(t.tid_);
+        auto it = sites.find(pc);
+        if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
+            continue;
+        }
+        int sig = t.pending_signal;
+        t.pending_signal = 0;
+        pid_t tid = t.tid_;
+        bool done = single_step(t, 0);
+        if (thread_record* tp = find(tid)) {
+            tp->pending_signal = sig;
+        }
+        if (!done || !queue.empty() || end) {
+            return;   // the step produced an event: report it first
+        }
+        if (thread_record* tp = find(tid)) {
+            tp->st = tstate::stopped;
+        }
+    }
+    for (auto& t : threads) {
+        if (t->st == tstate::stopped || t->st == tstate::listening) {
+            int sig = t->pending_signal;
+            t->pending_signal = 0;
+            cont(*t, sig);
+        }
+    }
+}
+
+// ---- public API -----------------------------------------------------------------------
+
+void process::resume() {
+    impl_->require_stopped();
+    impl_->resume_all();
+}
+
+stop_reason process::step_instruction(pid_t tid) {
+    auto& d = *impl_;
+    d.require_stopped();
+    thread_record* t = d.find(tid);
+    if (!t || t->st != tstate::stopped) {
+        error::send("Invalid thread " + std::to_string(tid) + ".");
+    }
+    int sig = t->pending_signal;
+    t->pending_signal = 0;
+    d.running = true;
+    bool done = d.single_step(*t, sig);
+    if (done) {
+        thread_record* tp = d.find(tid);
+        tp->st = tstate::stopped;
+        tp->step_over_pc = d.read_pc(tid);
+        d.running = false;
+        stop_reason r;
+        r.kind = stop_kind::single_step;
+        r.tid = tid;
+        r.signo = SIGTRAP;
+        return r;
+    }
+    // Something else happened (a signal, the thread or the process ended): report it. The
+    // other threads are still stopped, so the process is in all-stop already.
+    if (auto r = d.take_report()) {
+        return *r;
+    }
+    return *d.wait_impl(-1);
+}
+
+stop_reason process::wait_for_stop() { return *impl_->wait_impl(-1); }
+
+std::optional<stop_reason> process::wait_for_stop(int timeout_ms) {
+    return impl_->wait_impl(timeout_ms < 0 ? 0 : timeout_ms);
+}
+
+void process::interrupt() {
+    // Async-signal-safe: an atomic store and a write(2) to the wake-up pipe. The waiting
+    // loop then stops every thread with PTRACE_INTERRUPT (no SIGSTOP is ever queued, so
+    // nothing stray is left for a later detach).
+    impl_->interrupt_requested.store(true);
+    internal::wakeup_notify();
+}
+
+void process::set_pending_signal(pid_t tid, int signo) {
+    if (auto* t = impl_->find(tid)) {
+        t->pending_signal = signo;
+    }
+}
+
+int process::pending_signal(pid_t tid) const {
+    if (auto* t = impl_->find(tid)) {
+        return t->pending_signal;
+    }
+    return 0;
+}
+
+}  // namespace ompdbg::tracer

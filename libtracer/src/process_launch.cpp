@@ -1,0 +1,453 @@
+// Creating and releasing a traced process: launch (fork + PTRACE_SEIZE + execve, errors
+// back over a close-on-exec pipe as in sdb), attach (PTRACE_SEIZE every task until no new
+// one appears), detach, kill and the RAII destructor.
+
+#include "internal/process_impl.hpp"
+#include "internal/proc_fs.hpp"
+#include "internal/ptrace_wrapper.hpp"
+#include "internal/wakeup.hpp"
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <set>
+
+#include <fcntl.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ompdbg::tracer {
+
+using internal::try_ptrace;
+using internal::wait_status;
+
+namespace {
+
+constexpr long launch_options_mask =
+    PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+// Attached processes must survive us: no EXITKILL.
+constexpr long attach_options_mask = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
+// PTRACE_O_TRACEEXIT is deliberately off: it costs one more stop for every thread exit,
+// and waitpid already reports each traced thread's exit status.
+
+// A pipe whose ends close themselves.
+struct pipe_pair {
+    int fd[2] = {-1, -1};
+    pipe_pair() {
+        if (::pipe2(fd, O_CLOEXEC) != 0) {
+            error::send_errno("pipe");
+        }
+    }
+    ~pipe_pair() {
+        close_read();
+        close_write();
+    }
+    void close_read() {
+        if (fd[0] >= 0) {
+            ::close(fd[0]);
+            fd[0] = -1;
+        }
+    }
+    void close_write() {
+        if (fd[1] >= 0) {
+            ::close(fd[1]);
+            fd[1] = -1;
+        }
+    }
+};
+
+// Runs in the forked child: only async-signal-safe calls until execve.
+[[noreturn]] void child_exec(int go_fd, int err_fd, const char* path, char* const argv[], char* const envp[],
+                             const char* in_path, const char* out_path, const char* cwd, bool no_aslr) {
+    char c;
+    while (::read(go_fd, &c, 1) < 0 && errno == EINTR) {
+    }
+    auto fail = [&](int stage) {
+        int msg[2] = {stage, errno};
+        [[maybe_unused]] auto w = ::write(err_fd, msg, sizeof msg);
+        ::_exit(127);
+    };
+    if (in_path) {
+        int fd = ::open(in_path, O_RDONLY);
+        if (fd < 0 || ::dup2(fd, 0) < 0) {
+            fail(1);
+        }
+        ::close(fd);
+    }
+    if (out_path) {
+        int fd = ::open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || ::dup2(fd, 1) < 0) {
+            fail(2);
+        }
+        ::close(fd);
+    }
+    if (cwd && ::chdir(cwd) != 0) {
+        fail(3);
+    }
+    if (no_aslr) {
+        int persona = ::personality(0xffffffff);
+        if (persona != -1) {
+            ::personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
+        }
+    }
+    ::execve(path, argv, envp);
+    fail(0);
+    ::_exit(127);
+}
+
+// gdb runs `PROG` from the current directory, else looks it up in PATH.
+std::string resolve_program(const std::filesystem::path& p) {
+    std::string s = p.string();
+    if (s.find('/') != std::string::npos || ::access(s.c_str(), F_OK) == 0) {
+        return s;
+    }
+    if (const char* path = std::getenv("PATH")) {
+        std::string all(path);
+        std::size_t b = 0;
+        while (b <= all.size()) {
+            std::size_t e = all.find(':', b);
+            if (e == std::string::npos) {
+                e = all.size();
+            }
+            std::string dir = all.substr(b, e - b);
+            std::string cand = (dir.empty() ? "." : dir) + "/" + s;
+            if (::access(cand.c_str(), X_OK) == 0) {
+                return cand;
+            }
+            b = e + 1;
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+process::process() : impl_(std::make_unique<impl>()) {}
+
+process::~process() {
+    try {
+        if (impl_ && impl_->alive) {
+            if (impl_->attached) {
+                detach();
+            } else {
+                kill();
+            }
+        }
+    } catch (...) {
+        // A destructor never throws; the process is gone or beyond reach.
+    }
+}
+
+std::unique_ptr<process> process::launch(const std::filesystem::path& path, const std::vector<std::string>& args,
+                                         const launch_options& opts) {
+    internal::wakeup_init();
+    std::string prog = resolve_program(path);
+
+    // Everything the child needs is built before fork (the child may not allocate).
+    std::vector<std::string> argv_s{path.string()};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) {
+        argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    std::vector<std::string> env_s;
+    for (char** e = environ; e && *e; ++e) {
+        std::string entry(*e);
+        std::string name = entry.substr(0, entry.find('='));
+        bool overridden = std::any_of(opts.env.begin(), opts.env.end(), [&](const std::string& o) {
+            return o.substr(0, o.find('=')) == name;
+        });
+        if (!overridden) {
+            env_s.push_back(std::move(entry));
+        }
+    }
+    env_s.insert(env_s.end(), opts.env.begin(), opts.env.end());
+    std::vector<char*> envp;
+    for (auto& e : env_s) {
+        envp.push_back(e.data());
+    }
+    envp.push_back(nullptr);
+    std::string in_s = opts.stdin_path ? opts.stdin_path->string() : "";
+    std::string out_s = opts.stdout_path ? opts.stdout_path->string() : "";
+    std::string cwd_s = opts.working_dir ? opts.working_dir->string() : "";
+
+    pipe_pair go, err;
+    pid_t child = ::fork();
+    if (child < 0) {
+        error::send_errno("fork");
+    }
+    if (child == 0) {
+        // The child keeps the debugger's process group and terminal: Ctrl-C reaches both,
+        // and the app turns it into process::interrupt().
+        ::close(go.fd[1]);
+        ::close(err.fd[0]);
+        child_exec(go.fd[0], err.fd[1], prog.c_str(), argv.data(), envp.data(), opts.stdin_path ? in_s.c_str() : nullptr,
+                   opts.stdout_path ? out_s.c_str() : nullptr, opts.working_dir ? cwd_s.c_str() : nullptr,
+                   opts.disable_aslr);
+    }
+    go.close_read();
+    err.close_write();
+
+    std::unique_ptr<process> proc(new process());
+    auto& d = *proc->impl_;
+    d.pid = child;
+    d.attached = false;
+
+    // Seize before the child may exec, so that the exec and everything after is traced with
+    // SEIZE semantics (PTRACE_INTERRUPT, PTRACE_LISTEN, EVENT_STOP for new threads).
+    auto seized = try_ptrace(PTRACE_SEIZE, child, nullptr, reinterpret_cast<void*>(launch_options_mask));
+    if (!seized) {
+        ::kill(child, SIGKILL);
+        int st;
+        internal::wait_tid(child, &st, 0);
+        d.alive = false;
+        error::send_errno("ptrace", seized.err);
+    }
+    d.add_thread(child, tstate::running);
+    char c = 1;
+    [[maybe_unused]] auto w = ::write(go.fd[1], &c, 1);
+    go.close_write();
+
+    int msg[2] = {0, 0};
+    ssize_t n;
+    do {
+        n = ::read(err.fd[0], msg, sizeof msg);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        // The child failed before or at execve and exits with 127: reap it.
+        int st = 0;
+        for (;;) {
+            pid_t r = internal::wait_tid(child, &st, 0);
+            if (r != child || WIFEXITED(st) || WIFSIGNALED(st)) {
+                break;
+            }
+            try_ptrace(PTRACE_CONT, child, nullptr, nullptr);
+        }
+        d.alive = false;
+        d.threads.clear();
+        const char* what = msg[0] == 1 ? in_s.c_str() : msg[0] == 2 ? out_s.c_str() : msg[0] == 3 ? cwd_s.c_str()
+                                                                                                : path.c_str();
+        error::send(std::string(what) + ": " + std::strerror(msg[1]));
+    }
+
+    // Wait for the exec stop (PTRACE_EVENT_EXEC); signals that arrive before it are passed on.
+    for (;;) {
+        int st = 0;
+        pid_t r = internal::wait_tid(child, &st, 0);
+        if (r != child) {
+            d.alive = false;
+            d.threads.clear();
+            error::send(path.string() + ": the program could not be started.");
+        }
+        wait_status ws(st);
+        if (ws.is_exit()) {
+            d.alive = false;
+            d.threads.clear();
+            error::send(path.string() + ": the program exited before it started.");
+        }
+        if (ws.type() == wait_status::kind::event_stop && ws.event() == PTRACE_EVENT_EXEC) {
+            break;
+        }
+        int sig = ws.type() == wait_status::kind::signal_stop ? ws.signo() : 0;
+        try_ptrace(PTRACE_CONT, child, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
+    }
+    d.leader()->st = tstate::stopped;
+    d.open_mem();
+    d.init_shared_libraries();
+    d.leader()->step_over_pc = d.read_pc(child);
+    log::write(log::channel::ptrace, "launched {} as {}", prog, child);
+    return proc;
+}
+
+std::unique_ptr<process> process::attach(pid_t pid) {
+    internal::wakeup_init();
+    if (pid <= 0) {
+        error::send("ptrace: No such process.");
+    }
+    std::unique_ptr<process> proc(new process());
+    auto& d = *proc->impl_;
+    d.pid = pid;
+    d.attached = true;
+
+    // Threads can be created while we attach: walk /proc/PID/task until a pass finds no
+    // task we have not seized yet (LLDB's NativeProcessLinux::Attach).
+    std::set<pid_t> seized;
+    for (bool found_new = true; found_new;) {
+        found_new = false;
+        auto tasks = internal::list_tasks(pid);
+        if (tasks.empty() && seized.empty()) {
+            d.alive = false;
+            error::send("ptrace: No such process.");
+        }
+        for (pid_t tid : tasks) {
+            if (seized.count(tid)) {
+                continue;
+            }
+            auto r = try_ptrace(PTRACE_SEIZE, tid, nullptr, reinterpret_cast<void*>(attach_options_mask));
+            if (!r) {
+                if (tid == pid || seized.empty()) {
+                    // Undo what we did so far; the process must not notice the attempt.
+                    for (pid_t s : seized) {
+                        try_ptrace(PTRACE_DETACH, s, nullptr, nullptr);
+                    }
+                    d.alive = false;
+                    d.threads.clear();
+                    error::send(r.err == ESRCH ? "ptrace: No such process."
+                                : r.err == EPERM ? "ptrace: Operation not permitted."
+                                                 : std::string("ptrace: ") + std::strerror(r.err) + ".");
+                }
+                continue;   // a thread that exited meanwhile
+            }
+            seized.insert(tid);
+            found_new = true;
+            // Leader first, then the others in /proc order.
+            auto& t = tid == pid ? *d.threads.insert(d.threads.begin(), std::make_unique<thread_record>(d, tid))->get()
+                                 : d.add_thread(tid, tstate::running);
+            t.st = tstate::running;
+        }
+    }
+    // Attached threads are running: stop them all. A signal that reaches a thread while
+    // we stop it is queued as an event and kept as its pending signal (so detach delivers
+    // it again: nothing is lost).
+    d.running = true;
+    d.stop_all();
+    if (d.end) {
+        d.reap_everything();
+        error::send("ptrace: No such process.");
+    }
+    d.running = false;
+    // Signals seen while attaching are not reported as stops, but stay pending.
+    d.queue.clear();
+    d.open_mem();
+    d.init_shared_libraries();
+    if (auto* l = d.leader()) {
+        try {
+            l->step_over_pc = d.read_pc(pid);
+        } catch (const error&) {
+        }
+    }
+    log::write(log::channel::ptrace, "attached to {} ({} threads)", pid, d.threads.size());
+    return proc;
+}
+
+void process::impl::reap_everything() {
+    // Non-leader threads first: the leader's exit is reported only once every other
+    // thread of the group has been reaped. Unknown tasks (clones whose event we never
+    // saw) are found through /proc.
+    for (int round = 0; round < 1000; ++round) {
+        std::set<pid_t> tids;
+        for (auto& t : threads) {
+            tids.insert(t->tid_);
+        }
+        for (pid_t t : internal::list_tasks(pid)) {
+            tids.insert(t);
+        }
+        tids.erase(pid);
+        internal::wakeup_drain();
+        for (pid_t t : tids) {
+            int st;
+            internal::wait_tid(t, &st, WNOHANG);
+        }
+        int st = 0;
+        pid_t r = internal::wait_tid(pid, &st, WNOHANG);
+        if (r == pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+            if (!end) {
+                stop_reason why;
+                why.tid = pid;
+                why.kind = WIFEXITED(st) ? stop_kind::exited : stop_kind::terminated;
+                why.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+                why.signo = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+                end = why;
+            }
+            break;
+        }
+        if (r < 0) {
+            break;   // ECHILD: already reaped (mark_dead saw its exit)
+        }
+        if (r == pid) {
+            continue;   // a stop on the way to death
+        }
+        internal::wakeup_wait(100);
+    }
+    alive = false;
+    running = false;
+    threads.clear();
+    queue.clear();
+    sites.clear();
+    if (mem_fd >= 0) {
+        ::close(mem_fd);
+        mem_fd = -1;
+    }
+}
+
+void process::detach() {
+    auto& d = *impl_;
+    if (!d.alive) {
+        return;
+    }
+    if (d.running && !d.end) {
+        d.stop_all();
+    }
+    if (d.end) {
+        d.reap_everything();
+        return;
+    }
+    // Restore every patched byte while everything is stopped.
+    for (auto& [addr, s] : d.sites) {
+        if (s->is_enabled()) {
+            d.remove_int3(*s);
+        }
+    }
+    d.sites.clear();
+    for (auto& t : d.threads) {
+        if (t->st == tstate::zombie) {
+            continue;
+        }
+        // PTRACE_DETACH's data argument delivers the signal the thread was stopped with,
+        // so a signal that arrived while we held the process is not lost.
+        try_ptrace(PTRACE_DETACH, t->tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(t->pending_signal)));
+    }
+    d.threads.clear();
+    d.queue.clear();
+    d.alive = false;
+    d.running = false;
+    if (d.mem_fd >= 0) {
+        ::close(d.mem_fd);
+        d.mem_fd = -1;
+    }
+    log::write(log::channel::ptrace, "detached from {}", d.pid);
+}
+
+void process::kill() {
+    auto& d = *impl_;
+    if (!d.alive) {
+        return;
+    }
+    ::kill(d.pid, SIGKILL);
+    d.reap_everything();
+}
+
+pid_t process::pid() const { return impl_->pid; }
+
+std::filesystem::path process::executable() const {
+    if (!impl_->exe_path.empty()) {
+        return impl_->exe_path;
+    }
+    return internal::process_exe(impl_->pid);
+}
+
+bool process::is_attached() const { return impl_->attached; }
+bool process::is_alive() const { return impl_->alive; }
+
+const std::vector<loaded_module>& process::modules() { return impl_->modules; }
+
+}  // namespace ompdbg::tracer

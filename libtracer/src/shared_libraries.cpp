@@ -1,0 +1,261 @@
+// Shared-library tracking through the dynamic loader's debugger interface (<link.h>):
+// r_debug is found through the executable's DT_DEBUG (filled by ld.so at start-up), its
+// r_brk (`_dl_debug_state`) gets an internal breakpoint, and each hit with r_state ==
+// RT_CONSISTENT re-reads the link_map chain. Before ld.so has run (the exec stop), r_brk
+// comes from `_dl_debug_state` in ld.so's own symbols, ld.so's base being AT_BASE.
+
+#include "internal/elf_lookup.hpp"
+#include "internal/process_impl.hpp"
+#include "internal/proc_fs.hpp"
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+#include <cstring>
+
+#include <elf.h>
+#include <link.h>
+
+namespace ompdbg::tracer {
+
+namespace {
+
+// glibc's public prefixes of struct r_debug and struct link_map (x86-64).
+struct r_debug_raw {
+    std::int32_t r_version;
+    std::int32_t pad;
+    std::uint64_t r_map;
+    std::uint64_t r_brk;
+    std::int32_t r_state;
+    std::int32_t pad2;
+    std::uint64_t r_ldbase;
+};
+struct link_map_raw {
+    std::uint64_t l_addr, l_name, l_ld, l_next, l_prev;
+};
+
+// The run-time range mapped from the file that also maps `inside`.
+void fill_range(loaded_module& m, const std::vector<internal::map_entry>& maps, std::uint64_t inside) {
+    std::string file;
+    for (const auto& e : maps) {
+        if (inside >= e.start && inside < e.end) {
+            file = e.path;
+            break;
+        }
+    }
+    if (file.empty() || file.front() == '[') {
+        return;
+    }
+    for (const auto& e : maps) {
+        if (e.path == file) {
+            m.start = m.start == 0 ? e.start : std::min(m.start, e.start);
+            m.end = std::max(m.end, e.end);
+        }
+    }
+}
+
+}  // namespace
+
+void process::impl::plant_loader_breakpoint(std::uint64_t addr) {
+    if (addr == 0 || addr == r_brk) {
+        return;
+    }
+    if (r_brk != 0) {
+        if (auto it = sites.find(r_brk); it != sites.end()) {
+            if (--it->second->refcount_ <= 0) {
+                if (it->second->is_enabled()) {
+                    remove_int3(*it->second);
+                }
+                sites.erase(it);
+            }
+        }
+    }
+    try {
+        auto it = sites.find(addr);
+        if (it != sites.end()) {
+            ++it->second->refcount_;
+        } else {
+            std::unique_ptr<breakpoint_site> s(new breakpoint_site(next_site_id++, virt_addr(addr), true));
+            insert_int3(*s);
+            s->enabled_ = true;
+            s->refcount_ = 1;
+            sites.emplace(addr, std::move(s));
+        }
+        r_brk = addr;
+    } catch (const error& e) {
+        log::write(log::channel::ptrace, "cannot plant the loader breakpoint at {:#x}: {}", addr, e.what());
+    }
+}
+
+void process::impl::init_shared_libraries() {
+    modules.clear();
+    r_debug_addr = 0;
+    r_brk = 0;
+    exe_path = internal::process_exe(pid);
+    auto phdr = internal::auxv_value(pid, AT_PHDR);
+    auto phnum = internal::auxv_value(pid, AT_PHNUM);
+    auto base = internal::auxv_value(pid, AT_BASE);
+    ld_base = base.value_or(0);
+    exe_bias = 0;
+    exe_dynamic = 0;
+    if (phdr && phnum && *phnum < 256) {
+        std::vector<Elf64_Phdr> ph(*phnum);
+        auto bytes = std::as_writable_bytes(std::span(ph));
+        if (raw_read(*phdr, bytes) == bytes.size()) {
+            for (const auto& p : ph) {
+                if (p.p_type == PT_PHDR) {
+                    exe_bias = *phdr - p.p_vaddr;
+                }
+            }
+            for (const auto& p : ph) {
+                if (p.p_type == PT_DYNAMIC) {
+                    exe_dynamic = exe_bias + p.p_vaddr;
+                }
+            }
+        }
+    }
+    auto maps = internal::read_maps(pid);
+    loaded_module exe;
+    exe.path = exe_path;
+    exe.load_bias = exe_bias;
+    exe.l_ld = exe_dynamic;
+    exe.is_executable = true;
+    fill_range(exe, maps, phdr.value_or(0));
+    modules.push_back(std::move(exe));
+
+    if (ld_base != 0) {
+        for (const auto& e : maps) {
+            if (ld_base >= e.start && ld_base < e.end) {
+                ld_path = e.path;
+                break;
+            }
+        }
+    }
+    // Attached (or re-initialised after the loader ran): the list is already there.
+    if (read_link_map()) {
+        return;
+    }
+    if (!ld_path.empty()) {
+        loaded_module ld;
+        ld.path = ld_path;
+        ld.load_bias = ld_base;
+        fill_range(ld, maps, ld_base);
+        modules.push_back(std::move(ld));
+        if (auto v = internal::elf_symbol_value(ld_path, "_dl_debug_state")) {
+            plant_loader_breakpoint(ld_base + *v);
+        }
+    }
+}
+
+bool process::impl::read_link_map() {
+    // r_debug: the executable's DT_DEBUG entry, filled by ld.so before its first
+    // notification; else ld.so's `_r_debug` symbol.
+    std::uint64_t rdebug = 0;
+    if (exe_dynamic != 0) {
+        for (std::uint64_t a = exe_dynamic;; a += sizeof(Elf64_Dyn)) {
+            Elf64_Dyn dyn{};
+            auto b = std::as_writable_bytes(std::span(&dyn, 1));
+            if (raw_read(a, b) != b.size() || dyn.d_tag == DT_NULL) {
+                break;
+            }
+            if (dyn.d_tag == DT_DEBUG) {
+                rdebug = dyn.d_un.d_ptr;
+                break;
+            }
+        }
+    }
+    if (rdebug == 0 && ld_base != 0 && !ld_path.empty()) {
+        if (auto v = internal::elf_symbol_value(ld_path, "_r_debug")) {
+            rdebug = ld_base + *v;
+        }
+    }
+    if (rdebug == 0) {
+        return false;
+    }
+    r_debug_raw rd{};
+    auto rb = std::as_writable_bytes(std::span(&rd, 1));
+    if (raw_read(rdebug, rb) != rb.size() || rd.r_map == 0) {
+        return false;
+    }
+    r_debug_addr = rdebug;
+    plant_loader_breakpoint(rd.r_brk);
+    if (rd.r_state != 0 /* RT_CONSISTENT */) {
+        return false;
+    }
+    auto maps = internal::read_maps(pid);
+    std::uint64_t vdso_lo = 0, vdso_hi = 0;
+    for (const auto& e : maps) {
+        if (e.path == "[vdso]") {
+            vdso_lo = e.start;
+            vdso_hi = e.end;
+        }
+    }
+    std::vector<loaded_module> fresh;
+    fresh.push_back(modules.empty() ? loaded_module{} : modules.front());
+    std::uint64_t lm = rd.r_map;
+    for (int guard = 0; lm != 0 && guard < 100000; ++guard) {
+        link_map_raw l{};
+        auto lb = std::as_writable_bytes(std::span(&l, 1));
+        if (raw_read(lm, lb) != lb.size()) {
+            break;
+        }
+        std::string name;
+        if (l.l_name != 0) {
+            char buf[4096];
+            std::size_t n = raw_read(l.l_name, std::as_writable_bytes(std::span(buf, sizeof buf - 1)));
+            buf[n] = 0;
+            name = buf;
+        }
+        bool is_vdso = vdso_hi != 0 && l.l_ld >= vdso_lo && l.l_ld < vdso_hi;
+        // The first entry is the executable itself (empty name).
+        if (lm == rd.r_map) {
+            fresh.front().link_map_addr = lm;
+        } else if (!name.empty() && !is_vdso) {
+            loaded_module m;
+            m.path = name;
+            m.load_bias = l.l_addr;
+            m.link_map_addr = lm;
+            m.l_ld = l.l_ld;
+            fill_range(m, maps, l.l_ld);
+            fresh.push_back(std::move(m));
+        }
+        lm = l.l_next;
+    }
+    bool changed = fresh.size() != modules.size();
+    for (std::size_t i = 0; !changed && i < fresh.size(); ++i) {
+        changed = fresh[i].path != modules[i].path || fresh[i].load_bias != modules[i].load_bias;
+    }
+    // Keep elf handles of modules that did not change.
+    for (auto& f : fresh) {
+        for (auto& old : modules) {
+            if (old.path == f.path && old.load_bias == f.load_bias && old.elf) {
+                f.elf = old.elf;
+            }
+        }
+    }
+    modules = std::move(fresh);
+    (void)changed;
+    return true;
+}
+
+bool process::impl::on_loader_breakpoint() {
+    auto before = modules.size();
+    std::vector<std::pair<std::string, std::uint64_t>> old;
+    for (auto& m : modules) {
+        old.emplace_back(m.path.string(), m.load_bias);
+    }
+    if (!read_link_map()) {
+        return false;
+    }
+    if (modules.size() != before) {
+        return true;
+    }
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+        if (modules[i].path.string() != old[i].first || modules[i].load_bias != old[i].second) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace ompdbg::tracer

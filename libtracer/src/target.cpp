@@ -1,0 +1,47 @@
+#include "ompdbg/tracer/target.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace ompdbg::tracer {
+
+const loaded_module* target::module_at(virt_addr addr) {
+    for (const auto& m : modules()) {
+        if (addr.addr() >= m.start && addr.addr() < m.end) {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
+std::string target::read_string(virt_addr addr, std::size_t max) {
+    std::string out;
+    std::array<std::byte, 256> buf;
+    while (out.size() < max) {
+        // Read in chunks that do not cross a page, so a string ending just before an
+        // unmapped page is still read completely.
+        std::size_t page_left = 4096 - (addr.addr() & 4095);
+        std::size_t want = std::min({buf.size(), page_left, max - out.size()});
+        std::size_t got = try_read_memory(addr, std::span(buf.data(), want));
+        if (got == 0) {
+            if (out.empty()) {
+                read_memory(addr, std::span(buf.data(), 1));   // throws the usual message
+            }
+            break;
+        }
+        for (std::size_t i = 0; i < got; ++i) {
+            if (buf[i] == std::byte{0}) {
+                out.append(reinterpret_cast<const char*>(buf.data()), i);
+                return out;
+            }
+        }
+        out.append(reinterpret_cast<const char*>(buf.data()), got);
+        addr += static_cast<std::int64_t>(got);
+        if (got < want) {
+            break;
+        }
+    }
+    return out;
+}
+
+}  // namespace ompdbg::tracer

@@ -1,0 +1,340 @@
+// elf_file: opening good and bad files, symbols against readelf, separate debug files.
+
+#include "elf_test_support.hpp"
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <stdlib.h>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::dwarf;
+using ompdbg::dwarf::elf_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A private temporary directory, removed at the end of the test.
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string tmpl = (fs::temp_directory_path() / "ompdbg-dwarf-XXXXXX").string();
+        REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+        path = tmpl;
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+/// Restores the default debug-file directories when a test changed them.
+struct debug_dirs_guard {
+    std::vector<fs::path> saved = elf_file::debug_file_directories();
+    ~debug_dirs_guard() { elf_file::set_debug_file_directories(saved); }
+};
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_all(const fs::path& p, const std::string& data) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
+struct readelf_symbol {
+    std::string name;
+    std::uint64_t value;
+    std::uint64_t size;
+    std::string type;
+    std::string bind;
+};
+
+/// Defined FUNC/OBJECT/TLS symbols as `readelf -sW` lists them (.dynsym and .symtab).
+std::vector<readelf_symbol> readelf_symbols(const std::string& binary, bool dyn_only = false) {
+    std::string out = dyn_only ? tool_output({"readelf", "-W", "--dyn-syms", binary})
+                               : tool_output({"readelf", "-W", "--syms", binary});
+    std::vector<readelf_symbol> syms;
+    std::istringstream in(out);
+    std::regex re(R"(^\s*\d+:\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(\w+)\s+(\w+)\s+\w+\s+(\w+)\s+(\S+))");
+    for (std::string line; std::getline(in, line);) {
+        std::smatch m;
+        if (!std::regex_search(line, m, re)) {
+            continue;
+        }
+        std::string type = m[3], ndx = m[5], name = m[6];
+        if (ndx == "UND" || (type != "FUNC" && type != "OBJECT" && type != "TLS")) {
+            continue;
+        }
+        if (auto at = name.find('@'); at != std::string::npos) {
+            name = name.substr(0, at);
+        }
+        syms.push_back({name, std::stoull(m[1].str(), nullptr, 16), std::stoull(m[2].str(), nullptr, 0),
+                        type, m[4]});
+    }
+    return syms;
+}
+
+}  // namespace
+
+TEST_CASE("elf_file::open reports a missing file like gdb", "[dwarf]") {
+    try {
+        elf_file::open("/nonexistent/ompdbg-no-such-file");
+        FAIL("opened a missing file");
+    } catch (const ompdbg::error& e) {
+        CHECK(std::string(e.what()) == "/nonexistent/ompdbg-no-such-file: No such file or directory");
+    }
+}
+
+TEST_CASE("elf_file::open says a text file is not in executable format", "[dwarf]") {
+    temp_dir dir;
+    fs::path p = dir.path / "notes.txt";
+    write_all(p, "#!/bin/sh\necho this is not an ELF file\n");
+    try {
+        elf_file::open(p);
+        FAIL("opened a text file");
+    } catch (const ompdbg::error& e) {
+        CHECK(std::string(e.what()) == "\"" + p.string() + "\": not in executable format: file format not recognized");
+    }
+    // /etc/passwd too (the issue's example), and an empty file, and a directory.
+    CHECK_THROWS_AS(elf_file::open("/etc/passwd"), ompdbg::error);
+    write_all(dir.path / "empty", "");
+    CHECK_THROWS_AS(elf_file::open(dir.path / "empty"), ompdbg::error);
+    CHECK_THROWS_AS(elf_file::open(dir.path), ompdbg::error);
+}
+
+TEST_CASE("elf_file::open rejects truncated copies with one error and never crashes", "[dwarf]") {
+    std::string bin = target("dwarf_c", "gcc", 5, 0);
+    std::string data = read_all(bin);
+    REQUIRE(data.size() > 4096);
+    temp_dir dir;
+    std::vector<std::size_t> sizes{1, 4, 16, 52, 63, 64, 65, 100, 1000, 4096, data.size() / 2,
+                                   data.size() - 64, data.size() - 1};
+    for (std::size_t size : sizes) {
+        fs::path p = dir.path / ("truncated-" + std::to_string(size));
+        write_all(p, data.substr(0, size));
+        INFO("truncated to " << size << " bytes");
+        try {
+            auto f = elf_file::open(p);
+            // The section headers are at the end: every truncation loses them.
+            FAIL("opened a truncated file");
+        } catch (const ompdbg::error& e) {
+            std::string msg = e.what();
+            CHECK(msg.find(p.string()) != std::string::npos);
+            CHECK(msg.find('\n') == std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("elf_file survives corrupted copies: open fails cleanly or every query works", "[dwarf]") {
+    std::string bin = target("dwarf_c", "gcc", 5, 0);
+    std::string data = read_all(bin);
+    temp_dir dir;
+    std::mt19937 rng(12345);
+    // Where damage hurts: the ELF and program headers, the section header table, and the
+    // debug sections.
+    std::uint64_t shoff = 0;
+    std::memcpy(&shoff, data.data() + 0x28, 8);
+    auto debug_info_section = elf_file::open(bin)->section(".debug_info");
+    REQUIRE(debug_info_section);
+    std::vector<std::pair<std::size_t, std::size_t>> regions{
+        {0, 64}, {64, 512}, {shoff, data.size() - shoff},
+        {debug_info_section->offset, debug_info_section->size}};
+    int opened = 0;
+    for (int round = 0; round < 120; ++round) {
+        std::string copy = data;
+        auto [start, len] = regions[round % regions.size()];
+        int flips = 1 + static_cast<int>(rng() % 16);
+        for (int k = 0; k < flips; ++k) {
+            std::size_t at = start + rng() % len;
+            copy[at] = static_cast<char>(rng() & 0xff);
+        }
+        fs::path p = dir.path / ("corrupt-" + std::to_string(round));
+        write_all(p, copy);
+        INFO("round " << round);
+        try {
+            auto f = elf_file::open(p);
+            ++opened;
+            (void)f->symbols();
+            (void)f->symbol_at(f->entry());
+            (void)f->find_symbols("main");
+            if (auto* d = f->debug()) {
+                try {
+                    for (auto& fn : d->find_functions("main")) {
+                        (void)d->line_at(fn.breakpoint_pc);
+                        (void)d->variables_at(fn.breakpoint_pc);
+                        (void)d->function_chain_at(fn.breakpoint_pc);
+                    }
+                    (void)d->find_global("global_counter");
+                    (void)d->find_type("struct point");
+                    (void)d->addresses_for_line("dwarf_c.c", 60);
+                } catch (const ompdbg::error&) {
+                    // a clean error is fine
+                }
+            }
+        } catch (const ompdbg::error& e) {
+            CHECK(std::string(e.what()).find('\n') == std::string::npos);
+        }
+    }
+    CHECK(opened > 0);   // damage to DWARF alone still opens
+}
+
+TEST_CASE("elf_file symbols match readelf for every build, local symbols included", "[dwarf]") {
+    auto bin = GENERATE(from_range(variants("dwarf_c")));
+    INFO(bin);
+    auto f = elf_file::open(bin);
+    auto truth = readelf_symbols(bin);
+    REQUIRE(truth.size() > 10);
+    bool saw_local = false;
+    for (auto& s : truth) {
+        INFO(s.name);
+        auto found = f->find_symbols(s.name);
+        bool match = std::any_of(found.begin(), found.end(), [&](const ompdbg::dwarf::symbol& x) {
+            return x.value == s.value && x.size == s.size;
+        });
+        CHECK(match);
+        if (s.bind == "LOCAL" && match) {
+            saw_local = true;
+        }
+    }
+    CHECK(saw_local);
+    CHECK(f->find_symbols("thread_value").at(0).kind == ompdbg::dwarf::symbol_kind::tls);
+    CHECK(f->find_symbols("main").at(0).kind == ompdbg::dwarf::symbol_kind::function);
+    CHECK(f->find_symbols("no_such_symbol_anywhere").empty());
+}
+
+TEST_CASE("elf_file::symbol_at finds the function containing an address", "[dwarf]") {
+    auto bin = GENERATE(from_range(variants("dwarf_c")));
+    INFO(bin);
+    auto f = elf_file::open(bin);
+    for (auto& s : readelf_symbols(bin)) {
+        if (s.type != "FUNC" || s.size == 0) {
+            continue;
+        }
+        INFO(s.name);
+        for (std::uint64_t addr : {s.value, s.value + s.size / 2, s.value + s.size - 1}) {
+            auto got = f->symbol_at(addr);
+            REQUIRE(got);
+            CHECK(got->value == s.value);
+        }
+    }
+    CHECK_FALSE(f->symbol_at(0));
+}
+
+TEST_CASE("elf_file::build_id and entry agree with readelf", "[dwarf]") {
+    auto bin = GENERATE(from_range(variants("dwarf_c", {0})));
+    auto f = elf_file::open(bin);
+    std::string notes = tool_output({"readelf", "-n", bin});
+    std::smatch m;
+    REQUIRE(std::regex_search(notes, m, std::regex("Build ID: ([0-9a-f]+)")));
+    CHECK(f->build_id() == m[1].str());
+    std::string header = tool_output({"readelf", "-h", bin});
+    REQUIRE(std::regex_search(header, m, std::regex("Entry point address:\\s+(0x[0-9a-f]+)")));
+    CHECK(f->entry() == std::stoull(m[1].str(), nullptr, 16));
+    CHECK(f->is_pie() == (header.find("DYN (") != std::string::npos));
+    auto tls = f->tls();
+    REQUIRE(tls);
+    CHECK(tls->memsz >= 4);
+}
+
+TEST_CASE("a stripped binary has no debug info but keeps its .dynsym symbols", "[dwarf]") {
+    temp_dir dir;
+    std::string bin = target("dwarf_c", "gcc", 5, 0);
+    fs::path stripped = dir.path / "stripped";
+    tool_output({"strip", "-o", stripped.string(), bin});
+    debug_dirs_guard guard;
+    elf_file::set_debug_file_directories({dir.path / "no-debug-here"});
+    auto f = elf_file::open(stripped);
+    CHECK_FALSE(f->has_debug_info());
+    CHECK(f->debug() == nullptr);
+    CHECK_FALSE(f->section(".symtab"));
+    auto dyn = readelf_symbols(stripped.string(), true);
+    REQUIRE_FALSE(dyn.empty());
+    for (auto& s : dyn) {
+        INFO(s.name);
+        auto found = f->find_symbols(s.name);
+        REQUIRE_FALSE(found.empty());
+        CHECK(found[0].from_dynsym);
+        CHECK(found[0].value == s.value);
+    }
+    // -rdynamic put the program's globals into .dynsym: a stripped copy still knows them.
+    CHECK(f->find_symbols("add").size() == 1);
+    CHECK(f->find_symbols("file_static").empty());   // a local symbol: gone with .symtab
+}
+
+TEST_CASE("a separate debug file is found by build-id under a debug-file directory", "[dwarf]") {
+    temp_dir dir;
+    std::string bin = target("dwarf_c", "clang", 5, 0);
+    auto original = elf_file::open(bin);
+    std::string id = original->build_id().value();
+    fs::path root = dir.path / "debug-root";
+    fs::path dbg = root / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
+    fs::create_directories(dbg.parent_path());
+    tool_output({"objcopy", "--only-keep-debug", bin, dbg.string()});
+    fs::path stripped = dir.path / "prog";
+    tool_output({"strip", "-o", stripped.string(), bin});
+
+    debug_dirs_guard guard;
+    elf_file::set_debug_file_directories({dir.path / "elsewhere", root});
+    auto f = elf_file::open(stripped);
+    REQUIRE(f->has_debug_info());
+    CHECK(f->debug_file_path() == dbg);
+    auto add = f->debug()->find_functions("add");
+    REQUIRE(add.size() == 1);
+    CHECK(add[0].entry_pc == original->find_symbols("add").at(0).value);
+    // The full symbol table comes from the debug file, as gdb reads it.
+    CHECK(f->find_symbols("add").size() == 1);
+
+    // Without the directory the file has no debug info.
+    elf_file::set_debug_file_directories({dir.path / "elsewhere"});
+    CHECK_FALSE(elf_file::open(stripped)->has_debug_info());
+}
+
+TEST_CASE("a separate debug file is found by .gnu_debuglink and its CRC is checked", "[dwarf]") {
+    temp_dir dir;
+    std::string bin = target("dwarf_c", "gcc", 4, 0);
+    auto where = GENERATE(as<std::string>{}, "same-dir", "dot-debug", "debug-dir");
+    INFO(where);
+    fs::path work = dir.path / "bin";
+    fs::create_directories(work);
+    tool_output({"objcopy", "--only-keep-debug", bin, (work / "prog.debug").string()});
+    tool_output({"strip", "--remove-section=.note.gnu.build-id", "-o", (work / "prog.tmp").string(), bin});
+    run({"sh", "-c", "cd '" + work.string() + "' && objcopy --add-gnu-debuglink=prog.debug prog.tmp prog"});
+    REQUIRE(fs::exists(work / "prog"));
+    fs::path debug_root = dir.path / "debug-root";
+    fs::path expected = work / "prog.debug";
+    if (where == "dot-debug") {
+        fs::create_directories(work / ".debug");
+        expected = work / ".debug" / "prog.debug";
+        fs::rename(work / "prog.debug", expected);
+    } else if (where == "debug-dir") {
+        expected = debug_root / work.relative_path() / "prog.debug";
+        fs::create_directories(expected.parent_path());
+        fs::rename(work / "prog.debug", expected);
+    }
+    debug_dirs_guard guard;
+    elf_file::set_debug_file_directories({debug_root});
+    {
+        auto f = elf_file::open(work / "prog");
+        CHECK_FALSE(f->build_id());
+        REQUIRE(f->has_debug_info());
+        CHECK(f->debug_file_path() == expected);
+        CHECK(f->debug()->find_functions("blocks").size() == 1);
+    }
+    // A debug file with another CRC (rebuilt, edited) is not used.
+    {
+        std::ofstream out(expected, std::ios::binary | std::ios::app);
+        out << "x";
+    }
+    CHECK_FALSE(elf_file::open(work / "prog")->has_debug_info());
+}
