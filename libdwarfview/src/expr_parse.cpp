@@ -607,38 +607,46 @@ private:
         return c;
     }
 
-    // Binary levels from loosest to tightest (gdb's c-exp.y).
-    expr_ptr binary(int level) {
+    // Binary operators by precedence climbing, levels from loosest to tightest (gdb's
+    // c-exp.y); one stack frame per operator instead of one per level keeps deep nesting
+    // cheap.
+    static int binary_level(const token& t) {
         static const std::vector<std::vector<const char*>> levels = {
             {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", ">", "<=", ">="},
             {"<<", ">>"}, {"@"}, {"+", "-"}, {"*", "/", "%"}};
-        if (level == static_cast<int>(levels.size())) {
-            return unary();
+        if (t.k != token::kind::punct) {
+            return -1;
         }
-        auto lhs = binary(level + 1);
-        for (;;) {
-            const char* matched = nullptr;
-            for (const char* op : levels[static_cast<std::size_t>(level)]) {
-                if (is(op)) {
-                    matched = op;
-                    break;
+        for (std::size_t l = 0; l < levels.size(); ++l) {
+            for (const char* op : levels[l]) {
+                if (t.text == op) {
+                    return static_cast<int>(l);
                 }
             }
-            if (!matched) {
+        }
+        return -1;
+    }
+
+    expr_ptr binary(int min_level) {
+        auto lhs = unary();
+        for (;;) {
+            int level = binary_level(peek());
+            if (level < 0 || level < min_level) {
                 return lhs;
             }
+            std::string op = peek().text;
             ++i_;
             auto rhs = binary(level + 1);
-            lhs = node(expression::kind::binary, matched, {lhs, rhs});
+            lhs = node(expression::kind::binary, op, {lhs, rhs});
         }
     }
 
     // Nesting guard: a pathological input ("((((...") must fail cleanly, not overflow the stack.
     struct depth_guard {
         explicit depth_guard(int& d) : d_(d) {
-            if (++d_ > 500) {
+            if (++d_ > 256) {
                 --d_;
-                error::send("Expression too complex (nested more than 500 levels).");
+                error::send("Expression too complex (nested more than 256 levels).");
             }
         }
         ~depth_guard() { --d_; }

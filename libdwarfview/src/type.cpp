@@ -875,6 +875,11 @@ bool type::is_char() const {
         return false;
     }
     auto e = s.encoding();
+    if (e == base_encoding::unsigned_int && !s.is_synthetic()) {
+        // char8_t (DW_ATE_UTF, one byte) prints like char.
+        Dwarf_Die d = *s.die();
+        return udata(d, DW_AT_encoding).value_or(0) == DW_ATE_UTF;
+    }
     return e == base_encoding::signed_char || e == base_encoding::unsigned_char;
 }
 

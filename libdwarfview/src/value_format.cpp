@@ -29,7 +29,7 @@ std::string hex(std::uint64_t v) {
 
 // One character of a string or char literal, escaped as gdb's print_wchar does in the C
 // locale: named escapes, the active quote and backslash escaped, the rest octal.
-void put_char(std::string& out, unsigned char c, char quote) {
+void put_char(std::string& out, std::uint32_t c, char quote) {
     switch (c) {
         case '\a':
             out += "\\a";
@@ -62,22 +62,28 @@ void put_char(std::string& out, unsigned char c, char quote) {
         out += static_cast<char>(c);
         return;
     }
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "\\%03o", c);
+    // gdb: octal when it fits in three digits, else a hex escape (wide characters).
+    char buf[16];
+    if (c <= 0777) {
+        std::snprintf(buf, sizeof buf, "\\%03o", c);
+    } else {
+        std::snprintf(buf, sizeof buf, "\\x%x", c);
+    }
     out += buf;
 }
 
-std::string char_literal(unsigned char c) {
-    std::string out = "'";
+std::string char_literal(std::uint32_t c, const std::string& prefix = "") {
+    std::string out = prefix + "'";
     put_char(out, c, '\'');
     return out + "'";
 }
 
 // gdb's generic_printstr: runs longer than the repeat threshold become
 // 'c' <repeats N times>, the rest is quoted; at most `limit` characters, then "...".
-std::string print_string(const std::vector<unsigned char>& s, std::size_t limit, bool force_ellipses) {
+std::string print_string(const std::vector<std::uint32_t>& s, std::size_t limit, bool force_ellipses,
+                         const std::string& prefix = "") {
     if (s.empty()) {
-        return force_ellipses ? "\"\"..." : "\"\"";
+        return prefix + (force_ellipses ? "\"\"..." : "\"\"");
     }
     std::string out;
     enum { start, single, repeat } last = start;
@@ -96,14 +102,14 @@ std::string print_string(const std::vector<unsigned char>& s, std::size_t limit,
             if (last != start) {
                 out += ", ";
             }
-            out += char_literal(s[i]) + " <repeats " + std::to_string(reps) + " times>";
+            out += char_literal(s[i], prefix) + " <repeats " + std::to_string(reps) + " times>";
             last = repeat;
         } else {
             if (last != single) {
                 if (last != start) {
                     out += ", ";
                 }
-                out += '"';
+                out += prefix + '"';
             }
             for (std::size_t k = 0; k < reps; ++k) {
                 put_char(out, s[i], '"');
@@ -157,6 +163,25 @@ std::string format_float(const value& v) {
         std::snprintf(buf, sizeof buf, "%.21Lg", f);
     }
     return buf;
+}
+
+// gdb's quote prefix for C++ character types: u'x' (char16_t), U'x' (char32_t), L'x'.
+std::optional<std::string> wide_prefix(const type& t) {
+    auto s = t.strip_cv_typedef();
+    if (s.kind() != type_kind::base) {
+        return std::nullopt;
+    }
+    std::string n = s.name();
+    if (n == "char16_t") {
+        return "u";
+    }
+    if (n == "char32_t") {
+        return "U";
+    }
+    if (n == "wchar_t") {
+        return "L";
+    }
+    return std::nullopt;
 }
 
 bool is_flag_enum(const std::vector<enumerator>& es) {
@@ -236,7 +261,6 @@ public:
                 return any(v);
             }
             if (!textual_char_ptr) {
-                top_level_ref_ = true;
                 return "(" + v.val_type.name() + ") " + any(v);
             }
         }
@@ -270,11 +294,10 @@ public:
                 fetch(v, ctx_);
                 std::uint64_t addr = raw_bits(v);
                 std::string out = "@" + hex(addr);
-                if (!top_level_ref_) {
+                if (depth_ > 0) {
                     // Inside aggregates gdb shows only where a reference points.
                     return out;
                 }
-                top_level_ref_ = false;
                 out += ": ";
                 try {
                     value target = detail::lvalue_at(s.target().value_or(type()), addr);
@@ -300,6 +323,7 @@ private:
     }
 
     std::string structure(const value& v, const type& s) {
+        nested guard(depth_);
         auto members = s.members();
         std::string out = "{";
         bool any_field = false;
@@ -313,6 +337,9 @@ private:
                        any(detail::component(v, m.get_type(), m.byte_offset));
                 any_field = true;
                 continue;
+            }
+            if (m.name.empty() && m.bit_size) {
+                continue;  // unnamed bitfield padding (`int : 3;`) is not shown
             }
             any_data = true;
             if (any_field) {
@@ -349,22 +376,28 @@ private:
     }
 
     std::string array(const value& v, const type& s) {
+        nested guard(depth_);
         auto elem = s.target().value_or(type());
         auto counts = s.array_counts();
         std::uint64_t n = counts.empty() ? 0 : counts.front();
         std::uint64_t esz = elem.size();
-        bool textual = elem.is_char() && (opts_.letter == format_letter::natural ||
-                                          opts_.letter == format_letter::string);
-        if (textual) {
-            std::vector<unsigned char> chars(n);
-            for (std::uint64_t i = 0; i < n && i < v.bytes.size(); ++i) {
-                chars[i] = static_cast<unsigned char>(v.bytes[i]);
+        bool natural = opts_.letter == format_letter::natural || opts_.letter == format_letter::string;
+        auto wide = wide_prefix(elem);
+        if (natural && (elem.is_char() || wide) && esz > 0 && esz <= 4) {
+            std::vector<std::uint32_t> chars(n);
+            for (std::uint64_t i = 0; i < n && (i + 1) * esz <= v.bytes.size(); ++i) {
+                std::uint32_t c = 0;
+                std::memcpy(&c, v.bytes.data() + i * esz, esz);
+                chars[i] = c;
             }
             // gdb does not print the last NUL of a char array (c_printstr).
             if (!chars.empty() && chars.back() == 0) {
                 chars.pop_back();
             }
-            return print_string(chars, opts_.max_string, false);
+            return print_string(chars, opts_.max_string, false, wide.value_or(""));
+        }
+        if (n == 0 && v.address) {
+            return hex(*v.address);  // flexible array member: gdb shows where it starts
         }
         if (n == 0 || esz == 0) {
             return "{}";
@@ -401,7 +434,7 @@ private:
     // The string behind a char pointer, read in chunks up to `set print elements`
     // (gdb's val_print_string).
     std::string pointed_string(std::uint64_t addr) {
-        std::vector<unsigned char> chars;
+        std::vector<std::uint32_t> chars;
         std::size_t limit = opts_.max_string;
         bool found_nul = false;
         std::string err;
@@ -580,6 +613,11 @@ private:
             default:
                 break;
         }
+        if (auto wide = wide_prefix(s)) {
+            auto c = static_cast<std::uint32_t>(raw_bits(v));
+            return std::to_string(detail::is_signed(s) ? to_int(v) : static_cast<std::int64_t>(c)) + " " +
+                   char_literal(c, *wide);
+        }
         switch (s.encoding()) {
             case base_encoding::floating:
                 return format_float(v);
@@ -612,7 +650,13 @@ private:
 
     eval_context& ctx_;
     format_options opts_;
-    bool top_level_ref_ = false;
+    int depth_ = 0;   // nesting inside structs/arrays
+
+    struct nested {
+        explicit nested(int& d) : d_(d) { ++d_; }
+        ~nested() { --d_; }
+        int& d_;
+    };
 };
 
 }  // namespace

@@ -29,7 +29,14 @@ struct command {
 
 class command_table {
 public:
+    /// Adds `c`, replacing a command of the same name.
     void add(command c);
+    /// The sub-table of prefix command `name` (`info`, `thread`...), created with `aliases`
+    /// and `summary` when absent, so several command groups can add subcommands to it.
+    command_table& prefix(const std::string& name, std::vector<std::string> aliases = {},
+                          std::string summary = {});
+    /// Mutable access for a group that adds a handler to an existing prefix command.
+    command* find_mutable(std::string_view word) { return const_cast<command*>(find(word)); }
     /// Exact name, alias, or unique prefix. Throws ompdbg::error
     /// "Ambiguous command \"x\": xa, xb." ; nullptr when nothing matches.
     const command* find(std::string_view word) const;

@@ -5,8 +5,11 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,8 +23,21 @@
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/target.hpp"
+#include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
+
+/// Where command lines come from: the terminal, a -x file, the -ex list. A command that
+/// reads a body (`commands` ... `end`) reads it from the same source as itself.
+class line_source {
+public:
+    virtual ~line_source() = default;
+    /// The next line without its newline; nullopt at end of input. Interactive sources
+    /// show `prompt` first.
+    virtual std::optional<std::string> next_line(std::string_view prompt) = 0;
+    /// True for a terminal (questions are asked instead of auto-answered).
+    virtual bool is_interactive() const { return false; }
+};
 
 /// One resolved address of a logical breakpoint.
 struct breakpoint_location {
@@ -30,6 +46,9 @@ struct breakpoint_location {
     std::string file;
     int line = 0;
     bool enabled = true;
+    /// Where the address came from, to re-resolve after launch / library load.
+    std::string module_path;
+    std::uint64_t file_address = 0;
 };
 
 /// A user breakpoint (gdb's numbered breakpoint): a spec, its locations, condition,
@@ -43,6 +62,7 @@ struct breakpoint {
     std::string condition;         ///< empty: none
     int hit_count = 0;
     int ignore_count = 0;
+    std::optional<pid_t> thread_tid;     ///< `break ... thread N` (not parsed yet)
     std::vector<std::string> commands;   ///< `commands N` ... `end` (may hold silent, continue)
     std::vector<breakpoint_location> locations;
 };
@@ -72,6 +92,10 @@ public:
 
     /// ELF files, shared by every process that maps them (key: canonical path).
     std::shared_ptr<dwarf::elf_file> elf_for(const std::filesystem::path& path);
+    /// Gives every module of the live process without an elf_file the session's shared one
+    /// (libtracer lists modules by path; the app owns the ELF cache). Called after launch,
+    /// attach and library events, and before stacks are built.
+    void attach_module_elves();
 
     // ---- selection ----
     pid_t selected_tid() const { return selected_tid_; }
@@ -103,6 +127,50 @@ public:
     bool quit_requested() const { return quit_; }
     void request_quit() { quit_ = true; }
 
+    // ---- command sources (batch, -x, -ex, stdin) ----
+    /// Executes every line of `src` until it ends or `quit`; returns false when a command
+    /// failed (`stop_on_error`: stop at the first failure, as gdb does in -x files).
+    bool run_source(line_source& src, bool stop_on_error);
+    /// Reads one more line from the source of the running command (`commands` bodies);
+    /// nullopt at end of input.
+    std::optional<std::string> read_body_line(std::string_view prompt);
+    /// The command lines that failed, in order (batch mode names them on stderr).
+    const std::vector<std::string>& failed_commands() const { return failed_; }
+    /// Asks a yes/no question as gdb's query(): answered Y when input is not a terminal.
+    bool query(const std::string& question);
+    /// Number of times a program was started (run/start/attach) in this session.
+    int start_count() const { return start_count_; }
+    void count_start() { ++start_count_; }
+    /// Ends the session's target as batch mode / quit / EOF do: kills a launched process,
+    /// detaches from an attached one.
+    void end_target();
+
+    // ---- run state shared by control/breakpoint/thread commands ----
+    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
+    /// (gdb reports them one at a time on the following continues).
+    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return pending_hits_; }
+    /// Addresses where user breakpoint sites are planted in the live process.
+    std::set<std::uint64_t>& planted_sites() { return planted_; }
+    /// libthread_db for the live process (opened on first use, nullptr when unusable).
+    tracer::thread_db* thread_db();
+    /// gdb's "Thread 0x7ffff7d8a6c0 (LWP 1234)" / "process 1234" / "LWP 1234".
+    std::string thread_target_id(pid_t tid);
+    /// Assigns gdb thread numbers to threads not seen before (creation order).
+    void refresh_thread_numbers();
+    /// Whether the selected program has more than one thread (stop reports name it).
+    bool multi_threaded() const { return saw_multiple_threads_; }
+    void note_multiple_threads() { saw_multiple_threads_ = true; }
+    /// Target ids remembered per thread (a thread that exited can no longer be asked).
+    std::map<pid_t, std::string>& thread_ids() { return thread_ids_; }
+
+    /// Set while a breakpoint's `commands` run: `continue` then only asks the stop loop to
+    /// resume (no recursion, however many times the breakpoint is hit).
+    struct command_state {
+        bool in_breakpoint_commands = false;
+        bool resume_requested = false;
+    };
+    command_state& bp_commands_state() { return bp_state_; }
+
 private:
     output out_;
     bool batch_;
@@ -120,6 +188,17 @@ private:
     int last_breakpoint_number_ = 0;
     std::vector<dwarf::value> history_;
     bool quit_ = false;
+    std::vector<line_source*> sources_;
+    std::vector<std::string> failed_;
+    std::string last_repeatable_;
+    int start_count_ = 0;
+    std::deque<std::pair<pid_t, std::uint64_t>> pending_hits_;
+    std::set<std::uint64_t> planted_;
+    std::unique_ptr<tracer::thread_db> thread_db_;
+    bool thread_db_tried_ = false;
+    bool saw_multiple_threads_ = false;
+    std::map<pid_t, std::string> thread_ids_;
+    command_state bp_state_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).
@@ -128,5 +207,6 @@ void register_breakpoint_commands(command_table& t);  ///< break, tbreak, delete
 void register_thread_commands(command_table& t);      ///< info threads, thread N, thread apply
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
+void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
 
 }  // namespace ompdbg::app

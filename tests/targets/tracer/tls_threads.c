@@ -2,7 +2,8 @@
  * THREADS workers each set tls_var = 100 + index (main: index 0), a pthread key value and a
  * __thread variable of a dlopen()ed library, print what the debugger must find:
  *   "tls index=I lwp=L tls_var=V &tls_var=P self=S key=K keyval=X &lib_tls=Q"
- * and then all meet in stop_here() (the tests' breakpoint) after a barrier. */
+ * then all meet at a barrier; the workers park on a mutex the main thread holds, and the
+ * main thread calls stop_here() (the tests' breakpoint) with every thread alive. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@ __thread int tls_var = 7;
 __thread char tls_pad[100] = {1};
 static pthread_key_t key;
 static pthread_barrier_t barrier;
+static pthread_mutex_t park = PTHREAD_MUTEX_INITIALIZER;
 static int *(*lib_tls_addr)(int);
 volatile int sink;
 
@@ -31,7 +33,13 @@ static void report(int index) {
            (unsigned long)pthread_self(), (unsigned)key, 0x1000 + index, (void *)lib);
     fflush(stdout);
     pthread_barrier_wait(&barrier);
-    stop_here(index);
+    if (index == 0) {
+        stop_here(index);
+        pthread_mutex_unlock(&park);
+    } else {
+        pthread_mutex_lock(&park);
+        pthread_mutex_unlock(&park);
+    }
 }
 
 static void *worker(void *arg) {
@@ -49,6 +57,7 @@ int main(int argc, char **argv) {
         lib_tls_addr = (int *(*)(int))dlsym(h, "lib_tls_addr");
     }
     pthread_key_create(&key, NULL);
+    pthread_mutex_lock(&park);
     pthread_barrier_init(&barrier, NULL, THREADS + 1);
     pthread_t t[THREADS];
     for (long i = 0; i < THREADS; ++i) {

@@ -46,8 +46,10 @@ public:
         load_segments();
         load_symbols();
         index_dwarf();
+        enumerators_ = std::make_unique<dwarf::enumerator_index>(dwarf_);
     }
     ~file_eval_context() override {
+        enumerators_.reset();
         if (dwarf_) {
             dwarf_end(dwarf_);
         }
@@ -89,15 +91,7 @@ public:
         return dwarf::type(it->second);
     }
     std::optional<dwarf::value> lookup_enumerator(std::string_view name) override {
-        auto it = enumerators_.find(std::string(name));
-        if (it == enumerators_.end()) {
-            return std::nullopt;
-        }
-        dwarf::value v;
-        v.val_type = dwarf::type(it->second.first);
-        v.bytes.resize(v.val_type.size());
-        std::memcpy(v.bytes.data(), &it->second.second, std::min<std::size_t>(8, v.bytes.size()));
-        return v;
+        return enumerators_->find(name);
     }
     std::optional<std::uint64_t> read_register(std::string_view) override { return std::nullopt; }
     void write_register(std::string_view, std::uint64_t) override { error::send("No registers."); }
@@ -302,14 +296,6 @@ private:
                             types_.emplace(t.tag_name(), child);
                         }
                     }
-                    if (tag == DW_TAG_enumeration_type) {
-                        Dwarf_Die e;
-                        if (dwarf_child(&child, &e) == 0) {
-                            for (auto& en : dwarf::type(child).enumerators()) {
-                                enumerators_.emplace(en.name, std::make_pair(child, en.value));
-                            }
-                        }
-                    }
                     if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
                         std::string cls = scope + name + "::";
                         Dwarf_Die m;
@@ -394,7 +380,7 @@ private:
     std::map<std::string, std::pair<dwarf::type, std::uint64_t>> vars_;
     std::map<std::string, std::pair<Dwarf_Die, std::uint64_t>> funcs_;
     std::map<std::string, Dwarf_Die> types_;
-    std::map<std::string, std::pair<Dwarf_Die, std::int64_t>> enumerators_;
+    std::unique_ptr<dwarf::enumerator_index> enumerators_;
     std::map<Dwarf_Off, std::string> member_names_;
     std::map<std::uint64_t, std::string> cxx_names_;
     struct pending_var {

@@ -58,7 +58,9 @@ const std::vector<std::string> c_globals = {
     "g_arr_ptr", "g_fn", "g_fn2", "g_fact", "g_twice", "g_pa", "g_ap", "g_wp", "g_typedef_uint",
     "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all",
     "g_anon", "g_edges", "g_ldouble", "g_ldpi", "g_ctrl", "g_neg_arr", "g_nan_inf", "g_anon.a",
-    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]"};
+    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]",
+    "g_flex", "g_flex.data", "g_flex.data[1]", "g_inc", "*g_inc", "g_bf", "g_packed", "g_fps",
+    "g_negz", "g_denorm", "sizeof(g_flex)", "g_bf.c", "g_bf.u + 1"};
 
 }  // namespace
 
@@ -100,7 +102,8 @@ TEST_CASE("ptype and whatis of C types and expressions match gdb", "[dwarf][type
         "*(int *)0", "(char)65", "(struct point *)0", "(unsigned char)300", "(point_t *)g_ppt",
         "int (*)(int, int)", "int *[3]", "int (*)[3]", "const char *", "unsigned",
         "long long unsigned int", "struct anon_holder", "struct repeat_edges", "g_anon", "g_ldouble",
-        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)"};
+        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)", "struct flex",
+        "g_flex.data", "g_inc", "struct bf", "struct packed", "g_fps"};
     std::vector<std::string> cmds = prefixed("whatis", subjects);
     auto p = prefixed("ptype", subjects);
     cmds.insert(cmds.end(), p.begin(), p.end());
@@ -126,7 +129,9 @@ TEST_CASE("C expressions evaluate and print as gdb does", "[dwarf][expr]") {
         "*g_arr@3", "g_arr[1]@2", "g_2d[1]", "g_2d[1][2]", "&g_2d", "&g_2d[1]", "*g_pa", "g_pa[1][0]",
         "g_msg[1]", "*g_msg", "g_msg + 7", "g_str[0]", "&g_str[1]", "g_outer.in", "g_outer.arr[2]",
         "g_outer.name", "g_pts[2].y", "g_wp.next", "*g_wp.ip", "g_wp.fn", "*g_pp", "**g_pp",
-        "RED", "BLUE + 1", "g_color == GREEN", "F_A | F_C", "(enum flags)(F_A | F_C)", "NEG",
+        "RED", "BLUE + 1", "g_color == GREEN", "(unsigned char *)g_msg", "(signed char *)g_msg",
+        "(const char *)g_msg", "(uint8_t *)g_msg", "(char *)1", "(char *)g_long_str", "&g_str",
+        "*g_msg@5", "g_str + 1", "g_seq", "g_msg[0]@4", "(char **)&g_msg", "*(char **)&g_msg", "F_A | F_C", "(enum flags)(F_A | F_C)", "NEG",
         "g_bits.b", "g_bits.e + 1", "g_bits.f", "g_u.bytes[3]", "g_u.f", "add", "&add", "*add",
         "add + 1", "main", "g_fn == add", "g_ptr == &g_int", "g_ptr == 0", "!g_ptr", "g_ptr && 1",
         "g_nullptr == 0", "s_file_static * 2", "g_llong * 2", "-g_ulong", "g_i64 + 1", "g_u32 >> 28",
@@ -159,6 +164,7 @@ TEST_CASE("C++ values, references, classes and namespaces print as in gdb", "[dw
         "&g_ref", "*&g_ref", "g_shape == geo::shape::square", "P_ONE", "main", "1 < 2", "!g_flag",
         "sizeof(g_derived)", "(geo::point*)0", "g_ppoint->x", "g_holder.pp->y", "g_holder.ref",
         "true", "false", "g_flag == true", "g_klass.a", "g_klass.instances", "(long)g_shape",
+        "geo::shape::circle", "(geo::shape)3", "g_c16", "g_c32", "g_wc", "g_s16", "g_ws", "g_smile", "&g_derived.weight", "*g_ppoint", "g_derived.active",
         "g_point.x + g_ref", "g_arr[g_ref - 2]",
     });
     auto types = prefixed("whatis", {"g_value", "g_ref", "g_point", "g_ppoint", "g_shape", "g_derived",

@@ -14,7 +14,7 @@
 #include "ompdbg/tracer/thread_db.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
-#include "unwinder_test_process.hpp"
+#include "unwinder_test_support.hpp"
 
 using namespace ompdbg;
 using namespace ompdbg::test;
@@ -101,9 +101,8 @@ TEST_CASE("thread_db finds every thread's __thread variables, pthread_t and key 
     auto lib = tracer_target("tls_lib-gcc-dwarf5-O0");
     INFO(path);
     temp_file out("tls_threads");
-    auto proc = test_process::launch(path, {lib}, out.path());
-    proc->break_at(nm_value(path, "stop_here"));
-    proc->run_until_breakpoint(5);
+    auto proc = launch_traced(path, {lib}, out.path());
+    run_to_breakpoint(*proc, nm_value(path, "stop_here"));
 
     auto report = read_report(out.path());
     REQUIRE(report.size() == 5);
@@ -118,7 +117,9 @@ TEST_CASE("thread_db finds every thread's __thread variables, pthread_t and key 
     REQUIRE(libmod);
     auto tls_off = nm_value(path, "tls_var");
     auto lib_off = nm_value(lib, "lib_tls");
-    for (pid_t tid : proc->held_threads()) {
+    REQUIRE(proc->threads().size() == 5);
+    for (auto* thread : proc->threads()) {
+        pid_t tid = thread->tid();
         REQUIRE(report.count(tid));
         const auto& p = report[tid];
         INFO("thread index " << p.index << " lwp " << tid);
@@ -135,9 +136,8 @@ TEST_CASE("thread_db finds every thread's __thread variables, pthread_t and key 
 TEST_CASE("thread_db reports a clear error for a module that is not loaded or a thread it does not know", "[tracer][thread_db]") {
     auto path = tracer_target("tls_threads");
     temp_file out("tls_threads");
-    auto proc = test_process::launch(path, {}, out.path());
-    proc->break_at(nm_value(path, "stop_here"));
-    proc->run_until_breakpoint(5);
+    auto proc = launch_traced(path, {}, out.path());
+    run_to_breakpoint(*proc, nm_value(path, "stop_here"));
     auto db = tracer::thread_db::open(*proc);
     REQUIRE(db);
     tracer::loaded_module ghost;
@@ -152,7 +152,7 @@ TEST_CASE("thread_db reports a clear error for a module that is not loaded or a 
 }
 
 TEST_CASE("thread_db cannot open before libc is loaded and says why", "[tracer][thread_db]") {
-    auto proc = test_process::launch(tracer_target("tls_threads"), {});
+    auto proc = launch_traced(tracer_target("tls_threads"), {});
     std::string why;
     auto db = tracer::thread_db::open(*proc, &why);   // stopped at exec: only ld.so is mapped
     CHECK_FALSE(db);

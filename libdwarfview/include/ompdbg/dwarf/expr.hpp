@@ -57,6 +57,24 @@ public:
     virtual bool language_cplus() { return false; }
 };
 
+/// Every enumerator constant of a DWARF file by name ("RED", and for C++ the qualified
+/// "ns::RED" / "ns::color::RED" of enum classes), built on the first lookup. An
+/// eval_context::lookup_enumerator can forward to one index per loaded module. `dwarf`
+/// must outlive the index.
+class enumerator_index {
+public:
+    explicit enumerator_index(Dwarf* dwarf);
+    ~enumerator_index();
+    enumerator_index(const enumerator_index&) = delete;
+    enumerator_index& operator=(const enumerator_index&) = delete;
+    /// A value of the enumeration type holding the constant; nullopt when unknown.
+    std::optional<value> find(std::string_view name);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
 struct expression;   // AST, opaque
 
 /// Parses `text`; throws ompdbg::error with gdb's wording ("A syntax error in expression,

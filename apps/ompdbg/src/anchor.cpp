@@ -1,1 +1,0 @@
-int ompdbg_app_anchor = 0;

@@ -1,0 +1,188 @@
+// ompdbg's command line: parses options (CLI11), sets up the session, runs the -ex/-x
+// commands and then the prompt (or ends, in batch mode). main() only calls run_cli.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli_main.hpp"
+#include "line_sources.hpp"
+#include "run_control.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace {
+
+constexpr const char* usage_footer = R"(Targets (everything after PROG belongs to the program):
+  run PROG [ARGS...]   load PROG; it is started by the first `run`/`start` among the
+                       -ex/-x commands or, if none of them started it, after them
+  attach PID           attach to a running process first, then run the commands
+  core PROG CORE       post-mortem debugging (not implemented yet)
+  PROG [ARGS...]       load PROG; start it with `run` at the prompt
+
+-ex and -x run in the order given. In batch mode there is no prompt; at the end a
+launched program is killed and an attached one detached. The exit status is 0 when every
+command succeeded; otherwise each failing command is named on stderr.)";
+
+/// gdb spells its long options with one dash (-ex, -batch); CLI11 wants two.
+std::string normalise_option(const std::string& a) {
+    static const char* long_ones[] = {"-ex", "-batch", "-eval-command", "-command", "-json", "-version",
+                                      "-help", "-quiet", "-nx", "-log"};
+    for (const char* l : long_ones) {
+        std::string s(l);
+        if (a == s || a.rfind(s + "=", 0) == 0) {
+            return "-" + a;
+        }
+    }
+    return a;
+}
+
+struct script_item {
+    bool is_file;
+    std::string text;
+};
+
+}  // namespace
+
+int ompdbg::app::run_cli(int argc, char** argv) {
+    using namespace ompdbg;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // Options end at the first positional (the target); the rest is the target's.
+    std::vector<std::string> options, target;
+    std::vector<script_item> script;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        std::string a = normalise_option(args[i]);
+        if (a == "--") {
+            target.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+            break;
+        }
+        if (a.empty() || a[0] != '-') {
+            target.assign(args.begin() + static_cast<long>(i), args.end());
+            break;
+        }
+        options.push_back(a);
+        bool takes_value = a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command" || a == "--log";
+        if (takes_value && i + 1 < args.size()) {
+            options.push_back(args[i + 1]);
+            script_item item{a == "-x" || a == "--command", args[i + 1]};
+            if (a != "--log") {
+                script.push_back(item);
+            }
+            ++i;
+        }
+    }
+
+    CLI::App app{"ompdbg: a debugger for OpenMP and MPI programs (gdb's commands)", "ompdbg"};
+    app.footer(std::string("Usage: ompdbg [OPTIONS] (run PROG [ARGS...] | attach PID | core PROG CORE | PROG [ARGS...])\n\n") +
+               usage_footer);
+    bool batch = false, json = false, version = false;
+    std::vector<std::string> ex_cmds, x_files;
+    std::string log_channels;
+    app.add_flag("--batch", batch, "No prompt; kill/detach the target at the end; exit status tells success");
+    app.add_option("--ex,--eval-command", ex_cmds, "Execute a command (repeatable, in order)")->take_all();
+    app.add_option("-x,--command", x_files, "Execute commands from FILE (repeatable, in order)")->take_all();
+    app.add_flag("--json", json, "Print one JSON object per command and per event");
+    app.add_flag("--version", version, "Print the version and exit");
+    app.add_option("--log", log_channels, "Enable log channels: ptrace,wait,dwarf,plugin,unwind,cli or all");
+    bool quiet = false;
+    app.add_flag("-q,--quiet,--nx", quiet, "Accepted for gdb compatibility");
+    try {
+        std::vector<std::string> rev(options.rbegin(), options.rend());
+        app.parse(rev);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    if (version) {
+        std::printf("ompdbg %s\n", OMPDBG_VERSION);
+        return 0;
+    }
+    if (!log_channels.empty()) {
+        log::enable(log_channels);
+    }
+
+    app::session s(json, batch);
+    app::install_interrupt_handler();
+    bool setup_ok = true;
+    bool auto_run = false;
+    try {
+        if (!target.empty()) {
+            const std::string& verb = target[0];
+            if (verb == "run" || verb == "r") {
+                if (target.size() < 2) {
+                    s.out().error("ompdbg: `run` needs a program: ompdbg run PROG [ARGS...]");
+                    return 2;
+                }
+                auto_run = true;
+                s.set_program(target[1], std::vector<std::string>(target.begin() + 2, target.end()));
+            } else if (verb == "attach") {
+                if (target.size() != 2) {
+                    s.out().error("ompdbg: usage: ompdbg attach PID");
+                    return 2;
+                }
+                setup_ok = s.execute("attach " + target[1]);
+                if (!setup_ok && batch) {
+                    std::fprintf(stderr, "ompdbg: command 'attach %s' failed\n", target[1].c_str());
+                }
+            } else if (verb == "core") {
+                s.out().error("ompdbg: core files are not implemented yet");
+                return 2;
+            } else {
+                s.set_program(verb, std::vector<std::string>(target.begin() + 1, target.end()));
+            }
+        }
+    } catch (const std::exception& e) {
+        s.out().error(e.what());
+        setup_ok = false;
+        auto_run = false;
+    }
+
+    bool ok = setup_ok;
+    // Consecutive -ex commands form one source (a `commands` body may follow in the next
+    // -ex arguments); each -x file is its own and stops at its first error, as in gdb.
+    std::size_t i = 0;
+    while (i < script.size() && !s.quit_requested()) {
+        if (script[i].is_file) {
+            try {
+                app::file_source src(script[i].text);
+                ok = s.run_source(src, true) && ok;
+            } catch (const std::exception& e) {
+                s.out().error(e.what());
+                ok = false;
+            }
+            ++i;
+            continue;
+        }
+        std::vector<std::string> lines;
+        while (i < script.size() && !script[i].is_file) {
+            lines.push_back(script[i].text);
+            ++i;
+        }
+        app::list_source src(std::move(lines));
+        ok = s.run_source(src, false) && ok;
+    }
+    if (auto_run && s.start_count() == 0 && !s.quit_requested()) {
+        ok = s.execute("run") && ok;
+        if (!ok && s.failed_commands().empty()) {
+        }
+    }
+    if (!batch && !s.quit_requested()) {
+        bool tty = ::isatty(STDIN_FILENO) != 0;
+        app::stdin_source src(!json, tty);
+        s.run_source(src, false);
+    }
+    s.end_target();
+    s.out().flush();
+    if (batch) {
+        for (auto& f : s.failed_commands()) {
+            std::fprintf(stderr, "ompdbg: command '%s' failed\n", f.c_str());
+        }
+        bool all_ok = ok && s.failed_commands().empty();
+        return all_ok ? 0 : 1;
+    }
+    return 0;
+}

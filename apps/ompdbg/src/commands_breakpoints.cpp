@@ -1,0 +1,376 @@
+// break, tbreak, delete, disable, enable, condition, ignore, commands, info breakpoints.
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+std::string trim_copy(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
+
+/// Splits "LOCATION if COND" at the `if` keyword.
+std::pair<std::string, std::string> split_condition(std::string_view args) {
+    std::string a(args);
+    for (std::size_t i = 0; i + 2 <= a.size(); ++i) {
+        bool start_ok = i == 0 || std::isspace(static_cast<unsigned char>(a[i - 1]));
+        if (start_ok && a.compare(i, 2, "if") == 0 &&
+            (i + 2 == a.size() || std::isspace(static_cast<unsigned char>(a[i + 2])) || a[i + 2] == '(')) {
+            return {trim_copy(std::string_view(a).substr(0, i)), trim_copy(std::string_view(a).substr(i + 2))};
+        }
+    }
+    return {trim_copy(a), {}};
+}
+
+std::string hex(std::uint64_t v) {
+    return fmt::format("{:#x}", v);
+}
+
+void create_breakpoint(session& s, std::string_view args, bool temporary) {
+    auto [spec, cond] = split_condition(args);
+    if (spec.empty()) {
+        // gdb: a breakpoint at the selected frame's pc.
+        auto& proc = s.require_process();
+        auto& frames = s.stack(s.selected_tid());
+        if (frames.empty()) {
+            error::send("No default breakpoint address now.");
+        }
+        (void)proc;
+        spec = hex(frames[static_cast<std::size_t>(std::max(0, s.selected_frame()))].pc());
+        spec = "*" + spec;
+    }
+    std::string why;
+    auto locs = resolve_spec(s, spec, why);
+    const char* what = temporary ? "Temporary breakpoint" : "Breakpoint";
+    breakpoint bp;
+    bp.spec = spec;
+    bp.temporary = temporary;
+    bp.condition = cond;
+    if (locs.empty()) {
+        s.out().line(why);
+        if (!s.query("Make breakpoint pending on future shared library load? ")) {
+            error::send(why);
+        }
+        bp.pending = true;
+        bp.number = s.next_breakpoint_number();
+        s.out().line(fmt::format("{} {} ({}) pending.", what, bp.number, spec));
+        s.out().field("breakpoint", {{"number", bp.number}, {"pending", true}, {"spec", spec}});
+        s.breakpoints()[bp.number] = std::move(bp);
+        return;
+    }
+    bp.number = s.next_breakpoint_number();
+    bp.locations = std::move(locs);
+    const auto& first = bp.locations.front();
+    if (bp.locations.size() > 1) {
+        s.out().line(fmt::format("{} {} at {}: {}. ({} locations)", what, bp.number, hex(first.address.addr()),
+                                 spec, bp.locations.size()));
+    } else if (!first.file.empty()) {
+        s.out().line(fmt::format("{} {} at {}: file {}, line {}.", what, bp.number, hex(first.address.addr()),
+                                 first.file, first.line));
+    } else {
+        s.out().line(fmt::format("{} {} at {}", what, bp.number, hex(first.address.addr())));
+    }
+    nlohmann::json jl = nlohmann::json::array();
+    for (auto& l : bp.locations) {
+        jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"file", l.file}, {"line", l.line}});
+    }
+    s.out().field("breakpoint", {{"number", bp.number}, {"spec", spec}, {"locations", jl}});
+    int number = bp.number;
+    s.breakpoints()[number] = std::move(bp);
+    try {
+        sync_breakpoint_sites(s);
+    } catch (const std::exception& e) {
+        error::send(fmt::format("Cannot insert breakpoint {}.\n{}", number, e.what()));
+    }
+}
+
+/// Parses "1 2 3" / "1-3" / "2.1" into (number, location index or -1) pairs.
+std::vector<std::pair<int, int>> parse_numbers(session& s, std::string_view args) {
+    std::vector<std::pair<int, int>> out;
+    std::istringstream in{std::string(args)};
+    std::string tok;
+    while (in >> tok) {
+        auto bad = [&] { error::send(fmt::format("Convenience variable must have integer value.\nBad breakpoint argument: '{}'", tok)); };
+        try {
+            auto dash = tok.find('-');
+            auto dot = tok.find('.');
+            if (dash != std::string::npos && dash > 0) {
+                int a = std::stoi(tok.substr(0, dash));
+                int b = std::stoi(tok.substr(dash + 1));
+                for (int i = a; i <= b; ++i) {
+                    out.emplace_back(i, -1);
+                }
+            } else if (dot != std::string::npos) {
+                out.emplace_back(std::stoi(tok.substr(0, dot)), std::stoi(tok.substr(dot + 1)) - 1);
+            } else {
+                std::size_t used = 0;
+                int n = std::stoi(tok, &used);
+                if (used != tok.size()) {
+                    bad();
+                }
+                out.emplace_back(n, -1);
+            }
+        } catch (const std::logic_error&) {
+            bad();
+        }
+    }
+    (void)s;
+    return out;
+}
+
+void set_enabled(session& s, std::string_view args, bool enable) {
+    auto a = trim_copy(args);
+    if (a.rfind("once", 0) == 0 || a.rfind("delete", 0) == 0) {
+        error::send("enable once/delete are not supported yet.");
+    }
+    if (a.empty()) {
+        for (auto& [n, bp] : s.breakpoints()) {
+            bp.enabled = enable;
+        }
+    } else {
+        for (auto [n, loc] : parse_numbers(s, a)) {
+            auto it = s.breakpoints().find(n);
+            if (it == s.breakpoints().end()) {
+                s.out().error(fmt::format("No breakpoint number {}.", n));
+                continue;
+            }
+            if (loc >= 0) {
+                if (static_cast<std::size_t>(loc) >= it->second.locations.size()) {
+                    error::send(fmt::format("Bad breakpoint location number '{}'", loc + 1));
+                }
+                it->second.locations[static_cast<std::size_t>(loc)].enabled = enable;
+            } else {
+                it->second.enabled = enable;
+            }
+        }
+    }
+    sync_breakpoint_sites(s);
+}
+
+std::string location_what(const breakpoint_location& l) {
+    if (!l.file.empty()) {
+        return fmt::format("in {} at {}:{}", l.function, l.file, l.line);
+    }
+    if (!l.function.empty()) {
+        auto off = l.address.addr();
+        (void)off;
+        return fmt::format("<{}>", l.function);
+    }
+    return {};
+}
+
+void info_breakpoints(session& s, std::string_view args) {
+    std::vector<int> only;
+    for (auto [n, loc] : parse_numbers(s, args)) {
+        only.push_back(n);
+    }
+    nlohmann::json list = nlohmann::json::array();
+    bool any = false;
+    for (auto& [n, bp] : s.breakpoints()) {
+        if (!only.empty() && std::find(only.begin(), only.end(), n) == only.end()) {
+            continue;
+        }
+        if (!any) {
+            s.out().line("Num     Type           Disp Enb Address            What");
+            any = true;
+        }
+        std::string head = fmt::format("{:<7} {:<14} {:<4} {:<3} ", n, "breakpoint", bp.temporary ? "del" : "keep",
+                                       bp.enabled ? "y" : "n");
+        if (bp.pending || bp.locations.empty()) {
+            s.out().line(head + fmt::format("{:<18} {}", "<PENDING>", bp.spec));
+        } else if (bp.locations.size() == 1) {
+            auto& l = bp.locations.front();
+            s.out().line(head + fmt::format("0x{:016x} {}", l.address.addr(), location_what(l)));
+        } else {
+            s.out().line(head + fmt::format("{:<18} ", "<MULTIPLE>"));
+        }
+        if (!bp.condition.empty()) {
+            s.out().line("\tstop only if " + bp.condition);
+        }
+        if (bp.hit_count > 0) {
+            s.out().line(fmt::format("\tbreakpoint already hit {} time{}", bp.hit_count, bp.hit_count == 1 ? "" : "s"));
+        }
+        if (bp.ignore_count > 0) {
+            s.out().line(fmt::format("\tignore next {} hits", bp.ignore_count));
+        }
+        for (auto& c : bp.commands) {
+            s.out().line("        " + c);
+        }
+        if (bp.locations.size() > 1) {
+            for (std::size_t i = 0; i < bp.locations.size(); ++i) {
+                auto& l = bp.locations[i];
+                s.out().line(fmt::format("{:<27} {:<3} 0x{:016x} {}", fmt::format("{}.{}", n, i + 1), l.enabled ? "y" : "n",
+                                         l.address.addr(), location_what(l)));
+            }
+        }
+        nlohmann::json jl = nlohmann::json::array();
+        for (auto& l : bp.locations) {
+            jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"file", l.file},
+                          {"line", l.line}, {"enabled", l.enabled}});
+        }
+        list.push_back({{"number", n}, {"temporary", bp.temporary}, {"enabled", bp.enabled}, {"pending", bp.pending},
+                        {"spec", bp.spec}, {"condition", bp.condition}, {"hits", bp.hit_count}, {"locations", jl}});
+    }
+    if (!any) {
+        if (only.empty()) {
+            s.out().line("No breakpoints or watchpoints.");
+        } else {
+            s.out().line(fmt::format("No breakpoint or watchpoint matching '{}'.", trim_copy(args)));
+        }
+    }
+    s.out().field("breakpoints", list);
+}
+
+}  // namespace
+
+void register_breakpoint_commands(command_table& t) {
+    t.add({"break", {"b", "br", "bre", "brea"}, "Set breakpoint at specified location.",
+           "break [LOCATION] [if CONDITION]\nLOCATION: FUNCTION, FILE:LINE, LINE or *ADDRESS.\n"
+           "With no LOCATION, uses the current execution address of the selected stack frame.",
+           [](session& s, std::string_view a) { create_breakpoint(s, a, false); }, false, nullptr});
+    t.add({"tbreak", {"tb"}, "Set a temporary breakpoint.",
+           "tbreak [LOCATION] [if CONDITION]\nLike \"break\" except the breakpoint is only temporary: it is deleted when hit.",
+           [](session& s, std::string_view a) { create_breakpoint(s, a, true); }, false, nullptr});
+    t.add({"delete", {"d"}, "Delete all or some breakpoints.",
+           "delete [BREAKPOINTNUM]...\nWith no argument, deletes all breakpoints.",
+           [](session& s, std::string_view a) {
+               auto args = trim_copy(a);
+               if (args.rfind("breakpoints", 0) == 0) {
+                   args = trim_copy(std::string_view(args).substr(11));
+               }
+               if (args.empty()) {
+                   if (!s.breakpoints().empty() && !s.is_batch() && !s.query("Delete all breakpoints? ")) {
+                       return;
+                   }
+                   s.breakpoints().clear();
+               } else {
+                   for (auto [n, loc] : parse_numbers(s, args)) {
+                       if (!s.breakpoints().erase(n)) {
+                           s.out().error(fmt::format("No breakpoint number {}.", n));
+                       }
+                   }
+               }
+               sync_breakpoint_sites(s);
+           },
+           false, nullptr});
+    t.add({"disable", {"disa", "dis"}, "Disable all or some breakpoints.", "disable [BREAKPOINTNUM[.LOC]]...",
+           [](session& s, std::string_view a) { set_enabled(s, a, false); }, false, nullptr});
+    t.add({"enable", {"en"}, "Enable all or some breakpoints.", "enable [BREAKPOINTNUM[.LOC]]...",
+           [](session& s, std::string_view a) { set_enabled(s, a, true); }, false, nullptr});
+    t.add({"condition", {}, "Specify breakpoint number N to break only if COND is true.",
+           "condition N COND\nWith no COND, the breakpoint becomes unconditional.",
+           [](session& s, std::string_view a) {
+               auto args = trim_copy(a);
+               if (args.empty()) {
+                   error::send("Argument required (breakpoint number).");
+               }
+               auto sp = args.find_first_of(" \t");
+               std::string num = args.substr(0, sp);
+               std::string cond = sp == std::string::npos ? "" : trim_copy(std::string_view(args).substr(sp));
+               int n = 0;
+               try {
+                   n = std::stoi(num);
+               } catch (const std::logic_error&) {
+                   error::send(fmt::format("Bad breakpoint argument: '{}'", args));
+               }
+               auto it = s.breakpoints().find(n);
+               if (it == s.breakpoints().end()) {
+                   error::send(fmt::format("No breakpoint number {}.", n));
+               }
+               if (!cond.empty()) {
+                   dwarf::parse_expression(cond);   // syntax errors now, as gdb does
+               }
+               it->second.condition = cond;
+               if (cond.empty()) {
+                   s.out().line(fmt::format("Breakpoint {} now unconditional.", n));
+               }
+           },
+           false, nullptr});
+    t.add({"ignore", {}, "Set ignore-count of breakpoint number N to COUNT.", "ignore N COUNT",
+           [](session& s, std::string_view a) {
+               std::istringstream in{std::string(a)};
+               int n = 0;
+               long count = -1;
+               if (!(in >> n)) {
+                   error::send("Argument required (a breakpoint number).");
+               }
+               if (!(in >> count)) {
+                   error::send("Second argument (specified ignore-count) is missing.");
+               }
+               auto it = s.breakpoints().find(n);
+               if (it == s.breakpoints().end()) {
+                   error::send(fmt::format("No breakpoint number {}.", n));
+               }
+               it->second.ignore_count = static_cast<int>(std::max(0L, count));
+               if (count <= 0) {
+                   s.out().line(fmt::format("Will stop next time breakpoint {} is reached.", n));
+               } else if (count == 1) {
+                   s.out().line(fmt::format("Will ignore next crossing of breakpoint {}.", n));
+               } else {
+                   s.out().line(fmt::format("Will ignore next {} crossings of breakpoint {}.", count, n));
+               }
+           },
+           false, nullptr});
+    t.add({"commands", {}, "Set commands to be executed when a breakpoint is hit.",
+           "commands [N]\nCOMMAND...\nend\nWith no N, the last breakpoint set. A first line `silent` suppresses the\n"
+           "stop report; `continue` resumes.",
+           [](session& s, std::string_view a) {
+               auto args = trim_copy(a);
+               int n = 0;
+               if (args.empty()) {
+                   if (s.breakpoints().empty()) {
+                       error::send("No breakpoints specified.");
+                   }
+                   n = s.breakpoints().rbegin()->first;
+               } else {
+                   try {
+                       n = std::stoi(args);
+                   } catch (const std::logic_error&) {
+                       error::send(fmt::format("Bad breakpoint argument: '{}'", args));
+                   }
+               }
+               auto it = s.breakpoints().find(n);
+               if (it == s.breakpoints().end()) {
+                   error::send(fmt::format("No breakpoint number {}.", n));
+               }
+               std::vector<std::string> body;
+               while (true) {
+                   auto line = s.read_body_line(">");
+                   if (!line) {
+                       break;
+                   }
+                   auto l = trim_copy(*line);
+                   if (l == "end") {
+                       break;
+                   }
+                   if (!l.empty()) {
+                       body.push_back(l);
+                   }
+               }
+               // Looked up again: reading the body cannot change the table, but be safe.
+               if (auto again = s.breakpoints().find(n); again != s.breakpoints().end()) {
+                   again->second.commands = std::move(body);
+               }
+           },
+           false, nullptr});
+    auto& info = t.prefix("info", {"i", "inf"}, "Generic command for showing things about the program being debugged.");
+    info.add({"breakpoints", {"b", "br", "break"}, "Status of specified breakpoints (all if no argument).",
+              "info breakpoints [N]...", info_breakpoints, false, nullptr});
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,279 @@
+// run, start, continue, next, step, stepi, nexti, finish, until, advance, kill, detach,
+// attach, quit.
+#include <cctype>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
+#include "run_control.hpp"
+#include "stepping.hpp"
+#include "stop_printer.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+std::string trim_copy(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
+
+/// A repeat count argument ("next 3"); 1 when absent.
+int count_arg(std::string_view args) {
+    auto a = trim_copy(args);
+    if (a.empty()) {
+        return 1;
+    }
+    try {
+        std::size_t used = 0;
+        long n = std::stol(a, &used, 0);
+        if (used == a.size()) {
+            return static_cast<int>(std::max(1L, n));
+        }
+    } catch (const std::logic_error&) {
+    }
+    error::send(fmt::format("No symbol \"{}\" in current context.", a));
+}
+
+/// Splits the `run` arguments like a shell would for simple cases (quotes, spaces).
+std::vector<std::string> split_args(std::string_view text) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool have = false;
+    char quote = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote) {
+            if (c == quote) {
+                quote = 0;
+            } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+                cur += text[++i];
+            } else {
+                cur += c;
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            have = true;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            if (have) {
+                out.push_back(cur);
+                cur.clear();
+                have = false;
+            }
+        } else if (c == '\\' && i + 1 < text.size()) {
+            cur += text[++i];
+            have = true;
+        } else {
+            cur += c;
+            have = true;
+        }
+    }
+    if (have) {
+        out.push_back(cur);
+    }
+    return out;
+}
+
+void require_not_running_in_commands(session& s) {
+    (void)s;
+}
+
+/// Starts the program (killing a running one after asking, as gdb does).
+void start_program(session& s, std::string_view args, bool stop_at_main) {
+    if (!s.program()) {
+        error::send("No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
+    }
+    if (s.process() && s.process()->is_alive()) {
+        if (!s.query("The program being debugged has been started already.\nStart it from the beginning? ")) {
+            error::send("Program not restarted.");
+        }
+        s.end_target();
+    }
+    if (!trim_copy(args).empty()) {
+        s.program_args() = split_args(args);
+    }
+    std::string shown = s.program()->string();
+    for (auto& a : s.program_args()) {
+        shown += " " + a;
+    }
+    if (!s.is_batch()) {
+        s.out().line(fmt::format("Starting program: {} ", shown));
+    }
+    tracer::launch_options opts;
+    opts.env = omp_launch_environment(opts.env);
+    auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
+    s.set_process(std::move(proc));
+    s.count_start();
+    s.out().field("pid", s.process()->pid());
+    refresh_breakpoints(s, false);
+    if (stop_at_main) {
+        std::string why;
+        auto locs = resolve_spec(s, "main", why);
+        if (locs.empty()) {
+            error::send("No symbol table loaded.  Use the \"file\" command.");
+        }
+        breakpoint bp;
+        bp.number = s.next_breakpoint_number();
+        bp.spec = "main";
+        bp.temporary = true;
+        bp.locations = locs;
+        s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
+                                 locs.front().address.addr(), locs.front().file, locs.front().line));
+        s.breakpoints()[bp.number] = std::move(bp);
+        sync_breakpoint_sites(s);
+    }
+    continue_until_stop(s);
+}
+
+void cmd_continue(session& s, std::string_view args) {
+    auto& st = s.bp_commands_state();
+    s.require_process();
+    int n = count_arg(args);
+    if (n > 1) {
+        // gdb: set the ignore count of the breakpoint we are stopped at.
+        if (auto* t = s.process()->find_thread(s.selected_tid())) {
+            auto hits = breakpoints_at(s, t->regs().pc());
+            if (!hits.empty()) {
+                hits.front().first->ignore_count = n - 1;
+                s.out().line(fmt::format("Will ignore next {} crossings of breakpoint {}.  Continuing.", n - 1,
+                                         hits.front().first->number));
+            }
+        }
+    } else if (!s.is_batch() && !st.in_breakpoint_commands) {
+        s.out().line("Continuing.");
+    }
+    if (st.in_breakpoint_commands) {
+        st.resume_requested = true;
+        return;
+    }
+    continue_until_stop(s);
+}
+
+void cmd_attach(session& s, std::string_view args) {
+    auto a = trim_copy(args);
+    if (a.empty()) {
+        error::send("Argument required (process-id to attach).");
+    }
+    pid_t pid = 0;
+    try {
+        std::size_t used = 0;
+        pid = static_cast<pid_t>(std::stol(a, &used, 0));
+        if (used != a.size() || pid <= 0) {
+            throw std::invalid_argument(a);
+        }
+    } catch (const std::logic_error&) {
+        error::send(fmt::format("Illegal process-id: {}.", a));
+    }
+    if (s.process() && s.process()->is_alive()) {
+        error::send("A program is being debugged already.  Kill it first (\"kill\").");
+    }
+    if (!s.is_batch()) {
+        s.out().line(fmt::format("Attaching to process {}", pid));
+    }
+    auto proc = tracer::process::attach(pid);
+    if (!s.program()) {
+        std::error_code ec;
+        auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec);
+        if (!ec) {
+            try {
+                s.set_program(exe, {});
+            } catch (const std::exception& e) {
+                s.out().error(e.what());
+            }
+        }
+    }
+    s.set_process(std::move(proc));
+    s.count_start();
+    s.out().field("pid", pid);
+    refresh_breakpoints(s, false);
+    s.refresh_thread_numbers();
+    print_location(s, s.selected_tid(), true);
+}
+
+void cmd_detach(session& s, std::string_view) {
+    auto& p = s.require_process();
+    pid_t pid = p.pid();
+    if (!s.is_batch()) {
+        s.out().line(fmt::format("Detaching from program: {}, process {}", p.executable().string(), pid));
+    }
+    p.detach();
+    s.out().event("detached", {{"pid", pid}}, fmt::format("[Inferior 1 (process {}) detached]", pid));
+    s.drop_process();
+}
+
+void cmd_kill(session& s, std::string_view) {
+    if (!s.process() || !s.process()->is_alive()) {
+        error::send("The program is not being run.");
+    }
+    if (!s.query("Kill the program being debugged? ")) {
+        error::send("Not confirmed.");
+    }
+    pid_t pid = s.process()->pid();
+    s.process()->kill();
+    s.out().event("killed", {{"pid", pid}}, fmt::format("[Inferior 1 (process {}) killed]", pid));
+    s.drop_process();
+}
+
+}  // namespace
+
+void register_control_commands(command_table& t) {
+    t.add({"run", {"r"}, "Start debugged program.",
+           "run [ARGS...]\nStarts the program with ARGS (or the arguments of the last run / the command line).",
+           [](session& s, std::string_view a) { start_program(s, a, false); }, false, nullptr});
+    t.add({"start", {}, "Start the debugged program, stopping at the beginning of the main procedure.",
+           "start [ARGS...]\nLike run with a temporary breakpoint on main.",
+           [](session& s, std::string_view a) { start_program(s, a, true); }, false, nullptr});
+    t.add({"continue", {"c", "cont", "fg"}, "Continue program being debugged, after signal or breakpoint.",
+           "continue [N]\nWith N, ignore the current breakpoint N-1 more times.", cmd_continue, true, nullptr});
+    t.add({"next", {"n"}, "Step program, proceeding through subroutine calls.",
+           "next [N]\nLike \"step\" but calls are stepped over.",
+           [](session& s, std::string_view a) { step_lines(s, step_mode::next, count_arg(a)); }, true, nullptr});
+    t.add({"step", {"s"}, "Step program until it reaches a different source line.",
+           "step [N]\nSteps into functions that have line information.",
+           [](session& s, std::string_view a) { step_lines(s, step_mode::step, count_arg(a)); }, true, nullptr});
+    t.add({"stepi", {"si"}, "Step one instruction exactly.", "stepi [N]",
+           [](session& s, std::string_view a) { step_instructions(s, false, count_arg(a)); }, true, nullptr});
+    t.add({"nexti", {"ni"}, "Step one instruction, but proceed through subroutine calls.", "nexti [N]",
+           [](session& s, std::string_view a) { step_instructions(s, true, count_arg(a)); }, true, nullptr});
+    t.add({"finish", {"fin"}, "Execute until selected stack frame returns.",
+           "finish\nPrints the caller's location and the value returned.",
+           [](session& s, std::string_view) { finish_frame(s); }, false, nullptr});
+    t.add({"until", {"u"}, "Execute until past the current line or past a LOCATION.",
+           "until [LOCATION]\nWithout LOCATION like \"next\" but never stops in a backward jump (loops).",
+           [](session& s, std::string_view a) {
+               if (trim_copy(a).empty()) {
+                   step_lines(s, step_mode::until, 1);
+               } else {
+                   run_until_location(s, trim_copy(a));
+               }
+           },
+           true, nullptr});
+    t.add({"advance", {}, "Continue the program up to the given location (same form as args for break command).",
+           "advance LOCATION",
+           [](session& s, std::string_view a) {
+               if (trim_copy(a).empty()) {
+                   error::send("Argument required (a location).");
+               }
+               run_until_location(s, trim_copy(a));
+           },
+           false, nullptr});
+    t.add({"kill", {"k"}, "Kill execution of program being debugged.", "kill", cmd_kill, false, nullptr});
+    t.add({"detach", {}, "Detach a process or file previously attached.",
+           "detach\nRestores every patched byte and lets the process run on.", cmd_detach, false, nullptr});
+    t.add({"attach", {}, "Attach to a process or file outside of GDB.", "attach PID", cmd_attach, false, nullptr});
+    t.add({"quit", {"q", "exit"}, "Exit ompdbg.",
+           "quit\nA launched program is killed, an attached one detached.",
+           [](session& s, std::string_view) { s.request_quit(); }, false, nullptr});
+    (void)require_not_running_in_commands;
+}
+
+}  // namespace ompdbg::app

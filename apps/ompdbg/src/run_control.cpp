@@ -1,0 +1,280 @@
+#include "run_control.hpp"
+
+#include <atomic>
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "stop_printer.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+/// The process being waited for; the SIGINT handler interrupts it.
+std::atomic<tracer::process*> g_running{nullptr};
+
+extern "C" void on_sigint(int) {
+    if (auto* p = g_running.load()) {
+        p->interrupt();
+    }
+}
+
+/// Signals gdb neither stops for nor prints by default (`handle SIG nostop noprint pass`).
+bool is_silent_signal(int signo) {
+    switch (signo) {
+    case SIGALRM:
+    case SIGURG:
+    case SIGCHLD:
+    case SIGWINCH:
+    case SIGPROF:
+    case SIGVTALRM:
+    case SIGIO:
+        return true;
+    default:
+        return signo >= SIGRTMIN && signo <= SIGRTMAX && signo != SIGRTMIN;
+    }
+}
+
+struct running_guard {
+    explicit running_guard(tracer::process& p) { g_running.store(&p); }
+    ~running_guard() { g_running.store(nullptr); }
+};
+
+void queue_other_hits(session& s, const tracer::stop_reason& why) {
+    auto* p = s.process();
+    if (!p) {
+        return;
+    }
+    for (pid_t other : why.other_breakpoint_tids) {
+        if (auto* t = p->find_thread(other)) {
+            try {
+                s.pending_hits().emplace_back(other, t->regs().pc());
+            } catch (const std::exception&) {
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void install_interrupt_handler() {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, nullptr);
+}
+
+bool consume_background_event(session& s, const tracer::stop_reason& why) {
+    using tracer::stop_kind;
+    switch (why.kind) {
+    case stop_kind::thread_created: {
+        s.note_multiple_threads();
+        s.refresh_thread_numbers();
+        std::string id = s.thread_target_id(why.new_tid);
+        s.thread_ids()[why.new_tid] = id;
+        s.out().event("thread-created", {{"thread", s.thread_number(why.new_tid)}, {"lwp", why.new_tid}},
+                      fmt::format("[New {}]", id));
+        return true;
+    }
+    case stop_kind::thread_exited: {
+        std::string id;
+        if (auto it = s.thread_ids().find(why.tid); it != s.thread_ids().end()) {
+            id = it->second;
+        } else {
+            id = fmt::format("LWP {}", why.tid);
+        }
+        s.out().event("thread-exited", {{"lwp", why.tid}}, fmt::format("[{} exited]", id));
+        if (s.selected_tid() == why.tid && s.process()) {
+            s.select_thread(s.process()->pid());
+        }
+        return true;
+    }
+    case stop_kind::library_event:
+        s.attach_module_elves();
+        try {
+            refresh_breakpoints(s, true);
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+        return true;
+    case stop_kind::exec:
+        s.attach_module_elves();
+        s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
+                      fmt::format("process {} is executing new program: {}", s.process()->pid(),
+                                  s.process()->executable().string()));
+        try {
+            refresh_breakpoints(s, true);
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+        return true;
+    case stop_kind::signal:
+        if (is_silent_signal(why.signo)) {
+            return true;   // stays pending: delivered on the resume
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+tracer::stop_reason resume_and_wait(session& s) {
+    auto& proc = s.require_process();
+    while (true) {
+        s.on_resume();
+        tracer::stop_reason why;
+        {
+            running_guard guard(proc);
+            proc.resume();
+            why = proc.wait_for_stop();
+        }
+        log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
+        if (why.kind == tracer::stop_kind::breakpoint) {
+            queue_other_hits(s, why);
+        }
+        if (!why.is_process_end() && consume_background_event(s, why)) {
+            continue;
+        }
+        return why;
+    }
+}
+
+bool report_stop(session& s, const tracer::stop_reason& why) {
+    using tracer::stop_kind;
+    switch (why.kind) {
+    case stop_kind::exited:
+    case stop_kind::terminated:
+        report_process_end(s, why);
+        return true;
+    case stop_kind::breakpoint: {
+        std::uint64_t addr = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;
+        if (!addr) {
+            if (auto* t = s.process()->find_thread(why.tid)) {
+                addr = t->regs().pc();
+            }
+        }
+        return report_breakpoint_hit(s, why.tid, addr);
+    }
+    case stop_kind::interrupted: {
+        tracer::stop_reason sig = why;
+        sig.signo = SIGINT;
+        report_signal(s, sig);
+        return true;
+    }
+    case stop_kind::signal:
+        if (why.signo == SIGINT || why.signo == SIGTRAP) {
+            // gdb's `handle SIGINT nopass`: a Ctrl-C is for the debugger.
+            s.process()->set_pending_signal(why.tid, 0);
+        }
+        report_signal(s, why);
+        return true;
+    case stop_kind::single_step:
+        switch_to_stopped_thread(s, why.tid);
+        print_location(s, why.tid, true);
+        return true;
+    default:
+        return false;
+    }
+}
+
+void continue_until_stop(session& s) {
+    auto& st = s.bp_commands_state();
+    while (s.process() && s.process()->is_alive()) {
+        tracer::stop_reason why;
+        bool have = false;
+        // Threads that hit a breakpoint in an earlier stop are reported before resuming,
+        // so none of them passes over its breakpoint unreported.
+        while (!s.pending_hits().empty()) {
+            auto [tid, addr] = s.pending_hits().front();
+            s.pending_hits().pop_front();
+            auto* t = s.process()->find_thread(tid);
+            if (!t) {
+                continue;
+            }
+            try {
+                if (t->regs().pc() != addr || breakpoints_at(s, addr).empty()) {
+                    continue;
+                }
+            } catch (const std::exception&) {
+                continue;
+            }
+            why.kind = tracer::stop_kind::breakpoint;
+            why.tid = tid;
+            why.breakpoint_addr = virt_addr(addr);
+            have = true;
+            break;
+        }
+        if (!have) {
+            why = resume_and_wait(s);
+        }
+        st.resume_requested = false;
+        if (!report_stop(s, why)) {
+            continue;
+        }
+        if (st.resume_requested && !st.in_breakpoint_commands) {
+            st.resume_requested = false;
+            continue;
+        }
+        return;
+    }
+}
+
+std::optional<tracer::stop_reason> run_to_address(session& s, pid_t tid, std::uint64_t addr, std::uint64_t min_sp) {
+    auto& proc = s.require_process();
+    proc.add_breakpoint_site(virt_addr(addr));
+    struct remover {
+        session& s;
+        std::uint64_t addr;
+        ~remover() {
+            if (auto* p = s.process(); p && p->is_alive()) {
+                try {
+                    p->remove_breakpoint_site(virt_addr(addr));
+                } catch (const std::exception&) {
+                }
+            }
+        }
+    } remove_at_end{s, addr};
+    while (true) {
+        auto why = resume_and_wait(s);
+        if (why.kind == tracer::stop_kind::breakpoint) {
+            std::uint64_t at = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;
+            if (at == addr && why.tid == tid) {
+                auto* t = proc.find_thread(tid);
+                if (t && t->regs().sp() > min_sp) {
+                    return std::nullopt;
+                }
+            }
+            if (at == addr && breakpoints_at(s, addr).empty()) {
+                continue;   // ours, but another thread or a deeper recursion level
+            }
+        }
+        if (report_stop(s, why)) {
+            return why;
+        }
+    }
+}
+
+tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
+    auto& proc = s.require_process();
+    while (true) {
+        s.on_resume();
+        tracer::stop_reason why;
+        {
+            running_guard guard(proc);
+            why = proc.step_instruction(tid);
+        }
+        if (!why.is_process_end() && why.kind != tracer::stop_kind::single_step && consume_background_event(s, why)) {
+            // A background event (new thread) interrupted the step: the instruction may not
+            // have executed yet; step again only if the pc did not move.
+            continue;
+        }
+        return why;
+    }
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,42 @@
+#pragma once
+/// Resuming the target and waiting for the next stop a user must see: thread and library
+/// events are reported and resumed over, signals gdb does not stop for are passed on, and
+/// Ctrl-C interrupts the wait.
+
+#include <optional>
+
+#include "session.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+
+namespace ompdbg::app {
+
+/// Installs the SIGINT handler (Ctrl-C interrupts a running target; at the prompt it is
+/// ignored).
+void install_interrupt_handler();
+
+/// Handles the events that never end a command (new thread, thread exit, library load,
+/// exec, signals gdb passes silently). Returns true when the event was consumed.
+bool consume_background_event(session& s, const tracer::stop_reason& why);
+
+/// Resumes every thread and waits for the next event that is not consumed by
+/// consume_background_event. Breakpoint hits of other threads in the same stop are queued
+/// in session::pending_hits().
+tracer::stop_reason resume_and_wait(session& s);
+
+/// Reports `why` as gdb does (breakpoint, signal, exit, interrupt). Returns false when the
+/// stop is not for the user (a breakpoint whose condition is false, an ignore count).
+bool report_stop(session& s, const tracer::stop_reason& why);
+
+/// `continue`: resumes until a stop the user sees (reporting queued hits first) and
+/// reports it; breakpoint `commands` that say `continue` resume again.
+void continue_until_stop(session& s);
+
+/// Runs thread `tid` until it reaches `addr` with its stack pointer above `min_sp`
+/// (the frame that called — so recursion does not stop early). Returns std::nullopt
+/// when it got there; otherwise the stop that came first (already reported).
+std::optional<tracer::stop_reason> run_to_address(session& s, pid_t tid, std::uint64_t addr, std::uint64_t min_sp);
+
+/// Single-steps `tid`, consuming background events; the stop (single_step normally).
+tracer::stop_reason step_one_instruction(session& s, pid_t tid);
+
+}  // namespace ompdbg::app

@@ -1,0 +1,410 @@
+#include "session.hpp"
+
+#include "commands_omp.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+bool is_word_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+}
+
+// gdb splits a command word at the first character that cannot be part of a name, so
+// "p/x v" is `p` with "/x v" and "x/4xw &a" is `x` with "/4xw &a".
+std::pair<std::string_view, std::string_view> split_word(std::string_view line) {
+    line = trim(line);
+    std::size_t n = 0;
+    while (n < line.size() && is_word_char(line[n])) {
+        ++n;
+    }
+    if (n == 0 && !line.empty()) {
+        n = 1;   // "!" or "|" style one-character commands
+    }
+    return {line.substr(0, n), trim(line.substr(n))};
+}
+
+}  // namespace
+
+session::session(bool json, bool batch) : out_(json), batch_(batch) {
+    register_control_commands(commands_);
+    register_breakpoint_commands(commands_);
+    register_thread_commands(commands_);
+    register_stack_commands(commands_);
+    register_data_commands(commands_);
+    register_misc_commands(commands_);
+    register_omp_commands(commands_);
+}
+
+session::~session() {
+    // The process' destructor kills a launched process and detaches an attached one.
+    stacks_.clear();
+    thread_db_.reset();
+    process_.reset();
+}
+
+void session::set_program(const std::filesystem::path& path, std::vector<std::string> args) {
+    std::filesystem::path p = path;
+    // A bare name is looked up in the current directory first, then PATH, as gdb does.
+    if (p.is_relative()) {
+        std::error_code ec;
+        if (!std::filesystem::exists(p, ec) && p.string().find('/') == std::string::npos) {
+            if (const char* env = std::getenv("PATH")) {
+                std::string_view rest(env);
+                while (!rest.empty()) {
+                    auto colon = rest.find(':');
+                    auto dir = rest.substr(0, colon);
+                    auto candidate = std::filesystem::path(std::string(dir)) / p;
+                    if (::access(candidate.c_str(), X_OK) == 0) {
+                        p = candidate;
+                        break;
+                    }
+                    if (colon == std::string_view::npos) {
+                        break;
+                    }
+                    rest.remove_prefix(colon + 1);
+                }
+            }
+        }
+        p = std::filesystem::absolute(p, ec);
+    }
+    auto elf = elf_for(p);   // throws for a missing or non-ELF file
+    program_ = p;
+    args_ = std::move(args);
+    if (!batch_) {
+        out_.line(fmt::format("Reading symbols from {}...", p.string()));
+    }
+    if (!elf->has_debug_info()) {
+        out_.line(fmt::format("(No debugging symbols found in {})", p.string()));
+    }
+}
+
+tracer::target* session::target() {
+    return process_.get();
+}
+
+tracer::process& session::require_process() {
+    if (!process_ || !process_->is_alive()) {
+        error::send("The program is not being run.");
+    }
+    return *process_;
+}
+
+void session::set_process(std::unique_ptr<tracer::process> p) {
+    stacks_.clear();
+    thread_numbers_.clear();
+    last_thread_number_ = 0;
+    pending_hits_.clear();
+    planted_.clear();
+    thread_db_.reset();
+    thread_db_tried_ = false;
+    saw_multiple_threads_ = false;
+    process_ = std::move(p);
+    selected_frame_ = 0;
+    selected_tid_ = process_ ? process_->pid() : 0;
+    if (process_) {
+        attach_module_elves();
+        refresh_thread_numbers();
+    }
+}
+
+void session::drop_process() {
+    stacks_.clear();
+    thread_db_.reset();
+    thread_db_tried_ = false;
+    pending_hits_.clear();
+    planted_.clear();
+    process_.reset();
+    thread_numbers_.clear();
+    last_thread_number_ = 0;
+    selected_tid_ = 0;
+    selected_frame_ = 0;
+    saw_multiple_threads_ = false;
+}
+
+void session::end_target() {
+    if (!process_) {
+        return;
+    }
+    try {
+        if (process_->is_alive()) {
+            if (process_->is_attached()) {
+                process_->detach();
+            } else {
+                process_->kill();
+            }
+        }
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "ending the target: {}", e.what());
+    }
+    drop_process();
+}
+
+std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& path) {
+    std::error_code ec;
+    auto canonical = std::filesystem::weakly_canonical(path, ec);
+    std::string key = ec ? path.string() : canonical.string();
+    if (auto it = elves_.find(key); it != elves_.end()) {
+        return it->second;
+    }
+    std::shared_ptr<dwarf::elf_file> elf = dwarf::elf_file::open(path);
+    elves_[key] = elf;
+    return elf;
+}
+
+void session::attach_module_elves() {
+    if (!process_ || !process_->is_alive()) {
+        return;
+    }
+    // modules() hands out a const view of the process' own (non-const) list; the elf
+    // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
+    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(process_->modules());
+    for (auto& m : mods) {
+        if (m.elf || m.path.empty()) {
+            continue;
+        }
+        try {
+            m.elf = elf_for(m.path);
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "no ELF for {}: {}", m.path.string(), e.what());
+        }
+    }
+}
+
+void session::select_thread(pid_t tid) {
+    selected_tid_ = tid;
+    selected_frame_ = 0;
+}
+
+void session::select_frame(int level) {
+    selected_frame_ = level;
+}
+
+const std::vector<stack_frame>& session::stack(pid_t tid) {
+    if (auto it = stacks_.find(tid); it != stacks_.end()) {
+        return it->second;
+    }
+    attach_module_elves();
+    auto [it, inserted] = stacks_.emplace(tid, build_stack(*this, tid));
+    return it->second;
+}
+
+void session::refresh_thread_numbers() {
+    if (!process_ || !process_->is_alive()) {
+        return;
+    }
+    auto threads = process_->threads();
+    for (auto* t : threads) {
+        if (!thread_numbers_.count(t->tid())) {
+            thread_numbers_[t->tid()] = ++last_thread_number_;
+        }
+    }
+    if (threads.size() > 1) {
+        saw_multiple_threads_ = true;
+    }
+}
+
+int session::thread_number(pid_t tid) const {
+    if (auto it = thread_numbers_.find(tid); it != thread_numbers_.end()) {
+        return it->second;
+    }
+    return 0;
+}
+
+std::optional<pid_t> session::tid_of_thread_number(int number) const {
+    for (auto& [tid, n] : thread_numbers_) {
+        if (n == number) {
+            if (process_ && process_->is_alive() && const_cast<tracer::process&>(*process_).find_thread(tid)) {
+                return tid;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+tracer::thread_db* session::thread_db() {
+    if (!process_ || !process_->is_alive()) {
+        return nullptr;
+    }
+    if (!thread_db_ && !thread_db_tried_) {
+        thread_db_tried_ = true;
+        try {
+            std::string why;
+            thread_db_ = tracer::thread_db::open(*process_, &why);
+            if (!thread_db_) {
+                log::write(log::channel::cli, "thread_db: {}", why);
+            }
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "thread_db: {}", e.what());
+        }
+    }
+    return thread_db_.get();
+}
+
+std::string session::thread_target_id(pid_t tid) {
+    if (auto* db = thread_db()) {
+        try {
+            if (auto self = db->pthread_self(tid)) {
+                return fmt::format("Thread 0x{:x} (LWP {})", *self, tid);
+            }
+        } catch (const std::exception&) {
+        }
+        // thread_db not ready yet (before libpthread initialised): gdb says "process N".
+    }
+    if (process_ && tid == process_->pid() && !saw_multiple_threads_) {
+        return fmt::format("process {}", tid);
+    }
+    return fmt::format("LWP {}", tid);
+}
+
+int session::record_value(dwarf::value v) {
+    history_.push_back(std::move(v));
+    return static_cast<int>(history_.size());
+}
+
+std::optional<dwarf::value> session::history(int index) const {
+    // $ (0) is the last value, $N the N-th, negative indexes count back from the last.
+    int n = static_cast<int>(history_.size());
+    int i = index <= 0 ? n + index : index;
+    if (i < 1 || i > n) {
+        return std::nullopt;
+    }
+    return history_[i - 1];
+}
+
+void session::on_resume() {
+    stacks_.clear();
+    selected_frame_ = 0;
+}
+
+bool session::execute(std::string_view line_in) {
+    std::string_view line = trim(line_in);
+    if (line.empty()) {
+        if (last_repeatable_.empty()) {
+            return true;
+        }
+        std::string again = last_repeatable_;
+        return execute(again);
+    }
+    if (line.front() == '#') {
+        return true;
+    }
+    out_.begin_command(line);
+    bool ok = true;
+    try {
+        auto [word, args] = split_word(line);
+        const command* cmd = commands_.find(word);
+        if (!cmd) {
+            error::send(fmt::format("Undefined command: \"{}\".  Try \"help\".", word));
+        }
+        std::string path = cmd->name;
+        // Descend into prefix commands: "info breakpoints", "thread apply all bt".
+        while (cmd->subcommands) {
+            auto [sub_word, sub_args] = split_word(args);
+            const command* sub = sub_word.empty() ? nullptr : cmd->subcommands->find(sub_word);
+            if (!sub) {
+                if (cmd->handler) {
+                    break;
+                }
+                if (sub_word.empty()) {
+                    std::string names;
+                    for (auto& c : cmd->subcommands->all()) {
+                        out_.line(fmt::format("{} {} -- {}", path, c.name, c.summary));
+                    }
+                    error::send(fmt::format("\"{}\" must be followed by the name of a subcommand.", path));
+                }
+                error::send(fmt::format("Undefined {} command: \"{}\".  Try \"help {}\".", path, sub_word, path));
+            }
+            cmd = sub;
+            args = sub_args;
+            path += " " + cmd->name;
+        }
+        last_repeatable_ = cmd->repeat_on_enter ? std::string(line) : std::string();
+        if (!cmd->handler) {
+            error::send(fmt::format("\"{}\" must be followed by the name of a subcommand.", path));
+        }
+        cmd->handler(*this, args);
+    } catch (const std::exception& e) {
+        ok = false;
+        out_.error(e.what());
+        last_repeatable_.clear();
+    }
+    out_.end_command(ok);
+    out_.flush();
+    return ok;
+}
+
+bool session::run_source(line_source& src, bool stop_on_error) {
+    sources_.push_back(&src);
+    bool all_ok = true;
+    while (!quit_) {
+        auto line = src.next_line("(ompdbg) ");
+        if (!line) {
+            break;
+        }
+        if (!execute(*line)) {
+            all_ok = false;
+            failed_.push_back(std::string(trim(*line)));
+            if (stop_on_error) {
+                break;
+            }
+        }
+    }
+    sources_.pop_back();
+    return all_ok;
+}
+
+std::optional<std::string> session::read_body_line(std::string_view prompt) {
+    if (sources_.empty()) {
+        return std::nullopt;
+    }
+    return sources_.back()->next_line(prompt);
+}
+
+bool session::query(const std::string& question) {
+    bool interactive = !sources_.empty() && sources_.back()->is_interactive() && !batch_;
+    if (!interactive) {
+        out_.line(question + "(y or [n]) [answered Y; input not from terminal]");
+        return true;
+    }
+    while (true) {
+        auto answer = read_body_line(question + "(y or n) ");
+        if (!answer) {
+            out_.line("EOF [answered Y; input not from terminal]");
+            return true;
+        }
+        auto a = trim(*answer);
+        if (a.empty()) {
+            continue;
+        }
+        if (a[0] == 'y' || a[0] == 'Y') {
+            return true;
+        }
+        if (a[0] == 'n' || a[0] == 'N') {
+            return false;
+        }
+        out_.line("Please answer y or n.");
+    }
+}
+
+}  // namespace ompdbg::app

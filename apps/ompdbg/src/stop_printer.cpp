@@ -1,0 +1,251 @@
+#include "stop_printer.hpp"
+
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "frame_context.hpp"
+#include "stack.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+struct signal_text {
+    int signo;
+    const char* name;
+    const char* description;
+};
+
+constexpr signal_text signal_table[] = {
+    {SIGHUP, "SIGHUP", "Hangup"},
+    {SIGINT, "SIGINT", "Interrupt"},
+    {SIGQUIT, "SIGQUIT", "Quit"},
+    {SIGILL, "SIGILL", "Illegal instruction"},
+    {SIGTRAP, "SIGTRAP", "Trace/breakpoint trap"},
+    {SIGABRT, "SIGABRT", "Aborted"},
+    {SIGBUS, "SIGBUS", "Bus error"},
+    {SIGFPE, "SIGFPE", "Arithmetic exception"},
+    {SIGKILL, "SIGKILL", "Killed"},
+    {SIGUSR1, "SIGUSR1", "User defined signal 1"},
+    {SIGSEGV, "SIGSEGV", "Segmentation fault"},
+    {SIGUSR2, "SIGUSR2", "User defined signal 2"},
+    {SIGPIPE, "SIGPIPE", "Broken pipe"},
+    {SIGALRM, "SIGALRM", "Alarm clock"},
+    {SIGTERM, "SIGTERM", "Terminated"},
+    {SIGCHLD, "SIGCHLD", "Child status changed"},
+    {SIGCONT, "SIGCONT", "Continued"},
+    {SIGSTOP, "SIGSTOP", "Stopped (signal)"},
+    {SIGTSTP, "SIGTSTP", "Stopped (user)"},
+    {SIGTTIN, "SIGTTIN", "Stopped (tty input)"},
+    {SIGTTOU, "SIGTTOU", "Stopped (tty output)"},
+    {SIGURG, "SIGURG", "Urgent I/O condition"},
+    {SIGXCPU, "SIGXCPU", "CPU time limit exceeded"},
+    {SIGXFSZ, "SIGXFSZ", "File size limit exceeded"},
+    {SIGVTALRM, "SIGVTALRM", "Virtual timer expired"},
+    {SIGPROF, "SIGPROF", "Profiling timer expired"},
+    {SIGWINCH, "SIGWINCH", "Window size changed"},
+    {SIGIO, "SIGIO", "I/O possible"},
+    {SIGPWR, "SIGPWR", "Power fail/restart"},
+    {SIGSYS, "SIGSYS", "Bad system call"},
+};
+
+std::string thread_label(session& s, pid_t tid) {
+    std::string name;
+    if (auto* p = s.process()) {
+        if (auto* t = p->find_thread(tid)) {
+            name = t->name();
+        }
+    }
+    if (name.empty()) {
+        return fmt::format("Thread {}", s.thread_number(tid));
+    }
+    return fmt::format("Thread {} \"{}\"", s.thread_number(tid), name);
+}
+
+}  // namespace
+
+std::string signal_name(int signo) {
+    for (auto& st : signal_table) {
+        if (st.signo == signo) {
+            return st.name;
+        }
+    }
+    if (signo >= SIGRTMIN && signo <= SIGRTMAX) {
+        return fmt::format("SIG{}", signo);
+    }
+    return fmt::format("SIG{}", signo);
+}
+
+std::string signal_description(int signo) {
+    for (auto& st : signal_table) {
+        if (st.signo == signo) {
+            return st.description;
+        }
+    }
+    return fmt::format("Real-time event {}", signo);
+}
+
+std::string source_line_for(session& s, const stack_frame& f) {
+    (void)s;
+    if (!f.line || f.line->line <= 0) {
+        return {};
+    }
+    if (auto text = frame_source_line(f)) {
+        return *text;
+    }
+    return fmt::format("{}\tin {}", f.line->line, f.line->file);
+}
+
+void print_location(session& s, pid_t tid, bool frame_line) {
+    auto& frames = s.stack(tid);
+    if (frames.empty()) {
+        return;
+    }
+    const auto& f = frames.front();
+    std::string text;
+    if (frame_line) {
+        text = format_frame_line(s, f, false);
+        std::string src = source_line_for(s, f);
+        if (!src.empty()) {
+            text += "\n" + src;
+        }
+    } else {
+        std::string src = source_line_for(s, f);
+        if (src.empty()) {
+            text = format_frame_line(s, f, false);
+        } else if (f.line && f.line->addr + (f.module ? f.module->load_bias : 0) != f.pc()) {
+            text = fmt::format("0x{:016x}\t{}", f.pc(), src);
+        } else {
+            text = src;
+        }
+    }
+    nlohmann::json j{{"thread", s.thread_number(tid)}, {"pc", fmt::format("{:#x}", f.pc())}};
+    if (f.function) {
+        j["function"] = f.function->name;
+    }
+    if (f.line) {
+        j["file"] = f.line->file;
+        j["line"] = f.line->line;
+    }
+    s.out().event("location", j, text);
+}
+
+void switch_to_stopped_thread(session& s, pid_t tid) {
+    s.refresh_thread_numbers();
+    if (s.selected_tid() != tid && s.multi_threaded()) {
+        s.out().event("thread-selected", {{"thread", s.thread_number(tid)}},
+                      fmt::format("[Switching to {}]", s.thread_target_id(tid)));
+    }
+    s.select_thread(tid);
+}
+
+void report_process_end(session& s, const tracer::stop_reason& why) {
+    pid_t pid = s.process() ? s.process()->pid() : why.tid;
+    if (why.kind == tracer::stop_kind::exited) {
+        std::string text = why.exit_code == 0
+                               ? fmt::format("[Inferior 1 (process {}) exited normally]", pid)
+                               : fmt::format("[Inferior 1 (process {}) exited with code {:02o}]", pid, why.exit_code);
+        s.out().event("exited", {{"pid", pid}, {"exit_code", why.exit_code}}, text);
+    } else {
+        s.out().event("terminated", {{"pid", pid}, {"signal", signal_name(why.signo)}},
+                      fmt::format("\nProgram terminated with signal {}, {}.\nThe program no longer exists.",
+                                  signal_name(why.signo), signal_description(why.signo)));
+    }
+    s.drop_process();
+}
+
+void report_signal(session& s, const tracer::stop_reason& why) {
+    switch_to_stopped_thread(s, why.tid);
+    std::string who = s.multi_threaded() ? thread_label(s, why.tid) : "Program";
+    s.out().event("signal", {{"thread", s.thread_number(why.tid)}, {"signal", signal_name(why.signo)}},
+                  fmt::format("\n{} received signal {}, {}.", who, signal_name(why.signo),
+                              signal_description(why.signo)));
+    print_location(s, why.tid, true);
+}
+
+bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
+    auto hits = breakpoints_at(s, addr);
+    std::vector<int> stopping;
+    std::vector<std::string> condition_errors;
+    for (auto& [bp, loc] : hits) {
+        if (bp->thread_tid && *bp->thread_tid != tid) {
+            continue;
+        }
+        if (!bp->condition.empty()) {
+            try {
+                auto& frames = s.stack(tid);
+                if (frames.empty()) {
+                    error::send("No frame selected.");
+                }
+                frame_context ctx(s, tid, frames.front());
+                if (!dwarf::is_true(dwarf::evaluate(bp->condition, ctx))) {
+                    continue;
+                }
+            } catch (const std::exception& e) {
+                condition_errors.push_back(
+                    fmt::format("Error in testing condition for breakpoint {}:\n{}", bp->number, e.what()));
+            }
+        }
+        ++bp->hit_count;
+        if (bp->ignore_count > 0) {
+            --bp->ignore_count;
+            continue;
+        }
+        stopping.push_back(bp->number);
+    }
+    if (stopping.empty()) {
+        return false;
+    }
+    switch_to_stopped_thread(s, tid);
+    for (auto& e : condition_errors) {
+        s.out().error(e);
+    }
+    auto& first = s.breakpoints().at(stopping.front());
+    bool silent = !first.commands.empty() && first.commands.front() == "silent";
+    if (!silent) {
+        std::string who = s.multi_threaded() ? thread_label(s, tid) + " hit " : std::string();
+        std::string kind = first.temporary ? "Temporary breakpoint" : "Breakpoint";
+        auto& frames = s.stack(tid);
+        std::string text = fmt::format("\n{}{} {}, ", who, kind, first.number);
+        if (!frames.empty()) {
+            text += format_frame_line(s, frames.front(), false);
+            std::string src = source_line_for(s, frames.front());
+            if (!src.empty()) {
+                text += "\n" + src;
+            }
+        }
+        s.out().event("breakpoint-hit",
+                      {{"breakpoint", first.number}, {"thread", s.thread_number(tid)}, {"pc", fmt::format("{:#x}", addr)}},
+                      text);
+    }
+    std::vector<std::string> commands = first.commands;
+    for (int n : stopping) {
+        if (auto it = s.breakpoints().find(n); it != s.breakpoints().end() && it->second.temporary) {
+            s.breakpoints().erase(it);
+        }
+    }
+    sync_breakpoint_sites(s);
+    if (!commands.empty()) {
+        auto& st = s.bp_commands_state();
+        bool was = st.in_breakpoint_commands;
+        st.in_breakpoint_commands = true;
+        for (auto& c : commands) {
+            if (c == "silent") {
+                continue;
+            }
+            s.execute(c);
+            if (st.resume_requested || !s.process()) {
+                break;
+            }
+        }
+        st.in_breakpoint_commands = was;
+    }
+    return true;
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,40 @@
+#pragma once
+/// Reports stops as gdb does: breakpoint hits, signals, exits, thread events, and the
+/// "frame line + source line" after a step.
+
+#include <string>
+
+#include "session.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+
+namespace ompdbg::app {
+
+/// gdb's name and description of a signal: ("SIGSEGV", "Segmentation fault").
+std::string signal_name(int signo);
+std::string signal_description(int signo);
+
+/// The source line after a frame line: "82\t    if (n <= 1) {", or "82\tin structs.c"
+/// when the file cannot be read; empty when the frame has no line.
+std::string source_line_for(session& s, const stack_frame& f);
+
+/// Prints where thread `tid` is: with `frame_line` the frame line ("factorial (n=5) at
+/// structs.c:82") then the source line; without, only the source line (prefixed by the pc
+/// when it is not at the start of a line, as after `stepi`).
+void print_location(session& s, pid_t tid, bool frame_line);
+
+/// "[Switching to Thread 0x... (LWP n)]" when `tid` is not the selected thread of a
+/// multi-threaded program; selects it.
+void switch_to_stopped_thread(session& s, pid_t tid);
+
+/// Reports the end of the process (exited / terminated) and drops it.
+void report_process_end(session& s, const tracer::stop_reason& why);
+
+/// Reports a signal stop ("Program received signal SIGSEGV, Segmentation fault.").
+void report_signal(session& s, const tracer::stop_reason& why);
+
+/// Handles a user-breakpoint hit of `tid` at `addr`: conditions, ignore counts, hit counts,
+/// the report, temporary breakpoints and `commands`. Returns false when no breakpoint
+/// wants to stop (the caller resumes).
+bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr);
+
+}  // namespace ompdbg::app
