@@ -338,6 +338,9 @@ private:
                 any_field = true;
                 continue;
             }
+            if (m.name.empty() && m.bit_size) {
+                continue;  // unnamed bitfield padding (`int : 3;`) is not shown
+            }
             any_data = true;
             if (any_field) {
                 out += ", ";
@@ -392,6 +395,9 @@ private:
                 chars.pop_back();
             }
             return print_string(chars, opts_.max_string, false, wide.value_or(""));
+        }
+        if (n == 0 && v.address) {
+            return hex(*v.address);  // flexible array member: gdb shows where it starts
         }
         if (n == 0 || esz == 0) {
             return "{}";

@@ -225,7 +225,7 @@ std::string body(const type& t, int level) {
     bool any = false;
     auto style = member_style(level + 1);
     for (auto& m : members) {
-        if (m.is_base_class || m.is_artificial) {
+        if (m.is_base_class || m.is_artificial || (m.name.empty() && m.bit_size)) {
             continue;
         }
         any = true;

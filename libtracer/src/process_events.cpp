@@ -164,7 +164,24 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             queue_event(r);
             return;
         }
-        // Other events are not enabled; resume as if nothing happened.
+        if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+            auto msg = internal::get_event_msg(tid);
+            if (msg && *msg != 0) {
+                release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK);
+            }
+        } else if (ev == PTRACE_EVENT_VFORK_DONE) {
+            // The vfork child has exec'ed or exited: the shared memory is ours again.
+            vfork_pending = false;
+            for (auto& [addr, s] : sites) {
+                if (s->is_enabled()) {
+                    try {
+                        insert_int3(*s);
+                    } catch (const error&) {
+                    }
+                }
+            }
+        }
+        // Not a reported event; resume as if nothing happened.
         (void)was_stepping;
         if (!stopping_all) {
             cont(t, 0);
@@ -217,6 +234,51 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         return;
     }
     }
+}
+
+void process::impl::release_fork_child(pid_t child, bool is_vfork) {
+    // Fork children are not debugged (gdb's `detach-on-fork on`), but they inherited our
+    // int3 bytes: they must go before the child runs, or its first hit kills it with
+    // SIGTRAP. The child is auto-attached and reports an initial stop first.
+    bool stopped = false;
+    for (int i = 0; i < 100 && !stopped; ++i) {
+        int status = 0;
+        pid_t r = internal::wait_tid(child, &status, WNOHANG);
+        if (r == child) {
+            if (WIFEXITED(status) || WIFSIGNALED(status)) {
+                return;
+            }
+            stopped = true;
+        } else if (r < 0) {
+            return;
+        } else {
+            internal::wakeup_wait(50);
+        }
+    }
+    if (is_vfork) {
+        // The vfork child shares our memory: take the int3s out of it (the parent is
+        // suspended until PTRACE_EVENT_VFORK_DONE puts them back).
+        for (auto& [addr, s] : sites) {
+            if (s->is_enabled()) {
+                remove_int3(*s);
+            }
+        }
+        vfork_pending = true;
+    } else {
+        for (auto& [addr, s] : sites) {
+            if (s->is_enabled()) {
+                auto aligned = addr & ~std::uint64_t{7};
+                auto peek = try_ptrace(PTRACE_PEEKDATA, child, reinterpret_cast<void*>(aligned), nullptr);
+                if (!peek) {
+                    continue;
+                }
+                long word = peek.value;
+                reinterpret_cast<std::byte*>(&word)[addr - aligned] = s->saved_byte();
+                try_ptrace(PTRACE_POKEDATA, child, reinterpret_cast<void*>(aligned), reinterpret_cast<void*>(word));
+            }
+        }
+    }
+    try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
 }
 
 bool process::impl::poll_all() {

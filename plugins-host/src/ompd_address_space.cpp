@@ -60,13 +60,14 @@ ompd_rc_t ompd_address_space::impl::lookup_symbol(const char* name, const char* 
         }
         std::optional<std::uint64_t> found;
         for (const auto& m : mods) {
-            if (!m.elf || !hint_matches(m, file_hint)) {
+            auto elf = internal::elf_of(m);
+            if (!elf || !hint_matches(m, file_hint)) {
                 continue;
             }
-            for (const auto& s : m.elf->find_symbols(name)) {
+            for (const auto& s : elf->find_symbols(name)) {
                 if (s.kind == dwarf::symbol_kind::tls) {
                     // Offset 0 is a real TLS offset (__kmp_gtid); an import has no PT_TLS.
-                    if (!m.elf->tls()) {
+                    if (!elf->tls()) {
                         continue;
                     }
                     tls_module = &m;
@@ -124,7 +125,21 @@ std::optional<std::uint64_t> ompd_address_space::impl::tls_address(pid_t tid,
         }
         // Without libthread_db: glibc's x86-64 TCB is at fs_base, its dtv pointer at +8,
         // and dtv[modid] (16-byte entries after the generation slot) points at the block.
-        if (m.tls_modid == 0) {
+        std::uint64_t modid = m.tls_modid;
+        if (modid == 0) {
+            // ld.so numbers TLS modules in link-map order (the executable first), so the
+            // module's index among the modules that have a PT_TLS segment is its id.
+            for (const auto& other : tgt->modules()) {
+                auto oe = internal::elf_of(other);
+                if (oe && oe->tls()) {
+                    ++modid;
+                }
+                if (other.path == m.path && other.load_bias == m.load_bias) {
+                    break;
+                }
+            }
+        }
+        if (modid == 0) {
             return std::nullopt;
         }
         tracer::thread* th = tgt->find_thread(tid);
@@ -133,7 +148,7 @@ std::optional<std::uint64_t> ompd_address_space::impl::tls_address(pid_t tid,
         }
         std::uint64_t fs_base = th->regs().gp().fs_base;
         auto dtv = tgt->read<std::uint64_t>(virt_addr(fs_base + 8));
-        auto block = tgt->read<std::uint64_t>(virt_addr(dtv + 16 * m.tls_modid));
+        auto block = tgt->read<std::uint64_t>(virt_addr(dtv + 16 * modid));
         if (block == 0 || block == ~std::uint64_t{0}) {
             return std::nullopt;
         }
@@ -243,7 +258,8 @@ std::string ompd_address_space::state_name(std::int64_t state) {
 std::optional<omp_parallel> ompd_address_space::current_parallel(const omp_thread& t) {
     ompd_parallel_handle_t* h = nullptr;
     int rc = lib_->api().ompd_get_curr_parallel_handle(t.handle.get(), &h);
-    if (rc == ompd_rc_unavailable) {
+    // unsupported: libompd read a null team pointer (a thread between teams).
+    if (rc == ompd_rc_unavailable || rc == ompd_rc_unsupported) {
         return std::nullopt;
     }
     if (rc != ompd_rc_ok) {
@@ -255,7 +271,7 @@ std::optional<omp_parallel> ompd_address_space::current_parallel(const omp_threa
 std::optional<omp_task> ompd_address_space::current_task(const omp_thread& t) {
     ompd_task_handle_t* h = nullptr;
     int rc = lib_->api().ompd_get_curr_task_handle(t.handle.get(), &h);
-    if (rc == ompd_rc_unavailable) {
+    if (rc == ompd_rc_unavailable || rc == ompd_rc_unsupported) {
         return std::nullopt;
     }
     if (rc != ompd_rc_ok) {
@@ -431,6 +447,14 @@ omp_icv_value ompd_address_space::icv(const omp_parallel& p, const omp_icv& i) {
 }
 omp_icv_value ompd_address_space::icv(const omp_task& t, const omp_icv& i) {
     return read_icv(lib_->api(), t.handle.get(), i);
+}
+
+void* ompd_address_space::context_for_testing() {
+    return impl_->context;
+}
+
+const void* ompd_address_space::callbacks_for_testing() {
+    return &internal::ompd_callback_table();
 }
 
 std::optional<std::int64_t> ompd_address_space::omp_version() {

@@ -107,16 +107,40 @@ bool name_starts(const fs::path& p, std::string_view prefix) {
 
 }  // namespace
 
+namespace internal {
+
+std::shared_ptr<dwarf::elf_file> elf_of(const tracer::loaded_module& m) {
+    if (m.elf) {
+        return m.elf;
+    }
+    static std::mutex mutex;
+    static std::map<fs::path, std::shared_ptr<dwarf::elf_file>> cache;
+    std::lock_guard lock(mutex);
+    auto& slot = cache[m.path];
+    if (!slot) {
+        try {
+            slot = dwarf::elf_file::open(m.path);
+        } catch (const std::exception& e) {
+            log::write(log::channel::plugin, "{}", e.what());
+            return nullptr;
+        }
+    }
+    return slot;
+}
+
+}  // namespace internal
+
 omp_runtime_probe probe_openmp_runtime(tracer::target& tgt) {
     omp_runtime_probe probe;
     try {
         for (const auto& m : tgt.modules()) {
-            if (!m.elf) {
+            auto elf = internal::elf_of(m);
+            if (!elf) {
                 continue;
             }
             // An OMPD runtime announces itself by ompd_dll_locations, whatever its file name
             // (libomp.so, libiomp5.so, or linked statically into the executable).
-            if (auto locs = find_one(*m.elf, "ompd_dll_locations")) {
+            if (auto locs = find_one(*elf, "ompd_dll_locations")) {
                 probe.what = omp_runtime_probe::kind::llvm_ompd;
                 probe.runtime_path = m.path;
                 probe.load_bias = m.load_bias;
@@ -124,11 +148,11 @@ omp_runtime_probe probe_openmp_runtime(tracer::target& tgt) {
                                        "ompd_bp_parallel_end", "ompd_bp_task_begin",
                                        "ompd_bp_task_end", "ompd_bp_thread_begin",
                                        "ompd_bp_thread_end"}) {
-                    if (auto s = find_one(*m.elf, ev)) {
+                    if (auto s = find_one(*elf, ev)) {
                         probe.event_addresses[ev] = m.to_runtime(s->value);
                     }
                 }
-                if (auto st = find_one(*m.elf, "ompd_state")) {
+                if (auto st = find_one(*elf, "ompd_state")) {
                     std::uint64_t v = 0;
                     auto n = tgt.try_read_memory(m.to_runtime(st->value),
                                                  std::as_writable_bytes(std::span(&v, 1)));

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli_main.hpp"
+#include "commands_omp.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -91,6 +92,10 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     app.add_option("--log", log_channels, "Enable log channels: ptrace,wait,dwarf,plugin,unwind,cli or all");
     bool quiet = false;
     app.add_flag("-q,--quiet,--nx", quiet, "Accepted for gdb compatibility");
+    std::vector<std::string> plugin_paths;
+    std::string ompd_library;
+    app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd...) from DIR (repeatable)");
+    app.add_option("--ompd-library", ompd_library, "libompd.so to use when the OpenMP runtime names none that loads");
     try {
         std::vector<std::string> rev(options.rbegin(), options.rend());
         app.parse(rev);
@@ -106,6 +111,17 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
 
     app::session s(json, batch);
+    try {
+        for (const auto& dir : plugin_paths) {
+            app::omp_set_plugin_path(s, dir);
+        }
+        if (!ompd_library.empty()) {
+            app::omp_set_ompd_library(s, ompd_library);
+        }
+    } catch (const std::exception& e) {
+        s.out().error(e.what());
+        return 2;
+    }
     app::install_interrupt_handler();
     bool setup_ok = true;
     bool auto_run = false;

@@ -493,7 +493,7 @@ void cmd_info_registers(session& s, std::string_view args) {
             continue;
         }
         std::string hex = fmt::format("0x{:x}", *v);
-        s.out().line(fmt::format("{:<15}{:<19}{}", name, hex, register_natural(s, name, *v, size)));
+        s.out().line(fmt::format("{:<15}{:<19} {}", name, hex, register_natural(s, name, *v, size)));
     }
 }
 

@@ -13,8 +13,10 @@
 
 #include <fmt/format.h>
 
+#include "breakpoint_resolver.hpp"
 #include "command_prefix.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/ompd.hpp"
@@ -38,15 +40,16 @@ struct omp_state {
     plugins::plugin_policy policy;
     std::optional<fs::path> ompd_library_setting;
     std::shared_ptr<plugins::ompd_library> library;
-    std::unique_ptr<tracer::thread_db> thread_db;
     std::unique_ptr<ompd_address_space> aspace;
     const tracer::target* aspace_target = nullptr;
     pid_t aspace_pid = 0;
 };
 
 omp_state& state_of(session& s) {
-    static std::map<const session*, omp_state> states;
-    return states[&s];
+    // Never destroyed: at exit the session and its process are gone already, and nothing
+    // here must run against them in a static destructor.
+    static auto* states = new std::map<const session*, omp_state>();
+    return (*states)[&s];
 }
 
 std::string_view trim(std::string_view s) {
@@ -72,7 +75,6 @@ ompd_address_space& require_ompd(session& s) {
         return *st.aspace;
     }
     st.aspace.reset();
-    st.thread_db.reset();
     auto probe = plugins::probe_openmp_runtime(*tgt);
     if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd) {
         error::send(probe.problem);
@@ -83,20 +85,18 @@ ompd_address_space& require_ompd(session& s) {
     if (!st.library) {
         st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
     }
-    // libthread_db answers TLS addresses (__kmp_gtid); without it the host walks the DTV.
-    st.thread_db = tracer::thread_db::open(*tgt);
-    tracer::thread_db* tdb = st.thread_db.get();
-    plugins::tls_resolver tls;
-    if (tdb != nullptr) {
-        tls = [tdb](pid_t tid, const tracer::loaded_module& m,
-                    std::uint64_t off) -> std::optional<std::uint64_t> {
-            try {
+    // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
+    // process), else the host walks glibc's DTV itself.
+    plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
+                                     std::uint64_t off) -> std::optional<std::uint64_t> {
+        try {
+            if (tracer::thread_db* tdb = s.thread_db()) {
                 return tdb->tls_address(tid, m, off);
-            } catch (const std::exception&) {
-                return std::nullopt;
             }
-        };
-    }
+        } catch (const std::exception&) {
+        }
+        return std::nullopt;
+    };
     st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();
@@ -111,13 +111,23 @@ std::string describe_code(session& s, std::uint64_t addr) {
         return fmt::format("{:#x}", addr);
     }
     const tracer::loaded_module* m = tgt->module_at(virt_addr(addr));
-    if (m == nullptr || !m->elf) {
+    if (m == nullptr) {
+        return fmt::format("{:#x}", addr);
+    }
+    std::shared_ptr<dwarf::elf_file> elf = m->elf;
+    if (!elf) {
+        try {
+            elf = s.elf_for(m->path);
+        } catch (const std::exception&) {
+        }
+    }
+    if (!elf) {
         return fmt::format("{:#x}", addr);
     }
     std::uint64_t file_addr = m->to_file(virt_addr(addr));
     std::string name;
     std::string where;
-    if (auto* dbg = m->elf->debug()) {
+    if (auto* dbg = elf->debug()) {
         auto chain = dbg->function_chain_at(file_addr);
         if (!chain.empty()) {
             name = chain.back().name;
@@ -127,7 +137,7 @@ std::string describe_code(session& s, std::uint64_t addr) {
         }
     }
     if (name.empty()) {
-        if (auto sym = m->elf->symbol_at(file_addr)) {
+        if (auto sym = elf->symbol_at(file_addr)) {
             name = sym->name;
         }
     }
@@ -182,7 +192,7 @@ void cmd_omp_threads(session& s, std::string_view) {
     auto thread_num_icv = as.find_icv("thread-num-var");
     auto levels_icv = as.find_icv("levels-var");
     auto team_icv = as.find_icv("team-size-var");
-    s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<34} {:<8} {:<5} {:<5} {}", "Id", "LWP", "OMP",
+    s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", "Id", "LWP", "OMP",
                              "State", "Wait id", "Level", "Team", "Task"));
     nlohmann::json rows = nlohmann::json::array();
     for (tracer::thread* th : tgt.threads()) {
@@ -214,8 +224,10 @@ void cmd_omp_threads(session& s, std::string_view) {
             }
         }
         std::string state_name = as.state_name(state);
-        s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<34} {:<8} {:<5} {:<5} {}", mark, id, tid,
-                                 opt_num(num), state_name, wait, opt_num(level), opt_num(team), task));
+        // A wait id is what the thread waits for (a lock's address): hex, as addresses are.
+        std::string wait_text = wait == 0 ? "0" : fmt::format("{:#x}", wait);
+        s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", mark, id, tid,
+                                 opt_num(num), state_name, wait_text, opt_num(level), opt_num(team), task));
         rows.push_back({{"id", id},
                         {"lwp", tid},
                         {"openmp", true},
@@ -259,7 +271,7 @@ void print_region(session& s, ompd_address_space& as, std::vector<region_node>& 
         auto lwp = as.os_thread_of(*t);
         auto [state, wait] = as.state(*t);
         std::string sname = as.state_name(state);
-        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {}", indent, k,
+        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {:#x}", indent, k,
                                  lwp ? std::to_string(*lwp) : "?", thread_label(s, lwp), sname, wait));
         threads.push_back({{"thread_num", k},
                            {"lwp", lwp ? nlohmann::json(*lwp) : nlohmann::json()},
@@ -379,8 +391,8 @@ void cmd_omp_tasks(session& s, std::string_view) {
         auto& tk = tasks[i].handle;
         bool implicit = implicit_icv && as.icv(tk, *implicit_icv).number.value_or(0) != 0;
         bool final = final_icv && as.icv(tk, *final_icv).number.value_or(0) != 0;
-        std::string fn;
-        if (auto f = as.task_function(tk)) {
+        std::string fn = "no task function (the initial task)";
+        if (auto f = as.task_function(tk); f && *f != 0) {
             fn = describe_code(s, *f);
         }
         std::string parent = "-";
@@ -472,7 +484,171 @@ void cmd_omp_icvs(session& s, std::string_view args) {
     s.out().field("icvs", rows);
 }
 
+// ---- omp bt ------------------------------------------------------------------------
+
+/// Entry address → construct ("#pragma omp parallel" / "#pragma omp task") of the outlined
+/// functions of thread `t`'s task and its generating tasks (the enclosing constructs).
+std::map<std::uint64_t, std::string> outlined_functions(ompd_address_space& as, const omp_thread& t) {
+    std::map<std::uint64_t, std::string> out;
+    auto implicit_icv = as.find_icv("implicit-task-var");
+    auto tk = as.current_task(t);
+    for (int guard = 0; tk && guard < 64; ++guard) {
+        if (auto f = as.task_function(*tk)) {
+            bool implicit = implicit_icv && as.icv(*tk, *implicit_icv).number.value_or(0) != 0;
+            out.emplace(*f, implicit ? "#pragma omp parallel" : "#pragma omp task");
+        }
+        tk = as.generating_task(*tk);
+    }
+    return out;
+}
+
+bool is_runtime_frame(const stack_frame& f, const fs::path& runtime) {
+    return f.module != nullptr && !runtime.empty() && f.module->path == runtime;
+}
+
+/// Entry (run-time) address of a frame's function: DWARF entry, else the minimal symbol.
+std::optional<std::uint64_t> frame_entry(const stack_frame& f) {
+    if (f.module == nullptr) {
+        return std::nullopt;
+    }
+    if (f.function && !f.is_inlined) {
+        return f.module->to_runtime(f.function->entry_pc).addr();
+    }
+    if (!f.symbol_name.empty()) {
+        return f.pc() - f.symbol_offset;
+    }
+    return std::nullopt;
+}
+
+/// Prints the frames of `tid` from `first` on, runtime frames folded, outlined functions
+/// shown as their construct; returns the next frame number. `last_outlined` receives the
+/// outermost outlined entry seen.
+int print_folded_frames(session& s, pid_t tid, std::size_t first, int number, const fs::path& runtime,
+                        const std::map<std::uint64_t, std::string>& outlined,
+                        std::optional<std::uint64_t>& last_outlined) {
+    const auto& frames = s.stack(tid);
+    int folded = 0;
+    for (std::size_t i = first; i < frames.size(); ++i) {
+        const stack_frame& f = frames[i];
+        if (is_runtime_frame(f, runtime)) {
+            ++folded;
+            continue;
+        }
+        auto entry = frame_entry(f);
+        if (entry && outlined.count(*entry) && f.inline_depth == 0) {
+            std::string where = describe_code(s, *entry);
+            auto at = where.find(" at ");
+            std::string loc = at == std::string::npos ? "" : where.substr(at);
+            s.out().line(fmt::format("#{:<3}{}{}  [{}]", number++, outlined.at(*entry), loc,
+                                     frame_function_name(f)));
+            last_outlined = *entry;
+            continue;
+        }
+        std::string line = format_frame_line(s, f, false);
+        s.out().line(fmt::format("#{:<3}{}", number++, line));
+    }
+    (void)folded;
+    return number;
+}
+
+void cmd_omp_bt(session& s, std::string_view args) {
+    std::string mode(trim(args));
+    ompd_address_space& as = require_ompd(s);
+    auto probe = plugins::probe_openmp_runtime(as.target());
+    pid_t tid = s.selected_tid();
+    auto t = as.thread_of(tid);
+    if (!t) {
+        error::send("Thread " + thread_label(s, tid) + " (LWP " + std::to_string(tid) +
+                    ") is not an OpenMP thread.");
+    }
+    auto outlined = outlined_functions(as, *t);
+    std::optional<std::uint64_t> last;
+    int n = print_folded_frames(s, tid, 0, 0, probe.runtime_path, outlined, last);
+    if (mode != "continued") {
+        return;
+    }
+    // A worker's stack ends in the runtime's thread start: continue in the thread that
+    // encountered the construct (the master of the region), above its own call of the
+    // same outlined function (gdb's `ompd bt on continued`).
+    auto par = as.current_parallel(*t);
+    for (int guard = 0; par && guard < 16; ++guard) {
+        auto master = as.thread_in_parallel(*par, 0);
+        auto mtid = master ? as.os_thread_of(*master) : std::nullopt;
+        if (!mtid || *mtid == tid) {
+            par = as.enclosing_parallel(*par);
+            continue;
+        }
+        const auto& mframes = s.stack(*mtid);
+        std::size_t start = mframes.size();
+        for (std::size_t i = 0; i < mframes.size(); ++i) {
+            auto e = frame_entry(mframes[i]);
+            if (last && e && *e == *last) {
+                start = i + 1;
+                break;
+            }
+        }
+        if (start >= mframes.size()) {
+            return;
+        }
+        s.out().line(fmt::format("---- continued in thread {} (LWP {}), which encountered the construct ----",
+                                 thread_label(s, *mtid), *mtid));
+        auto moutlined = outlined_functions(as, *master);
+        std::optional<std::uint64_t> mlast;
+        n = print_folded_frames(s, *mtid, start, n, probe.runtime_path, moutlined, mlast);
+        return;
+    }
+}
+
 }  // namespace
+
+std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
+    try {
+        ompd_address_space& as = require_ompd(s);
+        auto t = as.thread_of(tid);
+        std::string who = fmt::format("thread {} (LWP {})", thread_label(s, tid), tid);
+        if (!t) {
+            return who + " (not an OpenMP thread)";
+        }
+        if (event.starts_with("thread-")) {
+            auto num = as.icv_number(*t, "thread-num-var");
+            return fmt::format("OpenMP {}, {}", who, num ? "thread number " + std::to_string(*num) : "");
+        }
+        if (event.starts_with("parallel-")) {
+            // At ompd_bp_parallel_begin/end the thread's current region is the one that
+            // begins or ends (OMPD §5.6.3).
+            auto p = as.current_parallel(*t);
+            if (!p) {
+                return who + ", no parallel region";
+            }
+            std::string fn;
+            if (auto task0 = as.task_in_parallel(*p, 0)) {
+                if (auto f = as.task_function(*task0)) {
+                    fn = describe_code(s, *f);
+                }
+            }
+            return fmt::format("parallel region at level {}: team size {}, {}, encountered by {}",
+                               opt_num(as.icv_number(*p, "levels-var")),
+                               opt_num(as.icv_number(*p, "team-size-var")), fn, who);
+        }
+        // task-begin / task-end: the thread's current task is the task that begins or ends.
+        auto tk = as.current_task(*t);
+        if (!tk) {
+            return who + ", no task";
+        }
+        std::string fn;
+        if (auto f = as.task_function(*tk)) {
+            fn = describe_code(s, *f);
+        }
+        bool implicit = as.icv_number(*tk, "implicit-task-var").value_or(0) != 0;
+        std::string team;
+        if (auto p = as.task_parallel(*tk)) {
+            team = ", team size " + opt_num(as.icv_number(*p, "team-size-var"));
+        }
+        return fmt::format("{} task {}{}, on {}", implicit ? "implicit" : "explicit", fn, team, who);
+    } catch (const std::exception& e) {
+        return std::string("(") + e.what() + ")";
+    }
+}
 
 void omp_set_plugin_path(session& s, const std::string& dir) {
     if (dir.empty()) {
@@ -507,7 +683,53 @@ std::vector<std::string> omp_launch_environment(const std::vector<std::string>& 
     return {"OMP_DEBUG=enabled"};
 }
 
+namespace {
+
+/// `catch omp EVENT`: a catchpoint on the runtime's ompd_bp_* location (OMPD §5.6), which
+/// the runtime passes once per region or task, with OMP_DEBUG=enabled.
+void cmd_catch_omp(session& s, std::string_view args) {
+    static const std::vector<std::pair<std::string, std::string>> events = {
+        {"parallel-begin", "ompd_bp_parallel_begin"}, {"parallel-end", "ompd_bp_parallel_end"},
+        {"task-begin", "ompd_bp_task_begin"},         {"task-end", "ompd_bp_task_end"},
+        {"thread-begin", "ompd_bp_thread_begin"},     {"thread-end", "ompd_bp_thread_end"}};
+    std::string event(trim(args));
+    const std::string* symbol = nullptr;
+    for (const auto& [name, sym] : events) {
+        if (name == event) {
+            symbol = &sym;
+        }
+    }
+    if (symbol == nullptr) {
+        error::send("Unknown OpenMP event \"" + event +
+                    "\": use parallel-begin, parallel-end, task-begin, task-end, thread-begin or "
+                    "thread-end.");
+    }
+    breakpoint bp;
+    bp.spec = *symbol;
+    bp.catch_what = "omp " + event;
+    bp.describe_hit = [event](session& ss, pid_t tid) { return omp_describe_event(ss, tid, event); };
+    std::string why;
+    bp.locations = resolve_spec(s, bp.spec, why);
+    bp.pending = bp.locations.empty();
+    bp.number = s.next_breakpoint_number();
+    int number = bp.number;
+    s.out().line(fmt::format("Catchpoint {} ({}){}", number, bp.catch_what,
+                             bp.pending ? " pending until the OpenMP runtime is loaded" : ""));
+    s.out().field("catchpoint", {{"number", number}, {"event", event}, {"pending", bp.pending}});
+    s.breakpoints()[number] = std::move(bp);
+    sync_breakpoint_sites(s);
+}
+
+}  // namespace
+
 void register_omp_commands(command_table& t) {
+    command_table& catch_table = prefix_table(t, "catch", "Set catchpoints to catch events.");
+    catch_table.add(command{"omp", {}, "Catch OpenMP events (through the runtime's OMPD breakpoints).",
+                            "catch omp parallel-begin|parallel-end|task-begin|task-end|thread-begin|thread-end\n"
+                            "Stops when the event happens and shows the region or task with its team size\n"
+                            "and source location. Needs an OMPD-enabled runtime and OMP_DEBUG=enabled.",
+                            cmd_catch_omp, false, nullptr});
+
     command_table& omp = prefix_table(t, "omp", "OpenMP threads, parallel regions, tasks and ICVs (through OMPD).");
     omp.add(command{"info", {}, "Show the OpenMP runtime and the OMPD library in use.",
                     "omp info\nThe runtime, the OMPD library loaded for it, its API version and version string.",
@@ -526,6 +748,12 @@ void register_omp_commands(command_table& t) {
     omp.add(command{"icvs", {}, "Show the internal control variables of the selected thread.",
                     "omp icvs [address-space|thread|parallel|task]\nEvery ICV OMPD knows, at one scope or all.",
                     cmd_omp_icvs, false, nullptr});
+
+    omp.add(command{"bt", {"backtrace"}, "Backtrace with OpenMP runtime frames folded away.",
+                    "omp bt [continued]\nThe selected thread's stack without the OpenMP runtime's frames, each\n"
+                    "outlined region shown as its construct at file:line. With `continued`, a worker's\n"
+                    "stack goes on in the thread that encountered the construct.",
+                    cmd_omp_bt, false, nullptr});
 
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"plugin-path", {}, "Allow debugger plugins from a directory.",

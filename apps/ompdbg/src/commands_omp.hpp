@@ -2,7 +2,10 @@
 /// OpenMP commands through OMPD (issue 4): `omp info|threads|parallel|tasks|icvs`,
 /// `catch omp EVENT`, `set plugin-path DIR`, `set ompd-library PATH`.
 
+#include <sys/types.h>
+
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command_table.hpp"
@@ -13,6 +16,10 @@ class session;
 
 /// Registers the `omp` prefix command, `catch omp ...` and the OMPD settings.
 void register_omp_commands(command_table& t);
+
+/// The report of a `catch omp EVENT` hit in thread `tid` ("parallel-begin", ...): the region
+/// or task that begins or ends, with its team size and source location. Never throws.
+std::string omp_describe_event(session& s, pid_t tid, std::string_view event);
 
 /// `--plugin-path DIR` / `--ompd-library PATH` from the command line (main.cpp).
 void omp_set_plugin_path(session& s, const std::string& dir);

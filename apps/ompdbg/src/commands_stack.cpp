@@ -87,7 +87,9 @@ bool print_variables(session& s, const stack_frame& f, bool parameters, const st
         std::string text;
         try {
             dwarf::value val = ctx.read_variable(v);
-            text = dwarf::format_value(val, ctx);
+            dwarf::format_options opts;
+            opts.top_level = false;   // gdb's info locals: "pp = 0x7ffe..." without a type prefix
+            text = dwarf::format_value(val, ctx, opts);
         } catch (const ompdbg::error& e) {
             text = fmt::format("<error: {}>", e.what());
         }

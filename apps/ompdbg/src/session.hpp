@@ -65,6 +65,10 @@ struct breakpoint {
     std::optional<pid_t> thread_tid;     ///< `break ... thread N` (not parsed yet)
     std::vector<std::string> commands;   ///< `commands N` ... `end` (may hold silent, continue)
     std::vector<breakpoint_location> locations;
+    /// Catchpoints (`catch omp parallel-begin`): what is caught, and the text reported on a
+    /// hit instead of the frame line (empty function: an ordinary breakpoint).
+    std::string catch_what;
+    std::function<std::string(session&, pid_t)> describe_hit;
 };
 
 class session {

@@ -128,7 +128,9 @@ bool frame_shows_pc(const stack_frame& f) {
     if (!f.line || f.line->line == 0) {
         return true;
     }
-    return f.line->addr != f.pc();
+    // line->addr is a file address of the frame's module.
+    const std::uint64_t bias = f.module != nullptr ? f.module->load_bias : 0;
+    return f.line->addr + bias != f.pc();
 }
 
 namespace {
@@ -164,6 +166,7 @@ std::string format_frame_args(session& s, const stack_frame& f) {
                     out += "...";
                 } else {
                     dwarf::format_options opts;
+                    opts.top_level = false;   // gdb: "argv=0x7ffe..." without "(char **)"
                     out += dwarf::format_value(val, ctx, opts);
                 }
             } catch (const ompdbg::error& e) {

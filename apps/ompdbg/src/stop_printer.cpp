@@ -212,7 +212,10 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         std::string kind = first.temporary ? "Temporary breakpoint" : "Breakpoint";
         auto& frames = s.stack(tid);
         std::string text = fmt::format("\n{}{} {}, ", who, kind, first.number);
-        if (!frames.empty()) {
+        if (first.describe_hit) {
+            text = fmt::format("\n{}Catchpoint {} ({}), {}", who, first.number, first.catch_what,
+                               first.describe_hit(s, tid));
+        } else if (!frames.empty()) {
             text += format_frame_line(s, frames.front(), false);
             std::string src = source_line_for(s, frames.front());
             if (!src.empty()) {

@@ -62,6 +62,7 @@ struct process::impl {
     std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
     std::optional<stop_reason> end;         ///< the process exited / was killed
     std::atomic<bool> interrupt_requested{false};
+    bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
 
     // Shared libraries (shared_libraries.cpp).
     std::uint64_t exe_bias = 0, exe_dynamic = 0, ld_base = 0;
@@ -96,6 +97,8 @@ struct process::impl {
     void cont(thread_record& t, int signo);
     void mark_dead(const stop_reason& why);
     void reap_everything();
+    /// Removes our int3s from a fork child's memory and lets it go (not followed).
+    void release_fork_child(pid_t child, bool is_vfork);
     void queue_event(stop_reason r) { queue.push_back(std::move(r)); }
     void require_alive() const;
     void require_stopped() const;

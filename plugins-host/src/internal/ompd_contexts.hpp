@@ -48,6 +48,10 @@ _ompd_thread_cont* thread_context(_ompd_aspace_cont* c, pid_t tid);
 /// True when `t` is a thread context of `c`.
 bool is_thread_context_of(const _ompd_aspace_cont* c, const _ompd_thread_cont* t);
 
+/// The ELF file of a module: the target's (when libtracer opened it) or one opened here and
+/// shared by path; nullptr when the file cannot be read.
+std::shared_ptr<dwarf::elf_file> elf_of(const tracer::loaded_module& m);
+
 /// Our callback table (static, designated initialisers).
 const ompd_callbacks_t& ompd_callback_table();
 

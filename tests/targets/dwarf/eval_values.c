@@ -64,6 +64,22 @@ struct repeat_edges {
         int x;
     } q[12];
 };
+struct flex {
+    int n;
+    int data[];
+};
+struct incomplete;
+struct bf {
+    enum color c : 2;
+    bool b : 1;
+    int : 3;
+    unsigned u : 4;
+};
+struct __attribute__((packed)) packed {
+    char c;
+    int i;
+    short s;
+};
 typedef struct point point_t;
 typedef unsigned int uint_t;
 typedef int (*binop_t)(int, int);
@@ -177,6 +193,13 @@ int g_neg_arr[3] = {-1, -1, -1};
 #define R100(b) R10(b), R10(b + 10), R10(b + 20), R10(b + 30), R10(b + 40), R10(b + 50), \
                 R10(b + 60), R10(b + 70), R10(b + 80), R10(b + 90)
 int g_seq[210] = {R100(0), R100(100), R10(200)};
+struct flex g_flex = {2};
+struct incomplete* g_inc = (struct incomplete*)16;
+struct bf g_bf = {BLUE, true, 9};
+struct packed g_packed = {'a', 0x12345678, -2};
+void (*g_fps[2])(void) = {no_args, 0};
+double g_negz = -0.0;
+float g_denorm = 1e-40f;
 double g_nan_inf[2] = {__builtin_inf(), -__builtin_inf()};
 
 int main(void) {

@@ -1,9 +1,10 @@
 #pragma once
 // An eval_context over an ELF file on disk, for comparing the evaluator and formatter with
 // gdb's answers on the same binary without running it (gdb reads static data from the
-// file too). Memory comes from the PT_LOAD segments (file bytes, zeros past p_filesz);
-// writes go to an overlay. Symbols come from .symtab; variables, functions, types and
-// enumerators from the DWARF through libdw.
+// file too). Memory comes from the allocated sections (file bytes, zeros for .bss);
+// writes go to an overlay. Variables, functions and types come from libdwarfview's
+// debug_info (find_global + evaluate_location, find_functions, find_type), enumerators
+// from enumerator_index, symbols from .symtab (named the way gdb names C++ functions).
 
 #include <cxxabi.h>
 #include <dwarf.h>
@@ -24,7 +25,10 @@
 #include <vector>
 
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/location.hpp"
 #include "ompdbg/dwarf/type.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
@@ -46,6 +50,11 @@ public:
         load_segments();
         load_symbols();
         index_dwarf();
+        file_ = dwarf::elf_file::open(path);
+        dbg_ = file_->debug();
+        if (!dbg_) {
+            throw std::runtime_error("no debug_info for " + path);
+        }
         enumerators_ = std::make_unique<dwarf::enumerator_index>(dwarf_);
     }
     ~file_eval_context() override {
@@ -64,32 +73,33 @@ public:
     file_eval_context& operator=(const file_eval_context&) = delete;
 
     std::optional<dwarf::value> lookup_variable(std::string_view name) override {
-        auto it = vars_.find(std::string(name));
-        if (it == vars_.end()) {
+        auto var = dbg_->find_global(name);
+        if (!var) {
             return std::nullopt;
         }
         dwarf::value v;
-        v.val_type = it->second.first;
-        v.address = it->second.second;
+        v.val_type = var->var_type;
+        auto loc = dwarf::evaluate_location(*var, locations_);
+        if (auto* mem = std::get_if<dwarf::location::memory>(&loc.value)) {
+            v.address = mem->addr;
+        } else {
+            v.optimized_out = true;
+        }
         return v;
     }
     std::optional<dwarf::value> lookup_function(std::string_view name) override {
-        auto it = funcs_.find(std::string(name));
-        if (it == funcs_.end()) {
-            return std::nullopt;
+        for (auto& fn : dbg_->find_functions(name)) {
+            if (fn.is_inlined) {
+                continue;
+            }
+            dwarf::value v;
+            v.val_type = dwarf::type(fn.die);
+            v.address = fn.entry_pc;
+            return v;
         }
-        dwarf::value v;
-        v.val_type = dwarf::type(it->second.first);
-        v.address = it->second.second;
-        return v;
+        return std::nullopt;
     }
-    std::optional<dwarf::type> lookup_type(std::string_view name) override {
-        auto it = types_.find(std::string(name));
-        if (it == types_.end()) {
-            return std::nullopt;
-        }
-        return dwarf::type(it->second);
-    }
+    std::optional<dwarf::type> lookup_type(std::string_view name) override { return dbg_->find_type(name); }
     std::optional<dwarf::value> lookup_enumerator(std::string_view name) override {
         return enumerators_->find(name);
     }
@@ -180,6 +190,23 @@ public:
     bool language_cplus() override { return cplus_; }
 
 private:
+    // Static data needs no frame: no registers, no CFA, no TLS, no load bias.
+    class file_locations : public dwarf::location_context {
+    public:
+        explicit file_locations(file_eval_context& owner) : owner_(owner) {}
+        std::uint64_t pc() const override { return 0; }
+        std::uint64_t load_bias() const override { return 0; }
+        std::optional<std::uint64_t> read_register(int) const override { return std::nullopt; }
+        void read_memory(std::uint64_t addr, std::span<std::byte> out) const override {
+            owner_.read_memory(addr, out);
+        }
+        std::optional<std::uint64_t> cfa() const override { return std::nullopt; }
+        std::optional<std::uint64_t> tls_address(std::uint64_t) const override { return std::nullopt; }
+
+    private:
+        file_eval_context& owner_;
+    };
+
     struct segment {
         std::uint64_t vaddr, memsz, filesz, offset;
     };
@@ -260,12 +287,10 @@ private:
             }
             off = next;
         }
-        for (auto& p : pending_) {
-            auto it = member_names_.find(p.decl);
-            vars_.emplace(it != member_names_.end() ? it->second : p.fallback, std::make_pair(p.t, p.addr));
-        }
+
     }
 
+    // C++ function names as gdb prints them in <...>: the DWARF name with parameter types.
     void walk(Dwarf_Die& parent, const std::string& scope) {
         Dwarf_Die child;
         if (dwarf_child(&parent, &child) != 0) {
@@ -274,122 +299,33 @@ private:
         do {
             int tag = dwarf_tag(&child);
             std::string name = name_of(child);
-            switch (tag) {
-                case DW_TAG_namespace:
-                    walk(child, scope + (name.empty() ? "(anonymous namespace)" : name) + "::");
-                    break;
-                case DW_TAG_structure_type:
-                case DW_TAG_class_type:
-                case DW_TAG_union_type:
-                case DW_TAG_enumeration_type:
-                case DW_TAG_typedef:
-                case DW_TAG_base_type: {
-                    bool decl = false;
-                    Dwarf_Attribute a;
-                    if (dwarf_attr(&child, DW_AT_declaration, &a)) {
-                        dwarf_formflag(&a, &decl);
+            if (tag == DW_TAG_namespace) {
+                walk(child, scope + (name.empty() ? "(anonymous namespace)" : name) + "::");
+            } else if (tag == DW_TAG_subprogram && cplus_ && !name.empty()) {
+                Dwarf_Addr low = 0;
+                if (dwarf_lowpc(&child, &low) == 0) {
+                    std::string print = scope + name + "(";
+                    auto params = dwarf::type(child).parameters();
+                    for (std::size_t i = 0; i < params.size(); ++i) {
+                        print += (i ? ", " : "") + params[i].name();
                     }
-                    if (!name.empty() && !decl) {
-                        dwarf::type t(child);
-                        types_.emplace(t.name(), child);
-                        if (cplus_ && tag != DW_TAG_base_type) {
-                            types_.emplace(t.tag_name(), child);
-                        }
-                    }
-                    if (tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
-                        std::string cls = scope + name + "::";
-                        Dwarf_Die m;
-                        if (dwarf_child(&child, &m) == 0) {
-                            do {
-                                int mt = dwarf_tag(&m);
-                                if (mt == DW_TAG_member || mt == DW_TAG_variable) {
-                                    member_names_[dwarf_dieoffset(&m)] = cls + name_of(m);
-                                }
-                            } while (dwarf_siblingof(&m, &m) == 0);
-                        }
-                    }
-                    break;
+                    cxx_names_[low] = print + ")";
                 }
-                case DW_TAG_variable: {
-                    std::string full = scope + name;
-                    member_names_[dwarf_dieoffset(&child)] = full;
-                    Dwarf_Attribute spec;
-                    Dwarf_Die sd;
-                    bool has_spec = dwarf_attr(&child, DW_AT_specification, &spec) && dwarf_formref_die(&spec, &sd);
-                    Dwarf_Attribute loc;
-                    if (!dwarf_attr(&child, DW_AT_location, &loc)) {
-                        break;
-                    }
-                    Dwarf_Op* ops = nullptr;
-                    std::size_t nops = 0;
-                    if (dwarf_getlocation(&loc, &ops, &nops) != 0 || nops != 1) {
-                        break;
-                    }
-                    Dwarf_Addr addr = ops[0].number;
-                    if (ops[0].atom == DW_OP_addrx || ops[0].atom == DW_OP_GNU_addr_index) {
-                        // DWARF 5 (clang): an index into .debug_addr.
-                        Dwarf_Attribute res;
-                        if (dwarf_getlocation_attr(&loc, &ops[0], &res) != 0 || dwarf_formaddr(&res, &addr) != 0) {
-                            break;
-                        }
-                    } else if (ops[0].atom != DW_OP_addr) {
-                        break;
-                    }
-                    Dwarf_Attribute ta;
-                    Dwarf_Die td;
-                    Dwarf_Die holder = child;
-                    if (!dwarf_attr_integrate(&holder, DW_AT_type, &ta) || !dwarf_formref_die(&ta, &td)) {
-                        break;
-                    }
-                    if (has_spec) {
-                        // The declaration may come later in the CU (clang): name it after the walk.
-                        pending_.push_back({dwarf_dieoffset(&sd), scope + name_of(sd), dwarf::type(td), addr});
-                    } else {
-                        vars_.emplace(full, std::make_pair(dwarf::type(td), addr));
-                    }
-                    break;
-                }
-                case DW_TAG_subprogram: {
-                    Dwarf_Addr low = 0;
-                    if (dwarf_lowpc(&child, &low) == 0 && !name.empty()) {
-                        funcs_.emplace(scope + name, std::make_pair(child, low));
-                        if (cplus_) {
-                            // gdb names C++ functions by their DWARF name with parameters.
-                            std::string print = scope + name + "(";
-                            auto params = dwarf::type(child).parameters();
-                            for (std::size_t i = 0; i < params.size(); ++i) {
-                                print += (i ? ", " : "") + params[i].name();
-                            }
-                            cxx_names_[low] = print + ")";
-                        }
-                    }
-                    break;
-                }
-                default:
-                    break;
             }
         } while (dwarf_siblingof(&child, &child) == 0);
     }
 
+    std::unique_ptr<dwarf::elf_file> file_;
+    dwarf::debug_info* dbg_ = nullptr;
+    file_locations locations_{*this};
     int fd_ = -1;
     Elf* elf_ = nullptr;
     Dwarf* dwarf_ = nullptr;
     std::string image_;
     std::vector<segment> segments_;
     std::vector<sym> syms_;
-    std::map<std::string, std::pair<dwarf::type, std::uint64_t>> vars_;
-    std::map<std::string, std::pair<Dwarf_Die, std::uint64_t>> funcs_;
-    std::map<std::string, Dwarf_Die> types_;
     std::unique_ptr<dwarf::enumerator_index> enumerators_;
-    std::map<Dwarf_Off, std::string> member_names_;
     std::map<std::uint64_t, std::string> cxx_names_;
-    struct pending_var {
-        Dwarf_Off decl;
-        std::string fallback;
-        dwarf::type t;
-        std::uint64_t addr;
-    };
-    std::vector<pending_var> pending_;
     std::map<std::uint64_t, std::byte> overlay_;
     std::vector<dwarf::value> history_;
     std::map<std::string, dwarf::value> conv_;

@@ -58,7 +58,9 @@ const std::vector<std::string> c_globals = {
     "g_arr_ptr", "g_fn", "g_fn2", "g_fact", "g_twice", "g_pa", "g_ap", "g_wp", "g_typedef_uint",
     "g_const", "g_vol", "g_cc", "s_file_static", "add", "factorial", "main", "no_args", "sum_all",
     "g_anon", "g_edges", "g_ldouble", "g_ldpi", "g_ctrl", "g_neg_arr", "g_nan_inf", "g_anon.a",
-    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]"};
+    "g_anon.b", "g_edges.q", "&g_edges.q[3]", "g_ldpi * 2", "g_nan_inf[0] - g_nan_inf[0]",
+    "g_flex", "g_flex.data", "g_flex.data[1]", "g_inc", "*g_inc", "g_bf", "g_packed", "g_fps",
+    "g_negz", "g_denorm", "sizeof(g_flex)", "g_bf.c", "g_bf.u + 1"};
 
 }  // namespace
 
@@ -100,7 +102,8 @@ TEST_CASE("ptype and whatis of C types and expressions match gdb", "[dwarf][type
         "*(int *)0", "(char)65", "(struct point *)0", "(unsigned char)300", "(point_t *)g_ppt",
         "int (*)(int, int)", "int *[3]", "int (*)[3]", "const char *", "unsigned",
         "long long unsigned int", "struct anon_holder", "struct repeat_edges", "g_anon", "g_ldouble",
-        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)"};
+        "g_edges.q", "char * const *", "const volatile int", "int (*(*)[2])(void)", "struct flex",
+        "g_flex.data", "g_inc", "struct bf", "struct packed", "g_fps"};
     std::vector<std::string> cmds = prefixed("whatis", subjects);
     auto p = prefixed("ptype", subjects);
     cmds.insert(cmds.end(), p.begin(), p.end());

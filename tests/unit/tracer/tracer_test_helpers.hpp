@@ -27,16 +27,16 @@ inline std::string program(const std::string& name) {
     return std::string(ompdbg::test::targets_dir) + "/tracer/" + name;
 }
 
-/// Address of `symbol` in `path` according to `nm` (a file address).
-inline std::uint64_t nm_address(const std::string& path, const std::string& symbol) {
-    auto r = ompdbg::test::run({"nm", path});
+/// Address of `symbol` in `path` according to `nm` (a file address); `dynamic`: `nm -D`.
+inline std::uint64_t nm_address(const std::string& path, const std::string& symbol, bool dynamic = false) {
+    auto r = dynamic ? ompdbg::test::run({"nm", "-D", path}) : ompdbg::test::run({"nm", path});
     REQUIRE(r.ok());
     std::istringstream in(r.out);
     std::string line;
     while (std::getline(in, line)) {
         std::istringstream ls(line);
         std::string addr, type, name;
-        if (ls >> addr >> type >> name && name == symbol) {
+        if (ls >> addr >> type >> name && (name == symbol || name.rfind(symbol + "@", 0) == 0)) {
             return std::stoull(addr, nullptr, 16);
         }
     }

@@ -202,6 +202,11 @@ public:
     }
     std::optional<std::int64_t> omp_version();
 
+    /// For tests that call the callbacks as libompd does: this address space's context
+    /// (an ompd_address_space_context_t*) and the callback table (an ompd_callbacks_t*).
+    void* context_for_testing();
+    static const void* callbacks_for_testing();
+
     // ---- used by the C callbacks (internal) ----
     struct impl;
     impl& internals() { return *impl_; }
