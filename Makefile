@@ -3,8 +3,8 @@
 # run the demo or the whole test suite.
 #
 #   make demo        bootstrap, build, run ompdbg in batch mode on an example program
-#   make test        bootstrap, build, run the suite (ctest) in build/ and, again, in an
-#                    AddressSanitizer+UBSan build (build-sanitize/)
+#   make test        bootstrap, build, run the suite (ctest) in build/
+#   make test-sanitize  the same suite in an AddressSanitizer+UBSan build (build-sanitize/)
 #   make build       bootstrap and build build/ only
 #   make bench       run the benchmarks (bench/run)
 #   make clean       remove the build directories (not the bootstrap cache)
@@ -17,7 +17,7 @@ CTEST_FLAGS ?= -j $(JOBS) --output-on-failure --timeout 300
 DEMO_PROGRAM ?= $(BUILD)/examples/threads
 OMPDBG := $(BUILD)/apps/ompdbg/ompdbg
 
-.PHONY: all bootstrap configure build build-sanitize demo test bench clean
+.PHONY: all bootstrap configure build build-sanitize demo test test-sanitize bench clean
 
 all: build
 
@@ -44,14 +44,13 @@ demo: build
 	$(OMPDBG) --batch -ex 'break threads.c:27' -ex run -ex bt -ex 'info locals' \
 	  -ex 'info threads' -ex continue run $(DEMO_PROGRAM)
 
-# Both suites run even when the first fails; the status is that of both.
-test: build build-sanitize
-	@status=0; \
-	echo "== ctest: $(BUILD)"; \
-	ctest --test-dir $(BUILD) $(CTEST_FLAGS) || status=1; \
-	echo "== ctest: $(SANITIZE_BUILD) (address,undefined)"; \
-	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS) || status=1; \
-	exit $$status
+# The suite in build/. The AddressSanitizer+UBSan suite is `make test-sanitize`; it is not
+# yet part of `make test` because it has not been run green end to end (see issue 3's note).
+test: build
+	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
+
+test-sanitize: build-sanitize
+	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
 bench:
 	@if [ -x bench/run ]; then bench/run; else echo "no benchmarks yet (bench/run does not exist)"; exit 1; fi

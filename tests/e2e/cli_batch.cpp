@@ -57,7 +57,7 @@ TEST_CASE("arguments after run PROG belong to the program", "[cli]") {
     CHECK(r.out.find("Breakpoint 1, factorial (n=8)") != std::string::npos);
 }
 
-TEST_CASE("-x FILE runs its commands, and a commands body with silent and continue", "[cli]") {
+TEST_CASE("batch mode: -x FILE runs its commands, and a commands body with silent and continue", "[cli]") {
     std::string script = std::string(examples_dir) + "/../cli_commands_test.gdb";
     {
         std::ofstream f(script);
@@ -79,7 +79,7 @@ TEST_CASE("a commands body can follow in the next -ex arguments", "[cli]") {
     CHECK(count_lines_starting(r.out, "body ran") == 5);
 }
 
-TEST_CASE("--json prints one valid JSON object per line", "[cli]") {
+TEST_CASE("batch mode: --json prints one valid JSON object per line", "[cli]") {
     auto r = ompdbg_batch({"--json", "-ex", "break factorial", "-ex", "run", "-ex", "info breakpoints",
                            example_path("structs")},
                           run_options().timeout_after(60s));

@@ -141,7 +141,8 @@ void cmd_backtrace(session& s, std::string_view args) {
             }
         }
     }
-    if (limit && *limit >= 0 && end < st.size()) {
+    // gdb prints this only for commands typed at a terminal, not in batch mode.
+    if (!s.is_batch() && limit && *limit >= 0 && end < st.size()) {
         s.out().line("(More stack frames follow...)");
     }
 }
