@@ -390,7 +390,7 @@ TEST_CASE("backtrace of an unknown thread is an error", "[tracer][unwind]") {
     CHECK_THROWS_WITH(tracer::backtrace(*proc, 999999), Catch::Contains("999999"));
 }
 
-TEST_CASE("backtraces of 256 threads are identical, complete and fast", "[tracer][unwind]") {
+TEST_CASE("backtraces of 256 threads are identical and complete", "[tracer][unwind]") {
     constexpr int n = 256;
     auto path = program("unwind_chain", "gcc", 5, 2);
     auto proc = launch_traced(path, {"many", std::to_string(n)});
@@ -453,8 +453,8 @@ TEST_CASE("backtraces of 256 threads are identical, complete and fast", "[tracer
         }
         CHECK(pcs == tail_pcs);
     }
-    // Generous bound for a shared 2-core CI machine; the WARN above shows the real cost.
-    CHECK(ms(warm) < 2000);
+    // Speed is measured by the benchmarks (issue 9), never asserted in a unit test: the
+    // WARN above only reports the cost.
 }
 
 TEST_CASE("backtrace of a thread interrupted inside the vdso reaches main", "[tracer][unwind]") {
