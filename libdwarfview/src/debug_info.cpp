@@ -93,6 +93,12 @@ struct debug_info::impl {
     std::optional<std::size_t> cu_for(std::uint64_t addr);
     std::optional<std::size_t> cu_of_die(Dwarf_Die die);
     const line_table& lines(std::size_t cu);
+    /// The line table of the CU covering `addr` and the index of the row covering it.
+    struct located_row {
+        const line_table* table;
+        std::size_t index;
+    };
+    std::optional<located_row> locate_row(std::uint64_t addr);
     bool has_loclist(std::size_t cu);
 
     std::vector<Dwarf_Die> scope_chain(Dwarf_Die cudie, std::uint64_t addr);
@@ -426,42 +432,47 @@ std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
     return out;
 }
 
-std::optional<line_entry> debug_info::line_at(std::uint64_t addr) const {
-    auto cu = impl_->cu_for(addr);
+std::optional<debug_info::impl::located_row> debug_info::impl::locate_row(std::uint64_t addr) {
+    auto cu = cu_for(addr);
     if (!cu) {
         return std::nullopt;
     }
-    const auto& lt = impl_->lines(*cu);
+    const auto& lt = lines(*cu);
     auto r = lt.row_at(addr);
     if (!r) {
         return std::nullopt;
     }
-    return line_table::to_entry(lt.rows()[*r]);
+    return located_row{&lt, *r};
+}
+
+std::optional<line_entry> debug_info::line_at(std::uint64_t addr) const {
+    auto loc = impl_->locate_row(addr);
+    if (!loc) {
+        return std::nullopt;
+    }
+    return line_table::to_entry(loc->table->rows()[loc->index]);
 }
 
 std::optional<addr_range> debug_info::line_range_at(std::uint64_t addr) const {
-    auto cu = impl_->cu_for(addr);
-    if (!cu) {
+    auto loc = impl_->locate_row(addr);
+    if (!loc) {
         return std::nullopt;
     }
-    const auto& lt = impl_->lines(*cu);
-    auto r = lt.row_at(addr);
-    if (!r) {
-        return std::nullopt;
-    }
+    const auto& lt = *loc->table;
+    const std::size_t row = loc->index;
     const auto& rows = lt.rows();
-    auto [first, end] = lt.sequence_of(*r);
-    const line_row& cur = rows[*r];
+    auto [first, end] = lt.sequence_of(row);
+    const line_row& cur = rows[row];
     auto same_line = [&](const line_row& o) {
         return o.line == cur.line && std::string_view(o.file) == cur.file;
     };
-    std::size_t lo = *r;
+    std::size_t lo = row;
     while (lo > first && same_line(rows[lo - 1])) {
         --lo;
     }
     // Forward: rows of the same line, and rows that are not statements (gdb steps on
     // through both), end the range at the next statement of another line.
-    std::size_t hi = *r + 1;
+    std::size_t hi = row + 1;
     while (hi < end && (rows[hi].addr <= addr || same_line(rows[hi]) || !rows[hi].is_stmt)) {
         ++hi;
     }
