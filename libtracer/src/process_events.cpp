@@ -98,6 +98,9 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             return;
         }
         if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
+            if (t.st == tstate::starting && watches.has_hardware()) {
+                apply_debug_registers(t);   // debug registers are per thread
+            }
             t.st = tstate::stopped;
             return;
         }
@@ -155,6 +158,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             leader()->st = tstate::stopped;
             leader()->cache.reset();
             sites.clear();
+            drop_watchpoints(false);   // the watched memory is gone with the old image
             queue.clear();
             open_mem();
             init_shared_libraries();
@@ -190,9 +194,18 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     }
     case wait_status::kind::signal_stop: {
         int sig = ws.signo();
+        if (sig == SIGSEGV && !watches.guarded_prot.empty()) {
+            // A write to a page a software watchpoint guards (watchpoints.cpp).
+            if (auto fault = internal::get_siginfo(tid); fault && handle_watch_fault(t, *fault)) {
+                return;
+            }
+        }
         t.st = tstate::stopped;
         t.cache.reset();
         auto si = internal::get_siginfo(tid);
+        if (sig == SIGTRAP && si && si->si_code == TRAP_HWBKPT && watches.has_hardware() && handle_debug_trap(t)) {
+            return;
+        }
         if (sig == SIGTRAP && si) {
             bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
             if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
@@ -265,6 +278,9 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork) {
         }
         vfork_pending = true;
     } else {
+        // The child's copy of our software watchpoint guards would kill it on its first
+        // write there. (A vfork child shares our memory and normally only calls exec.)
+        unguard_fork_child(child);
         for (auto& [addr, s] : sites) {
             if (s->is_enabled()) {
                 auto aligned = addr & ~std::uint64_t{7};
@@ -608,6 +624,18 @@ stop_reason process::step_instruction(pid_t tid) {
     t->pending_signal = 0;
     d.running = true;
     bool done = d.single_step(*t, sig);
+    // A watchpoint that the stepped instruction triggered is this step's stop.
+    for (auto it = d.queue.begin(); done && it != d.queue.end(); ++it) {
+        if (it->kind == stop_kind::watchpoint && it->tid == tid) {
+            stop_reason r = *it;
+            d.queue.erase(it);
+            thread_record* tp = d.find(tid);
+            tp->st = tstate::stopped;
+            tp->step_over_pc = d.read_pc(tid);
+            d.running = false;
+            return r;
+        }
+    }
     if (done) {
         thread_record* tp = d.find(tid);
         tp->st = tstate::stopped;

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "internal/wait_status.hpp"
+#include "internal/watch_state.hpp"
 #include "ompdbg/tracer/process.hpp"
 
 namespace ompdbg::tracer {
@@ -112,6 +114,22 @@ struct process::impl {
     std::uint64_t read_pc(pid_t tid);
     void write_pc(pid_t tid, std::uint64_t pc);
 
+    // --- watchpoints (watchpoints.cpp)
+    internal::watch_state watches;
+    /// Writes DR0-3/DR7 of one stopped thread from `watches` (new threads, new slots).
+    void apply_debug_registers(thread_record& t);
+    /// A SIGSEGV of `t` at a page a software watchpoint guards: runs the faulting
+    /// instruction with the page restored, protects it again, and queues a watchpoint stop
+    /// when one triggered. False when the fault is not ours (a real SIGSEGV).
+    bool handle_watch_fault(thread_record& t, const siginfo_t& si);
+    /// A SIGTRAP of `t` from a debug register (DR6 says which): queues the watchpoint
+    /// stop. False when no watchpoint register triggered.
+    bool handle_debug_trap(thread_record& t);
+    /// Takes every watchpoint out of the process (detach) or forgets them (exec).
+    void drop_watchpoints(bool restore);
+    /// Gives a fork child (sharing nothing but a copy of our page protections) the
+    /// original protections back before it is let go.
+    void unguard_fork_child(pid_t child);
     // --- shared libraries (shared_libraries.cpp)
     void init_shared_libraries();
     /// Re-reads r_debug/link_map; true when the list of libraries changed.

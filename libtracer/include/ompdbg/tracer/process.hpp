@@ -15,6 +15,7 @@
 #include "ompdbg/tracer/breakpoint_site.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 #include "ompdbg/tracer/target.hpp"
+#include "ompdbg/tracer/watchpoint.hpp"
 
 namespace ompdbg::tracer {
 
@@ -24,6 +25,9 @@ struct launch_options {
     bool disable_aslr = true;          ///< gdb's default (personality ADDR_NO_RANDOMIZE)
     std::optional<std::filesystem::path> stdin_path, stdout_path;
     std::optional<std::filesystem::path> working_dir;
+    /// When >= 0 (and no stdout_path): this descriptor of ours becomes the program's
+    /// stdout (`--json` passes 2 so that stdout carries nothing but JSON).
+    int stdout_fd = -1;
 };
 
 class process final : public target {
@@ -84,6 +88,17 @@ public:
     void enable_site(virt_addr addr);
     void disable_site(virt_addr addr);
 
+    /// Watches [addr, addr + size) for `kind` (size 1, 2, 4 or 8, within one aligned
+    /// 8-byte word for `hardware`); returns its id. `hardware` throws "Hardware watchpoint
+    /// slots exhausted: all 4 debug registers are in use." when 4 are set; `software`
+    /// throws when the pages cannot be protected. A write watchpoint stops (stop_kind::
+    /// watchpoint) when the watched bytes change (hardware: on every write); read and
+    /// access watchpoints when an access overlaps the range.
+    int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode);
+    /// Removes a watchpoint (restores page protections, frees its debug register).
+    void remove_watchpoint(int id);
+    /// Number of hardware slots in use.
+    int hardware_watchpoints_in_use() const;
     /// Restores every patched byte, resumes every thread, detaches. The process runs on
     /// exactly as before (pending signals re-delivered).
     void detach();
