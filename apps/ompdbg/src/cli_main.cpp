@@ -11,6 +11,7 @@
 
 #include "cli_main.hpp"
 #include "commands_omp.hpp"
+#include "line_editor.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -193,8 +194,13 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (!batch && !s.quit_requested()) {
         bool tty = ::isatty(STDIN_FILENO) != 0;
-        app::stdin_source src(!json, tty);
-        s.run_source(src, false);
+        if (tty && !json) {
+            app::line_editor editor(s);
+            s.run_source(editor, false);
+        } else {
+            app::stdin_source src(!json, tty);
+            s.run_source(src, false);
+        }
     }
     s.end_target();
     s.out().flush();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_watch.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -258,9 +259,10 @@ void register_breakpoint_commands(command_table& t) {
                        return;
                    }
                    s.breakpoints().clear();
+                   delete_all_watchpoints(s);
                } else {
                    for (auto [n, loc] : parse_numbers(s, args)) {
-                       if (!s.breakpoints().erase(n)) {
+                       if (!s.breakpoints().erase(n) && !delete_watchpoint(s, n)) {
                            s.out().error(fmt::format("No breakpoint number {}.", n));
                        }
                    }

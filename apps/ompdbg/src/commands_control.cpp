@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_watch.hpp"
 #include "commands_omp.hpp"
 #include "run_control.hpp"
 #include "stepping.hpp"
@@ -110,11 +111,16 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     }
     tracer::launch_options opts;
     opts.env = omp_launch_environment(opts.env);
+    if (s.out().is_json()) {
+        // stdout carries only JSON objects (docs/json.md): the program writes to stderr.
+        opts.stdout_fd = 2;
+    }
     auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
     s.set_process(std::move(proc));
     s.count_start();
     s.out().field("pid", s.process()->pid());
     refresh_breakpoints(s, false);
+    rearm_watchpoints(s);
     if (stop_at_main) {
         std::string why;
         auto locs = resolve_spec(s, "main", why);

@@ -130,9 +130,19 @@ void cmd_backtrace(session& s, std::string_view args) {
             begin = st.size() > n ? st.size() - n : 0;
         }
     }
+    nlohmann::json frames = nlohmann::json::array();
     for (std::size_t i = begin; i < end; ++i) {
         const stack_frame& f = st[i];
         s.out().line(format_frame_line(s, f, true));
+        if (s.out().is_json()) {
+            nlohmann::json jf{{"level", f.level}, {"pc", fmt::format("{:#x}", f.pc())},
+                              {"function", frame_function_name(f)}};
+            if (f.line && f.line->line > 0) {
+                jf["file"] = f.line->file;
+                jf["line"] = f.line->line;
+            }
+            frames.push_back(std::move(jf));
+        }
         if (full) {
             if (!f.function) {
                 s.out().line("No symbol table info available.");
@@ -141,6 +151,7 @@ void cmd_backtrace(session& s, std::string_view args) {
             }
         }
     }
+    s.out().field("frames", std::move(frames));
     // gdb prints this only for commands typed at a terminal, not in batch mode.
     if (!s.is_batch() && limit && *limit >= 0 && end < st.size()) {
         s.out().line("(More stack frames follow...)");

@@ -1,5 +1,7 @@
 #include "run_control.hpp"
 
+#include "commands_watch.hpp"
+
 #include <atomic>
 #include <csignal>
 
@@ -158,8 +160,13 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
                 addr = t->regs().pc();
             }
         }
+        if (check_watchpoint_scope(s, why.tid, addr)) {
+            return true;
+        }
         return report_breakpoint_hit(s, why.tid, addr);
     }
+    case stop_kind::watchpoint:
+        return report_watchpoint_hit(s, why);
     case stop_kind::interrupted: {
         tracer::stop_reason sig = why;
         sig.signo = SIGINT;

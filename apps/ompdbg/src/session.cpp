@@ -53,6 +53,8 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_misc_commands(commands_);
+    register_prompt_commands(commands_);
+    register_watch_commands(commands_);
     register_omp_commands(commands_);
 }
 
@@ -340,7 +342,15 @@ bool session::execute(std::string_view line_in) {
             args = sub_args;
             path += " " + cmd->name;
         }
-        last_repeatable_ = cmd->repeat_on_enter ? std::string(line) : std::string();
+        // gdb repeats `list` and `x` without their arguments: Enter continues after the last
+        // lines listed / the last address examined instead of showing the same again.
+        if (!cmd->repeat_on_enter) {
+            last_repeatable_.clear();
+        } else if (path == "list" || path == "x") {
+            last_repeatable_ = path;
+        } else {
+            last_repeatable_ = std::string(line);
+        }
         if (!cmd->handler) {
             error::send(fmt::format("\"{}\" must be followed by the name of a subcommand.", path));
         }

@@ -71,6 +71,24 @@ struct breakpoint {
     std::function<std::string(session&, pid_t)> describe_hit;
 };
 
+/// A data watchpoint (`watch`, `rwatch`, `awatch`), numbered with the breakpoints
+/// (commands_watch.cpp).
+struct watchpoint {
+    int number = 0;
+    std::string expression;            ///< as shown: "counter", "-location counter"
+    tracer::watch_kind kind = tracer::watch_kind::write;
+    tracer::watch_mode mode = tracer::watch_mode::software;
+    dwarf::value value;                ///< the watched lvalue (type and address)
+    std::vector<std::byte> old_bytes;  ///< the value last reported
+    int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
+    int hit_count = 0;
+    /// A watchpoint on a frame's locals ends with the frame: the return address it is
+    /// planted at and the frame's CFA (0: global, never ends).
+    std::uint64_t scope_pc = 0;
+    std::uint64_t scope_cfa = 0;
+    pid_t scope_tid = 0;
+};
+
 class session {
 public:
     session(bool json, bool batch);
@@ -114,6 +132,7 @@ public:
 
     // ---- breakpoints ----
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
+    std::map<int, watchpoint>& watchpoints() { return watchpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
 
     // ---- value history ($1, $2 ...) ----
@@ -189,6 +208,7 @@ private:
     std::map<pid_t, int> thread_numbers_;
     int last_thread_number_ = 0;
     std::map<int, breakpoint> breakpoints_;
+    std::map<int, watchpoint> watchpoints_;
     int last_breakpoint_number_ = 0;
     std::vector<dwarf::value> history_;
     bool quit_ = false;
@@ -212,5 +232,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_prompt_commands(command_table& t);      ///< file
+void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 
 }  // namespace ompdbg::app
