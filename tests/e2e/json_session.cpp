@@ -132,8 +132,8 @@ std::vector<const nlohmann::json*> events(const std::vector<nlohmann::json>& obj
 TEST_CASE("json: a whole session is one schema-checked object per line", "[cli][json]") {
     int call_line = example_line("structs.c", "call_factorial");
     auto r = ompdbg_batch({"--json", "-ex", "break factorial", "-ex", "run", "-ex", "bt", "-ex", "print n",
-                           "-ex", "print nosuchvariable", "-ex", "finish", "-ex", "next", "-ex", "info breakpoints",
-                           "-ex", "delete", "-ex", "continue", example_path("structs")},
+                           "-ex", "print nosuchvariable", "-ex", "info breakpoints", "-ex", "delete", "-ex",
+                           "finish", "-ex", "next", "-ex", "continue", example_path("structs")},
                           run_options().timeout_after(60s));
     INFO(r.all());
     // `print nosuchvariable` fails: batch exit status 1, the failure named on stderr.
@@ -144,44 +144,44 @@ TEST_CASE("json: a whole session is one schema-checked object per line", "[cli][
 
     const nlohmann::json* brk = find_command(objs, "break factorial");
     REQUIRE(brk);
-    CHECK((*brk)["ok"] == true);
-    CHECK((*brk)["result"]["breakpoint"]["number"] == 1);
+    CHECK((*brk).at("ok") == true);
+    CHECK((*brk).at("result").at("breakpoint").at("number") == 1);
 
     auto hits = events(objs, "breakpoint-hit");
     REQUIRE(hits.size() >= 1);
-    CHECK((*hits[0])["breakpoint"] == 1);
+    CHECK((*hits.at(0)).at("breakpoint") == 1);
 
     const nlohmann::json* bt = find_command(objs, "bt");
     REQUIRE(bt);
-    auto frames = (*bt)["result"]["frames"];
+    auto frames = (*bt).at("result").at("frames");
     REQUIRE(frames.size() >= 2);
-    CHECK(frames[0]["function"] == "factorial");
-    CHECK(frames[1]["function"] == "main");
-    CHECK(frames[1]["line"] == call_line);
+    CHECK(frames.at(0).at("function") == "factorial");
+    CHECK(frames.at(1).at("function") == "main");
+    CHECK(frames.at(1).at("line") == call_line);
 
     // The program computes factorial(4 + argc) with argc == 1.
     const nlohmann::json* pn = find_command(objs, "print n");
     REQUIRE(pn);
-    CHECK((*pn)["result"]["value"] == "5");
-    CHECK((*pn)["result"]["type"] == "int");
-    CHECK((*pn)["result"]["history"] == 1);
-    CHECK((*pn)["text"][0] == "$1 = 5");
+    CHECK((*pn).at("result").at("value") == "5");
+    CHECK((*pn).at("result").at("type") == "int");
+    CHECK((*pn).at("result").at("history") == 1);
+    CHECK((*pn).at("text").at(0) == "$1 = 5");
 
     const nlohmann::json* bad = find_command(objs, "print nosuchvariable");
     REQUIRE(bad);
-    CHECK((*bad)["ok"] == false);
-    CHECK((*bad)["error"] == "No symbol \"nosuchvariable\" in current context.");
-    CHECK((*bad)["text"].empty());
+    CHECK((*bad).at("ok") == false);
+    CHECK((*bad).at("error") == "No symbol \"nosuchvariable\" in current context.");
+    CHECK((*bad).at("text").empty());
 
     const nlohmann::json* fin = find_command(objs, "finish");
     REQUIRE(fin);
-    CHECK((*fin)["result"]["return_value"] == "120");
+    CHECK((*fin).at("result").at("return_value") == "120");
 
     // next reports where it stopped as a location event.
     CHECK(!events(objs, "location").empty());
     auto exited = events(objs, "exited");
     REQUIRE(exited.size() == 1);
-    CHECK((*exited[0])["exit_code"] == 0);
+    CHECK((*exited.at(0)).at("exit_code") == 0);
 }
 
 TEST_CASE("json: threads report thread-created events; errors outside commands are error objects",
@@ -194,15 +194,15 @@ TEST_CASE("json: threads report thread-created events; errors outside commands a
     CHECK(events(objs, "thread-created").size() >= 1);
     const nlohmann::json* it = find_command(objs, "info threads");
     REQUIRE(it);
-    CHECK((*it)["result"]["threads"].size() >= 2);
+    CHECK((*it).at("result").at("threads").size() >= 2);
 
     auto missing = ompdbg_batch({"--json", "/nonexistent/program"}, run_options().timeout_after(30s));
     INFO(missing.all());
     CHECK(missing.exit_code != 0);
     auto objs2 = checked_objects(missing.out);
     REQUIRE(objs2.size() == 1);
-    CHECK(objs2[0]["type"] == "error");
-    CHECK(objs2[0]["message"].get<std::string>().find("/nonexistent/program") != std::string::npos);
+    CHECK(objs2.at(0).at("type") == "error");
+    CHECK(objs2.at(0).at("message").get<std::string>().find("/nonexistent/program") != std::string::npos);
 }
 
 TEST_CASE("json: commands run by a breakpoint's commands get their own objects", "[cli][json]") {
@@ -213,7 +213,7 @@ TEST_CASE("json: commands run by a breakpoint's commands get their own objects",
     auto objs = checked_objects(r.out);
     int prints = 0;
     for (auto& o : objs) {
-        if (o["type"] == "command" && o["command"] == "print n") {
+        if (o.at("type") == "command" && o.at("command") == "print n") {
             ++prints;
         }
     }

@@ -35,26 +35,29 @@ std::vector<std::string> watch_reports(const std::string& out) {
 }  // namespace
 
 TEST_CASE("watch: old and new value and the line that changed it, as gdb reports them", "[cli][watch]") {
-    std::vector<std::string> cmds{"break main", "run", "watch hot.counter", "continue", "continue"};
-    auto r = ompdbg_cmds(watched(), cmds, {"30000"});
+    // Two hits: bump() at i == 0 and i == 25000.
+    auto r = ompdbg_cmds(watched(), {"break main", "run", "watch hot.counter", "continue", "continue"}, {"30000"});
     INFO(r.all());
     REQUIRE(r.ok());
-    int bump_line = example_line("watched.c", "bump");
     bool software = r.out.find(fallback_note) != std::string::npos;
     std::string title = software ? "Watchpoint 2: hot.counter" : "Hardware watchpoint 2: hot.counter";
-    CHECK(has_line(r.out, title));
+    CHECK(count_lines_starting(r.out, title) == 3);   // set, then two stops
     CHECK(has_line(r.out, "Old value = 0"));
     CHECK(has_line(r.out, "New value = 1"));
     CHECK(has_line(r.out, "Old value = 1"));
     CHECK(has_line(r.out, "New value = 2"));
-    CHECK(has_line(r.out, source_line("watched.c", bump_line)));
     if (software) {
-        // gdb's own software watchpoints (single-stepping) on the same binary and commands.
+        // gdb's own software watchpoints (it single-steps everything, so one hit in a
+        // short run) on the same binary: the same report, frame and line.
+        std::vector<std::string> cmds{"break main", "run", "watch hot.counter", "continue"};
+        auto ours = ompdbg_cmds(watched(), cmds, {"10"});
         std::vector<std::string> gcmds{"set can-use-hw-watchpoints 0"};
         gcmds.insert(gcmds.end(), cmds.begin(), cmds.end());
-        auto g = gdb_cmds(watched(), gcmds, {"30000"});
+        auto g = gdb_cmds(watched(), gcmds, {"10"});
+        INFO(ours.all());
         INFO(g.all());
-        CHECK(joined(watch_reports(r.out)) == joined(watch_reports(g.out)));
+        REQUIRE(watch_reports(g.out).size() >= 6);
+        CHECK(joined(watch_reports(ours.out)) == joined(watch_reports(g.out)));
     }
 }
 
@@ -101,12 +104,24 @@ TEST_CASE("watch on a local ends with its frame, as gdb says; watch -l does not"
     REQUIRE(r.ok());
     CHECK(has_line(r.out, "New value = 21"));
     CHECK(has_line(r.out, "New value = 42"));
-    CHECK(has_line(r.out, "Watchpoint 2 deleted because the program has left the block in"));
-    CHECK(has_line(r.out, "which its expression is valid."));
-    // The stop after the return is in main, at the call.
-    int call_line = example_line("watched.c", "call_local");
-    CHECK(r.out.find("main () at ") != std::string::npos);
-    CHECK(r.out.find(std::to_string(call_line) + "\t") != std::string::npos);
+    // From the deletion on, as gdb says it (the stop after the return, in main).
+    // (argv's address depends on the environment, which gdb changes: LINES, COLUMNS.)
+    auto from_deletion = [](const std::string& out) {
+        auto at = out.find("Watchpoint 2 deleted because");
+        if (at == std::string::npos) {
+            return std::string();
+        }
+        auto l = lines_of(out.substr(at));
+        REQUIRE(l.size() >= 4);
+        return std::regex_replace(l[0] + "\n" + l[1] + "\n" + l[2] + "\n" + l[3], std::regex("argv=0x[0-9a-f]+"),
+                                  "argv=ADDR");
+    };
+    std::vector<std::string> gcmds{"set can-use-hw-watchpoints 0"};
+    gcmds.insert(gcmds.end(), cmds.begin(), cmds.end());
+    auto g = gdb_cmds(watched(), gcmds, {"10"});
+    INFO(g.all());
+    CHECK(!from_deletion(r.out).empty());
+    CHECK(from_deletion(r.out) == from_deletion(g.out));
 
     auto l = ompdbg_cmds(watched(), {"break main", "run", "watch -l hot.counter", "continue", "info watchpoints"},
                          {"10"});
@@ -117,7 +132,8 @@ TEST_CASE("watch on a local ends with its frame, as gdb says; watch -l does not"
 }
 
 TEST_CASE("watch: a thread created after the watchpoint triggers it", "[cli][watch]") {
-    int thread_line = example_line("watched.c", "thread_write");
+    // As gdb, the stop is after the store: on the line that follows it.
+    int thread_line = example_line("watched.c", "thread_write") + 1;
     auto r = ompdbg_cmds(watched(), {"break " + example_location("watched.c", "call_local"), "run",
                                      "watch hot.counter", "continue", "bt 1"},
                          {"10"});
@@ -131,11 +147,12 @@ TEST_CASE("watch: a thread created after the watchpoint triggers it", "[cli][wat
 }
 
 TEST_CASE("watch: a real SIGSEGV still reaches the program", "[cli][watch]") {
-    auto r = ompdbg_cmds(watched(), {"break main", "run", "watch hot.counter", "delete 1", "continue", "continue",
-                                     "continue", "continue", "continue", "continue"},
+    // Hits: bump() at i == 0, the thread's write, then the crash outside the guarded page.
+    auto r = ompdbg_cmds(watched(), {"break main", "run", "watch hot.counter", "continue", "continue", "continue"},
                          {"10", "crash"});
     INFO(r.all());
-    CHECK(r.out.find("Program received signal SIGSEGV, Segmentation fault.") != std::string::npos);
+    CHECK(r.ok());
+    CHECK(r.out.find("received signal SIGSEGV, Segmentation fault.") != std::string::npos);
     CHECK(r.out.find(std::to_string(example_line("watched.c", "crash"))) != std::string::npos);
 }
 

@@ -1,6 +1,8 @@
 // watch, rwatch, awatch (and -l / -location), info watchpoints.
 #include "commands_watch.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -150,10 +152,12 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     auto& proc = s.require_process();
     frame_context ctx = frame_context::for_selection(s);
     dwarf::value v = dwarf::evaluate(text, ctx);
-    if (!v.is_lvalue()) {
-        if (!v.bytes.empty() && !v.address) {
-            error::send(fmt::format("Cannot watch constant value `{}'.", text));
-        }
+    // No name in it: a constant (gdb's message); names but no lvalue: say why.
+    bool has_name = std::any_of(text.begin(), text.end(), [](char c) {
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+    });
+    if (!v.address && !has_name) {
+        error::send(fmt::format("Cannot watch constant value `{}'.", text));
     }
     if (!v.address) {
         if (v.dwarf_register || !v.register_name.empty()) {
