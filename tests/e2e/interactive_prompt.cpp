@@ -84,6 +84,11 @@ TEST_CASE("interactive: Enter repeats next and list as gdb does", "[cli][interac
         CHECK(l1.find(want_list[i]) != std::string::npos);
         CHECK(l2.find(want_list[10 + i]) != std::string::npos);
     }
+    // x, then Enter examines what follows, as many units as before.
+    std::string x1 = command(t, "x/2dw global_array");
+    std::string x2 = command(t, "");
+    CHECK(std::regex_search(x1, std::regex("<global_array>:\t1\t2")));
+    CHECK(std::regex_search(x2, std::regex("<global_array\\+8>:\t3\t4")));
     t.type("quit\r");
     t.type("y\r");
     CHECK(t.wait_exit().has_value());

@@ -154,6 +154,7 @@ void cmd_set_var(session& s, std::string_view args) {
 struct x_state {
     char format = 'x';
     char unit = 'w';
+    std::size_t count = 0;   ///< the last count given (gdb's last_count)
     std::optional<std::uint64_t> next;
 };
 
@@ -297,6 +298,9 @@ void cmd_x(session& s, std::string_view args) {
     }
     if (!digits.empty()) {
         count = std::stoul(digits);
+        st.count = count;
+    } else if (fmtspec.empty() && expr.empty() && st.count > 0) {
+        count = st.count;   // gdb: a bare `x` (and Enter) shows as many as last time
     }
     if (!unit_given) {
         if (f == 'a') {
