@@ -288,6 +288,7 @@ void process::write_memory(virt_addr addr, std::span<const std::byte> data) {
     if (!d.raw_write(addr.addr(), buf)) {
         cannot_access(addr.addr());
     }
+    d.forget_out_of_line(addr.addr(), data.size());
 }
 
 // ---- breakpoint sites -------------------------------------------------------------------
@@ -355,6 +356,8 @@ void process::disable_site(virt_addr addr) {
         s->enabled_ = false;
     }
 }
+
+process::step_over_counts process::step_overs() const { return impl_->counts; }
 
 // ---- threads of the target interface --------------------------------------------------------
 
