@@ -90,13 +90,16 @@ void dump_memory(session& s, std::string_view args, bool append) {
     if (hi <= lo) {
         error::send("Invalid memory address range (start >= end).");
     }
-    // Read everything that is asked before creating the file, as gdb does for small
-    // ranges; in chunks so that a huge range does not need as much memory here.
-    file_ptr f = open_output(path, append);
+    // In chunks, so that a huge range does not need as much memory here; the file is
+    // created only once the first chunk could be read (gdb reads before it writes).
+    file_ptr f;
     std::vector<std::byte> buf(std::min<std::uint64_t>(hi - lo, chunk_size));
     for (std::uint64_t a = lo; a < hi;) {
         std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(hi - a, buf.size()));
         ctx.read_memory(a, std::span<std::byte>(buf.data(), n));
+        if (!f) {
+            f = open_output(path, append);
+        }
         write_all(f.get(), path, std::span<const std::byte>(buf.data(), n));
         a += n;
     }
