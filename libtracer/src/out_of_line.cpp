@@ -305,7 +305,9 @@ bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) 
             }
         }
         ool_site entry;
-        entry.plan = internal::plan_out_of_line(std::span(code.data(), n), addr, 0);
+        // First as if the slot were at the site itself (what kind of plan, any slot near
+        // enough), then for real once the slot is known.
+        entry.plan = internal::plan_out_of_line(std::span(code.data(), n), addr, addr);
         if (entry.plan.how == ool_plan::kind::execute) {
             auto slot = alloc_slot(t, addr);
             if (!slot) {

@@ -2,7 +2,8 @@
 // files gdb writes for the same ranges of the same stopped program, and bad input gets
 // gdb's error words.
 
-#include "inspect_common.hpp"
+#include "ompdbg_test_paths.hpp"
+#include "process_runner.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -10,11 +11,39 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 using namespace ompdbg::test;
-using namespace ompdbg::test::inspect;
 
 namespace {
+
+/// The same commands through `ompdbg --batch -ex ...` or `gdb -nx -batch -ex ...`.
+run_result batch(bool gdb, const std::string& program, const std::vector<std::string>& cmds) {
+    std::vector<std::string> argv;
+    if (gdb) {
+        argv = {"gdb", "-nx", "-batch", "-iex", "set debuginfod enabled off"};
+    }
+    for (const auto& c : cmds) {
+        argv.push_back("-ex");
+        argv.push_back(c);
+    }
+    argv.push_back(program);
+    auto opts = run_options().timeout_after(std::chrono::seconds(60));
+    return gdb ? run(argv, opts) : ompdbg_batch(argv, opts);
+}
+
+/// The line of structs.c that carries `LINE-MARK: area_of_body`.
+int area_of_body_line() {
+    std::ifstream in(std::string(examples_source_dir) + "/structs.c");
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n) {
+        if (text.find("LINE-MARK: area_of_body") != std::string::npos) {
+            return n;
+        }
+    }
+    return 0;
+}
 
 std::string slurp(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -38,7 +67,7 @@ struct temp_dir {
 
 TEST_CASE("dump memory and dump value write the bytes gdb writes", "[cli][dump]") {
     const std::string program = std::string(examples_dir) + "/structs";
-    const std::string at = "structs.c:" + std::to_string(mark_line("structs.c", "area_of_body"));
+    const std::string at = "structs.c:" + std::to_string(area_of_body_line());
     temp_dir dir;
     auto commands = [&](const std::string& who) {
         auto f = [&](const char* name) { return (dir.path / (who + "." + name)).string(); };
@@ -53,8 +82,8 @@ TEST_CASE("dump memory and dump value write the bytes gdb writes", "[cli][dump]"
             "append memory " + f("append") + " &global_array[1] &global_array[3]",
         };
     };
-    auto gdb = gdb_cmds(program, commands("gdb"));
-    auto ours = ompdbg_cmds(program, commands("ompdbg"));
+    auto gdb = batch(true, program, commands("gdb"));
+    auto ours = batch(false, program, commands("ompdbg"));
     INFO("gdb:\n" << gdb.all() << "\nompdbg:\n" << ours.all());
     REQUIRE(ours.ok());
     for (const char* name : {"array", "buffer", "point", "counter", "append"}) {
@@ -81,8 +110,8 @@ TEST_CASE("dump rejects bad input with gdb's words", "[cli][dump]") {
                                   "dump memory " + file + " &global_array[3] &global_array[1]",
                                   "dump memory /nonexistent-dir/x &global_array[0] &global_array[1]",
                                   "dump memory " + file + " 0 16"};
-    auto ours = ompdbg_cmds(program, cmds);
-    auto gdb = gdb_cmds(program, cmds);
+    auto ours = batch(false, program, cmds);
+    auto gdb = batch(true, program, cmds);
     INFO("gdb:\n" << gdb.all() << "\nompdbg:\n" << ours.all());
     CHECK(!ours.ok());   // batch mode: failing commands make the exit status non-zero
     for (const char* msg : {"Missing filename.", "Missing start address.", "Missing stop address.",

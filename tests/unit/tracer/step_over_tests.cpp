@@ -73,12 +73,11 @@ TEST_CASE("function-entry instructions are stepped over out of line, once per hi
         CHECK(hits[s] == threads * rounds);
     }
     auto counts = p->step_overs();
-    // Every hit is stepped over out of line (none single-stepped); a resume may leave a
-    // hit queued behind another one, so there are at most as many step-overs as hits.
+    // Every reported hit is stepped over once, out of line (none single-stepped); the
+    // dynamic loader's internal breakpoint adds a few more.
     CHECK(counts.single_stepped == 0);
     CHECK(counts.emulated == 0);
-    CHECK(counts.out_of_line > 0);
-    CHECK(counts.out_of_line <= static_cast<std::uint64_t>(threads * rounds * sites.size()));
+    CHECK(counts.out_of_line >= static_cast<std::uint64_t>(threads * rounds * sites.size()));
 }
 
 TEST_CASE("rip-relative instructions run out of line reach the same data", "[tracer][step-over]") {
@@ -99,7 +98,7 @@ TEST_CASE("rip-relative instructions run out of line reach the same data", "[tra
     }
     auto counts = p->step_overs();
     CHECK(counts.single_stepped == 0);
-    CHECK(counts.out_of_line > 0);
+    CHECK(counts.out_of_line >= static_cast<std::uint64_t>(threads * rounds * sites.size()));
 }
 
 TEST_CASE("call and jmp rel32 are emulated, a conditional jump is single-stepped", "[tracer][step-over]") {
@@ -116,9 +115,10 @@ TEST_CASE("call and jmp rel32 are emulated, a conditional jump is single-stepped
         CHECK(hits[s] == threads * rounds);
     }
     auto counts = p->step_overs();
-    CHECK(counts.out_of_line == 0);
-    CHECK(counts.emulated > 0);
-    CHECK(counts.single_stepped > 0);   // the jcc
+    // call_rel and jmp_rel emulated once per hit, the jcc single-stepped once per hit;
+    // only the dynamic loader's internal breakpoint ran out of line.
+    CHECK(counts.emulated == static_cast<std::uint64_t>(2 * threads * rounds));
+    CHECK(counts.single_stepped == static_cast<std::uint64_t>(threads * rounds));
 }
 
 TEST_CASE("a breakpoint at the return address of an emulated call is hit", "[tracer][step-over]") {
