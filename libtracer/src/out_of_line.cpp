@@ -116,6 +116,7 @@ ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, 
         }
         // The displacement is relative to the end of the instruction, which moves by
         // (slot - addr); re-target it so that it still reaches the same data.
+        plan.rip_relative = true;
         std::size_t off = x.encoding.disp_offset;
         if (x.encoding.disp_size != 4 || off == 0 || off + 4 > plan.length) {
             return plan;
@@ -226,56 +227,38 @@ std::optional<std::uint64_t> process::impl::inject_mmap(thread_record& t, std::u
     return result;
 }
 
-std::optional<std::uint64_t> process::impl::alloc_slot(thread_record& t, std::uint64_t near) {
+std::optional<std::uint64_t> process::impl::alloc_slot(thread_record& t, std::uint64_t near, bool need_near) {
     constexpr std::uint64_t reach = 1ull << 30;   // well inside rel32's +-2 GiB
+    auto near_enough = [&](std::uint64_t base) {
+        return !need_near || (base > near ? base - near : near - base) < reach;
+    };
     for (auto& [base, used] : ool_pages) {
-        std::uint64_t dist = base > near ? base - near : near - base;
-        if (dist < reach && used + ool_slot_size <= page_size) {
+        if (near_enough(base) && used + ool_slot_size <= page_size) {
             std::uint64_t slot = base + used;
             used += ool_slot_size;
             return slot;
         }
     }
-    // A new page in the free gap of the address space closest to `near`, not right above
-    // the heap (brk grows there) nor right below the stack.
-    auto maps = internal::read_maps(pid);
-    std::optional<std::uint64_t> best;
-    auto consider = [&](std::uint64_t lo, std::uint64_t hi) {
-        if (hi < lo + page_size) {
-            return;
-        }
-        std::uint64_t cand = near < lo ? lo : (near >= hi ? hi - page_size : (near & ~(page_size - 1)));
-        if (cand < lo || cand + page_size > hi || cand < 0x10000) {
-            return;
-        }
-        auto d = [&](std::uint64_t c) { return c > near ? c - near : near - c; };
-        if (!best || d(cand) < d(*best)) {
-            best = cand;
-        }
-    };
-    for (std::size_t i = 0; i + 1 < maps.size(); ++i) {
-        std::uint64_t lo = maps[i].end, hi = maps[i + 1].start;
-        if (maps[i].path == "[heap]") {
-            lo += 64ull << 20;
-        }
-        if (maps[i + 1].path == "[stack]") {
-            hi = hi > (8ull << 20) ? hi - (8ull << 20) : 0;
-        }
-        if (hi > lo) {
-            consider(lo, hi);
+    // New pages go right below the executable's lowest mapping: the kernel's top-down
+    // mmap allocator and brk never reach there, so the program's own mappings (libraries,
+    // thread stacks, malloc arenas) land exactly where they would without us — a page
+    // among the libraries would shift every later one (and differ from gdb's addresses).
+    std::uint64_t lowest = 0;
+    for (const auto& m : internal::read_maps(pid)) {
+        if (m.path == exe_path.string() && (lowest == 0 || m.start < lowest)) {
+            lowest = m.start;
         }
     }
-    if (!maps.empty()) {
-        consider(0x10000, maps.front().start);
+    std::uint64_t hint = lowest;
+    for (const auto& [base, used] : ool_pages) {
+        hint = std::min(hint, base);
     }
-    std::optional<std::uint64_t> page;
-    if (best) {
-        page = inject_mmap(t, *best);
+    if (hint < 0x10000 + page_size || !near_enough(hint - page_size)) {
+        return std::nullopt;
     }
-    if (!page) {
-        page = inject_mmap(t, 0);
-    }
-    if (!page) {
+    hint -= page_size;
+    auto page = inject_mmap(t, hint);
+    if (!page || *page != hint) {
         return std::nullopt;
     }
     log::write(log::channel::ptrace, "out-of-line: scratch page {:#x} for code near {:#x}", *page, near);
@@ -309,16 +292,21 @@ bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) 
         // enough), then for real once the slot is known.
         entry.plan = internal::plan_out_of_line(std::span(code.data(), n), addr, addr);
         if (entry.plan.how == ool_plan::kind::execute) {
-            auto slot = alloc_slot(t, addr);
+            auto slot = alloc_slot(t, addr, entry.plan.rip_relative);
             if (!slot) {
-                ool_disabled = true;   // the target refuses new mappings: stop trying
-                ++counts.single_stepped;
-                return false;
-            }
-            entry.slot = *slot;
-            entry.plan = internal::plan_out_of_line(std::span(code.data(), n), addr, entry.slot);
-            if (entry.plan.how == ool_plan::kind::execute && !raw_write(entry.slot, entry.plan.code)) {
+                // No slot within reach of this rip-relative instruction (a library far
+                // from the executable): single-step this site. No slot at all: the target
+                // refuses the mapping, stop trying.
+                if (!entry.plan.rip_relative) {
+                    ool_disabled = true;
+                }
                 entry.plan.how = ool_plan::kind::single_step;
+            } else {
+                entry.slot = *slot;
+                entry.plan = internal::plan_out_of_line(std::span(code.data(), n), addr, entry.slot);
+                if (entry.plan.how == ool_plan::kind::execute && !raw_write(entry.slot, entry.plan.code)) {
+                    entry.plan.how = ool_plan::kind::single_step;
+                }
             }
         }
         entry.length = entry.plan.length;

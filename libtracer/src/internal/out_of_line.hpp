@@ -28,6 +28,7 @@ struct ool_plan {
     std::size_t length = 0;
     std::uint64_t target = 0;       ///< call/jump destination
     std::vector<std::byte> code;    ///< execute: the slot's bytes
+    bool rip_relative = false;      ///< execute: the slot must be within rel32 of addr
 };
 
 /// Decodes the instruction at `addr` from its original `bytes` (up to 15; the int3 already

@@ -132,7 +132,8 @@ struct process::impl {
     void normalise_out_of_line();
     /// Code in [addr, addr+len) changed: plans of sites there are decided again.
     void forget_out_of_line(std::uint64_t addr, std::size_t len);
-    std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near);
+    /// A slot in a scratch page below the executable; `need_near`: within rel32 of `near`.
+    std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near, bool need_near);
     /// mmap(hint, one page, r-x) run by stopped thread `t`; nullopt when it failed.
     std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint);
 
