@@ -219,7 +219,7 @@ std::optional<std::uint64_t> process::impl::inject_mmap(thread_record& t, std::u
     }
     raw_write(saved.rip, orig);
     try_ptrace(PTRACE_SETREGS, tid, nullptr, &saved);
-    t.cache.reset();
+    t.forget_regs();
     if (!result || (static_cast<std::int64_t>(*result) < 0 && static_cast<std::int64_t>(*result) > -4096)) {
         log::write(log::channel::ptrace, "out-of-line: mmap near {:#x} failed", hint);
         return std::nullopt;
@@ -341,7 +341,7 @@ bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) 
         try_ptrace(PTRACE_POKEUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, rsp)),
                    reinterpret_cast<void*>(new_sp));
         write_pc(tid, e.plan.target);
-        t.cache.reset();
+        t.forget_regs();
         ++counts.emulated;
         return true;
     }

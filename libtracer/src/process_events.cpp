@@ -44,7 +44,7 @@ void process::impl::require_stopped() const {
 }
 
 void process::impl::cont(thread_record& t, int signo) {
-    t.cache.reset();
+    t.forget_regs();
     t.step_over_pc.reset();
     auto r = try_ptrace(PTRACE_CONT, t.tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
     // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
@@ -112,7 +112,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
             t.st = tstate::stopped;
         } else {
-            t.cache.reset();
+            t.forget_regs();
             try_ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
             t.st = tstate::listening;
         }
@@ -153,7 +153,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 add_thread(pid, tstate::stopped);
             }
             leader()->st = tstate::stopped;
-            leader()->cache.reset();
+            leader()->forget_regs();
             sites.clear();
             ool_sites.clear();
             ool_pages.clear();
@@ -195,7 +195,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     case wait_status::kind::signal_stop: {
         int sig = ws.signo();
         t.st = tstate::stopped;
-        t.cache.reset();
+        t.forget_regs();
         auto si = internal::get_siginfo(tid);
         if (sig == SIGTRAP && si) {
             bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
@@ -520,7 +520,7 @@ bool process::impl::single_step(thread_record& t, int signo) {
         site = it->second.get();
         remove_int3(*site);
     }
-    t.cache.reset();
+    t.forget_regs();
     t.step_over_pc.reset();
     t.stepping = true;
     t.step_done = false;

@@ -44,6 +44,14 @@ public:
     pid_t tid_;
     tstate st = tstate::stopped;
     std::optional<registers> cache;
+    /// The pc alone, known without a full register read (read_pc/write_pc): a breakpoint
+    /// hit needs nothing else, and a PTRACE_PEEKUSER per look costs a system call.
+    std::optional<std::uint64_t> pc_cache;
+    /// Forgets every cached register: the thread ran, or its registers were written.
+    void forget_regs() {
+        cache.reset();
+        pc_cache.reset();
+    }
     int pending_signal = 0;                    ///< delivered on the next resume
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
     bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
