@@ -115,7 +115,6 @@ void session::set_process(std::unique_ptr<tracer::process> p) {
     stacks_.clear();
     thread_numbers_.clear();
     last_thread_number_ = 0;
-    pending_hits_.clear();
     planted_.clear();
     thread_db_.reset();
     thread_db_tried_ = false;
@@ -133,7 +132,6 @@ void session::drop_process() {
     stacks_.clear();
     thread_db_.reset();
     thread_db_tried_ = false;
-    pending_hits_.clear();
     planted_.clear();
     process_.reset();
     thread_numbers_.clear();
