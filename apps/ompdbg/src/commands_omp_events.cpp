@@ -55,37 +55,42 @@ struct forked_region {
     std::optional<std::uint64_t> function;
 };
 
-/// LLVM's libomp (19) calls ompd_bp_parallel_begin in __kmp_fork_call before it makes the
-/// new team the encountering thread's current one (kmp_runtime.cpp, before
-/// __kmp_fork_team_threads), so OMPD still shows the enclosing region there. With the
-/// runtime's debug information, the new team is __kmp_fork_call's local `team`; nullopt
-/// without it (the caller then falls back to what OMPD shows).
+/// True when thread `tid` is at ompd_bp_parallel_begin called from __kmp_fork_call.
+/// LLVM's libomp (19) calls it there before it makes the new team the encountering
+/// thread's current one (kmp_runtime.cpp, before __kmp_fork_team_threads), so OMPD still
+/// shows the enclosing region. (From a serialized region's __ompt_lw_taskteam_link or from
+/// GOMP_parallel_start the new region is current already.)
+bool is_forking(session& s, pid_t tid) {
+    try {
+        const auto& frames = s.stack(tid);
+        return frames.size() > 1 && frame_function_name(frames[1]) == "__kmp_fork_call";
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+/// The team __kmp_fork_call is forking, from its local `team` and the runtime's debug
+/// information; nullopt without it.
 std::optional<forked_region> region_being_forked(session& s, pid_t tid) {
     try {
         const auto& frames = s.stack(tid);
-        for (std::size_t i = 0; i < frames.size() && i < 4; ++i) {
-            if (frame_function_name(frames[i]) != "__kmp_fork_call") {
-                continue;
+        frame_context ctx(s, tid, frames.at(1));
+        auto number = [&](const char* expr) -> std::optional<std::int64_t> {
+            try {
+                return dwarf::as_integer(dwarf::evaluate(expr, ctx));
+            } catch (const std::exception& e) {
+                log::write(log::channel::plugin, "OMPD: {} in __kmp_fork_call: {}", expr, e.what());
+                return std::nullopt;
             }
-            frame_context ctx(s, tid, frames[i]);
-            auto number = [&](const char* expr) -> std::optional<std::int64_t> {
-                try {
-                    return dwarf::as_integer(dwarf::evaluate(expr, ctx));
-                } catch (const std::exception& e) {
-                    log::write(log::channel::plugin, "OMPD: {} in __kmp_fork_call: {}", expr, e.what());
-                    return std::nullopt;
-                }
-            };
-            forked_region r;
-            r.team_size = number("team->t.t_nproc");
-            r.level = number("team->t.t_level");
-            if (auto f = number("(unsigned long)team->t.t_pkfn")) {
-                r.function = static_cast<std::uint64_t>(*f);
-            }
-            if (r.team_size && r.level) {
-                return r;
-            }
-            return std::nullopt;
+        };
+        forked_region r;
+        r.team_size = number("team->t.t_nproc");
+        r.level = number("team->t.t_level");
+        if (auto f = number("(unsigned long)team->t.t_pkfn")) {
+            r.function = static_cast<std::uint64_t>(*f);
+        }
+        if (r.team_size && r.level) {
+            return r;
         }
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "OMPD: parallel-begin frames: {}", e.what());
@@ -108,7 +113,7 @@ omp_event read_event(session& s, pid_t tid, std::string_view event) {
         ev.text = fmt::format("OpenMP {}, {}", who, num ? "thread number " + std::to_string(*num) : "");
         return ev;
     }
-    if (event == "parallel-begin") {
+    if (event == "parallel-begin" && is_forking(s, tid)) {
         if (auto begun = region_being_forked(s, tid)) {
             set_field(ev, "level", begun->level);
             set_field(ev, "team_size", begun->team_size);
@@ -117,6 +122,12 @@ omp_event read_event(session& s, pid_t tid, std::string_view event) {
                                   opt_num(begun->level), opt_num(begun->team_size), fn, who);
             return ev;
         }
+        // Without the runtime's debug information the new region cannot be seen yet: say
+        // so rather than show the enclosing one as if it were the new one.
+        ev.text = fmt::format("parallel region begins (the runtime has not made it current yet: no debug "
+                              "information for __kmp_fork_call in {}), encountered by {}",
+                              plugins::probe_openmp_runtime(as.target()).runtime_path.string(), who);
+        return ev;
     }
     if (event.starts_with("parallel-")) {
         // At ompd_bp_parallel_end the thread's current region is the one that ends (OpenMP
