@@ -760,3 +760,42 @@ TEST_CASE("every omp command answers one JSON object with its result", "[ompd][e
     CHECK(cp["event"] == "task-end");
     CHECK(cp["condition"] == "team_size > 1");
 }
+
+TEST_CASE("omp threads and omp parallel on a core of the nested program", "[ompd][e2e][core]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // The core is written by gdb's gcore at the same checkpoint (OMPD only reads memory, so
+    // a core is all it needs); the program's truth lines come from that run.
+    char tmpl[] = "/tmp/ompdbg-ompd-core-XXXXXX";
+    fs::path dir = ::mkdtemp(tmpl);
+    struct cleanup {
+        fs::path d;
+        ~cleanup() {
+            std::error_code ec;
+            fs::remove_all(d, ec);
+        }
+    } remove_dir{dir};
+    fs::path core = dir / "core";
+    auto g = gdb_batch({"-ex", "break omp_checkpoint", "-ex", "run", "-ex", "gcore " + core.string(),
+                        omp_example("omp_nested")},
+                       run_options().timeout_after(120s).set_env("OMP_DEBUG", "enabled"));
+    INFO(g.all());
+    REQUIRE(fs::exists(core));
+    auto cp = truths(g.out, "checkpoint");
+    REQUIRE(cp.size() == 1);
+    auto r = ompdbg_batch({"-ex", "omp threads", "-ex", "omp parallel", "core", omp_example("omp_nested"),
+                           core.string()},
+                          run_options().timeout_after(120s));
+    INFO(r.all());
+    REQUIRE(r.ok());
+    auto rows = thread_rows(r.out);
+    REQUIRE(rows.size() == 6);
+    for (const auto& row : rows) {
+        CHECK(row.is_openmp);
+        CHECK(row.level == cp[0]["level"]);
+        CHECK(row.team == cp[0]["team_size"]);
+        CHECK(row.state == "ompt_state_work_parallel");
+    }
+    CHECK_THAT(r.out, Catch::Contains("Parallel region at level 1: team size " + cp[0]["outer_team_size"]));
+}
