@@ -55,6 +55,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_misc_commands(commands_);
     register_omp_commands(commands_);
     register_core_commands(commands_);
+    register_signal_commands(commands_);
 
 }
 
