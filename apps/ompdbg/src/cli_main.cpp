@@ -11,6 +11,7 @@
 
 #include "cli_main.hpp"
 #include "commands_omp.hpp"
+#include "doctor.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -24,6 +25,8 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
                        -ex/-x commands or, if none of them started it, after them
   attach PID           attach to a running process first, then run the commands
   core PROG CORE       post-mortem debugging (not implemented yet)
+  doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
+                       a process) and say how to fix what is missing
   PROG [ARGS...]       load PROG; start it with `run` at the prompt
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
@@ -108,6 +111,14 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (!log_channels.empty()) {
         log::enable(log_channels);
+    }
+
+    if (!target.empty() && target[0] == "doctor") {
+        plugins::plugin_policy policy;
+        for (const auto& dir : plugin_paths) {
+            policy.allow_directory(dir);
+        }
+        return app::doctor_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
     }
 
     app::session s(json, batch);
