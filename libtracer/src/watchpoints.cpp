@@ -254,7 +254,7 @@ bool process::impl::handle_debug_trap(thread_record& t) {
         r.watchpoint_id = *watches.slots[slot];
         r.watch_addr = virt_addr(e ? e->addr : 0);
         t.st = tstate::stopped;
-        t.cache.reset();
+        t.forget_regs();
         if (t.stepping) {
             t.stepping = false;
             t.step_done = true;
@@ -292,7 +292,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     ++watches.faults;
     const tstate before = t.st;
     const pid_t tid = t.tid_;
-    t.cache.reset();
+    t.forget_regs();
     user_regs_struct regs{};
     if (!get_regs(tid, regs)) {
         return false;
@@ -411,7 +411,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     } else if (!deferred.empty()) {
         t.pending_signal = deferred.front();
     }
-    t.cache.reset();
+    t.forget_regs();
     t.step_over_pc.reset();
     if (t.stepping) {
         // The user's single-step ran exactly this instruction.
@@ -453,7 +453,7 @@ void process::impl::drop_watchpoints(bool restore) {
                                    deferred);
                 }
             }
-            any->cache.reset();
+            any->forget_regs();
             if (!deferred.empty()) {
                 any->pending_signal = deferred.front();
             }
@@ -547,7 +547,7 @@ int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, w
             }
             d.watches.guarded_prot[p] = prot;
         }
-        runner->cache.reset();
+        runner->forget_regs();
         if (!deferred.empty()) {
             runner->pending_signal = deferred.front();
         }
@@ -601,7 +601,7 @@ void process::remove_watchpoint(int id) {
             d.watches.original_prot.erase(p);
         }
     }
-    runner->cache.reset();
+    runner->forget_regs();
     if (!deferred.empty()) {
         runner->pending_signal = deferred.front();
     }
