@@ -124,7 +124,6 @@ void session::set_process(std::unique_ptr<tracer::process> p) {
     selected_frame_ = 0;
     selected_tid_ = process_ ? process_->pid() : 0;
     if (process_) {
-        attach_module_elves();
         refresh_thread_numbers();
     }
 }
@@ -173,23 +172,8 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
     return elf;
 }
 
-void session::attach_module_elves() {
-    if (!process_ || !process_->is_alive()) {
-        return;
-    }
-    // modules() hands out a const view of the process' own (non-const) list; the elf
-    // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
-    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(process_->modules());
-    for (auto& m : mods) {
-        if (m.elf || m.path.empty()) {
-            continue;
-        }
-        try {
-            m.elf = elf_for(m.path);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "no ELF for {}: {}", m.path.string(), e.what());
-        }
-    }
+tracer::elf_provider session::elf_provider() {
+    return [this](const std::filesystem::path& path) { return elf_for(path); };
 }
 
 void session::select_thread(pid_t tid) {
@@ -205,7 +189,6 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
     if (auto it = stacks_.find(tid); it != stacks_.end()) {
         return it->second;
     }
-    attach_module_elves();
     auto [it, inserted] = stacks_.emplace(tid, build_stack(*this, tid));
     return it->second;
 }

@@ -24,6 +24,8 @@ struct launch_options {
     bool disable_aslr = true;          ///< gdb's default (personality ADDR_NO_RANDOMIZE)
     std::optional<std::filesystem::path> stdin_path, stdout_path;
     std::optional<std::filesystem::path> working_dir;
+    /// Where `modules()` get their `elf` (the app's cache); empty: opened here.
+    elf_provider elves;
 };
 
 class process final : public target {
@@ -37,7 +39,7 @@ public:
     /// Attaches to every thread of `pid` (PTRACE_SEIZE + interrupt, walking
     /// /proc/PID/task until no new thread appears) and stops them all. Throws
     /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
-    static std::unique_ptr<process> attach(pid_t pid);
+    static std::unique_ptr<process> attach(pid_t pid, elf_provider elves = {});
     ~process() override;
 
     // target
