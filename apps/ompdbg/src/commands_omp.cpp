@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
-#include "command_prefix.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
@@ -723,14 +722,14 @@ void cmd_catch_omp(session& s, std::string_view args) {
 }  // namespace
 
 void register_omp_commands(command_table& t) {
-    command_table& catch_table = prefix_table(t, "catch", "Set catchpoints to catch events.");
+    command_table& catch_table = t.prefix("catch", {}, "Set catchpoints to catch events.");
     catch_table.add(command{"omp", {}, "Catch OpenMP events (through the runtime's OMPD breakpoints).",
                             "catch omp parallel-begin|parallel-end|task-begin|task-end|thread-begin|thread-end\n"
                             "Stops when the event happens and shows the region or task with its team size\n"
                             "and source location. Needs an OMPD-enabled runtime and OMP_DEBUG=enabled.",
                             cmd_catch_omp, false, nullptr});
 
-    command_table& omp = prefix_table(t, "omp", "OpenMP threads, parallel regions, tasks and ICVs (through OMPD).");
+    command_table& omp = t.prefix("omp", {}, "OpenMP threads, parallel regions, tasks and ICVs (through OMPD).");
     omp.add(command{"info", {}, "Show the OpenMP runtime and the OMPD library in use.",
                     "omp info\nThe runtime, the OMPD library loaded for it, its API version and version string.",
                     cmd_omp_info, false, nullptr});
@@ -755,7 +754,7 @@ void register_omp_commands(command_table& t) {
                     "stack goes on in the thread that encountered the construct.",
                     cmd_omp_bt, false, nullptr});
 
-    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    command_table& set = t.prefix("set", {}, "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"plugin-path", {}, "Allow debugger plugins from a directory.",
                     "set plugin-path DIR\nLoad plugins (libompd...) from DIR even if it is not a trusted place.",
                     [](session& s, std::string_view a) { omp_set_plugin_path(s, std::string(trim(a))); },
