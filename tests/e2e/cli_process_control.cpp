@@ -121,7 +121,7 @@ TEST_CASE("attach, inspect and detach: the counter keeps printing the same seque
     CHECK(seen >= 5);
     // The backtrace reaches main through the program's own functions.
     CHECK(std::regex_search(r.out, std::regex(R"(#\d+ +(0x[0-9a-f]+ in )?main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:\d+)")));
-    CHECK(r.out.find("Detaching from program: ") != std::string::npos);
+    CHECK(has_line(r.out, "[Inferior 1 (process " + std::to_string(prog.pid()) + ") detached]"));
     // Not traced any more, and the sequence goes on: every number once, in order.
     auto status = run({"grep", "TracerPid", "/proc/" + std::to_string(prog.pid()) + "/status"});
     CHECK(status.out == "TracerPid:\t0\n");

@@ -122,7 +122,7 @@ TEST_CASE("break LOCATION thread N stops only in that thread", "[cli]") {
     CHECK(count_lines_starting(r.out, "Thread ") >= 4);
     CHECK(r.out.find("\tstop only in thread 3") != std::string::npos);
     // Thread 3 is the second worker the main thread created: worker-1, works[1].
-    std::regex hit_re(R"(Thread (\d+) "([^"]+)" hit Breakpoint 2, )");
+    std::regex hit_re(R"re(Thread (\d+) "([^"]+)" hit Breakpoint 2, )re");
     int hits = 0;
     for (auto& l : lines_of(r.out)) {
         std::smatch m;

@@ -291,12 +291,15 @@ bool classify(const dwarf::type& t, std::uint64_t offset, arg_class (&classes)[2
         return true;
     case dwarf::type_kind::array: {
         auto elem = st.target();
-        std::uint64_t esize = elem.strip_cv_typedef().size();
+        if (!elem) {
+            return false;
+        }
+        std::uint64_t esize = elem->strip_cv_typedef().size();
         if (esize == 0) {
             return true;
         }
         for (std::uint64_t at = 0; at + esize <= size; at += esize) {
-            if (!classify(elem, offset + at, classes)) {
+            if (!classify(*elem, offset + at, classes)) {
                 return false;
             }
         }
@@ -390,6 +393,50 @@ void finish_inlined(session& s, pid_t tid, const stack_frame& f) {
         }
         if (frame_cfa(p, tid) > cfa) {
             break;   // the physical frame returned (the copy ended the function)
+        }
+    }
+    // Out of the copy in the middle of a caller's line (not at an is_stmt row): gdb then
+    // finishes that line fragment, stepping until the pc leaves its line-table range.
+    for (int guard = 0; guard < 10000; ++guard) {
+        auto* t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t pc = t->regs().pc();
+        auto c = locate(p, pc);
+        if (!c.dbg) {
+            break;
+        }
+        auto le = c.dbg->line_at(c.file_pc);
+        auto range = c.dbg->line_range_at(c.file_pc);
+        if (!le || !range || (le->addr == c.file_pc && le->is_stmt)) {
+            break;
+        }
+        std::uint64_t prev_sp = t->regs().sp();
+        auto why = step_one_instruction(s, tid);
+        if (why.kind != tracer::stop_kind::single_step &&
+            !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
+            if (!report_stop(s, why)) {
+                continue;
+            }
+            return;
+        }
+        t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t now = t->regs().pc();
+        if (t->regs().sp() == prev_sp - 8) {
+            std::uint64_t ret = p.read<std::uint64_t>(virt_addr(t->regs().sp()));
+            if (ret > pc && ret <= pc + 16) {
+                if (run_to_address(s, tid, ret, t->regs().sp())) {
+                    return;
+                }
+                now = ret;
+            }
+        }
+        if (now < range->first + c.bias || now >= range->second + c.bias) {
+            break;
         }
     }
     report_step_end(s, tid, true);
