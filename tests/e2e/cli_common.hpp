@@ -11,6 +11,16 @@
 
 namespace ompdbg::test::cli {
 
+// The transcript helpers moved to tests/support/transcript.hpp; these names keep working
+// for tests that spell them cli::...
+using ompdbg::test::count_lines_starting;
+using ompdbg::test::ex_args;
+using ompdbg::test::gdb_cmds;
+using ompdbg::test::has_line;
+using ompdbg::test::joined;
+using ompdbg::test::lines_of;
+using ompdbg::test::ompdbg_cmds;
+
 /// The text of line `n` of an example's source, as a debugger prints it ("82\t    if ...").
 inline std::string source_line(const std::string& source, int n) {
     std::ifstream in(std::string(examples_source_dir) + "/" + source);

@@ -49,7 +49,4 @@ inline std::vector<std::string> block(const std::string& text, const std::string
     return out;
 }
 
-    return out;
-}
-
 }  // namespace ompdbg::test::inspect
