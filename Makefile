@@ -7,7 +7,7 @@
 #                    AddressSanitizer+UBSan build (build-sanitize/)
 #   make test-sanitize  only the sanitizer suite
 #   make build       bootstrap and build build/ only
-#   make bench       run the benchmarks (bench/run)
+#   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
 #   make clean       remove the build directories (not the bootstrap cache)
 
 SHELL := /bin/bash
@@ -54,8 +54,10 @@ test: build build-sanitize
 test-sanitize: build-sanitize
 	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
-bench:
-	@if [ -x bench/run ]; then bench/run; else echo "no benchmarks yet (bench/run does not exist)"; exit 1; fi
+# Builds ompdbg and the workloads, then runs every workload against gdb and the raw-ptrace
+# limits (bench/README.md); BENCH_FLAGS e.g. "-w 1 -r 3".
+bench: bootstrap $(BUILD)/build.ninja
+	python3 bench/run --build-dir $(BUILD) --jobs $(JOBS) $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

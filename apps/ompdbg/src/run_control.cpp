@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -20,22 +21,6 @@ std::atomic<tracer::process*> g_running{nullptr};
 extern "C" void on_sigint(int) {
     if (auto* p = g_running.load()) {
         p->interrupt();
-    }
-}
-
-/// Signals gdb neither stops for nor prints by default (`handle SIG nostop noprint pass`).
-bool is_silent_signal(int signo) {
-    switch (signo) {
-    case SIGALRM:
-    case SIGURG:
-    case SIGCHLD:
-    case SIGWINCH:
-    case SIGPROF:
-    case SIGVTALRM:
-    case SIGIO:
-        return true;
-    default:
-        return signo >= SIGRTMIN && signo <= SIGRTMAX && signo != SIGRTMIN;
     }
 }
 
@@ -85,7 +70,15 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         } catch (const std::exception& e) {
             s.out().error(e.what());
         }
+        omp_on_library_event(s);
         return true;
+    case stop_kind::breakpoint:
+        // Internal breakpoints of the plugin hosts (ompd_dll_locations_valid) are handled
+        // here; a user breakpoint at the same address is still reported.
+        if (why.breakpoint_addr && omp_on_internal_breakpoint(s, why.tid, why.breakpoint_addr->addr())) {
+            return breakpoints_at(s, why.breakpoint_addr->addr()).empty();
+        }
+        return false;
     case stop_kind::exec:
         s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
                       fmt::format("process {} is executing new program: {}", s.process()->pid(),
@@ -96,11 +89,23 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
             s.out().error(e.what());
         }
         return true;
-    case stop_kind::signal:
-        if (is_silent_signal(why.signo)) {
-            return true;   // stays pending: delivered on the resume
+    case stop_kind::signal: {
+        // gdb's `handle` table: a signal that does not stop is printed if asked, and stays
+        // pending (delivered on the resume) when it passes.
+        const auto& policy = s.signals();
+        if (policy.stops(why.signo)) {
+            return false;
         }
-        return false;
+        if (policy.prints(why.signo)) {
+            s.out().event("signal", {{"thread", s.thread_number(why.tid)}, {"signal", signal_name(why.signo)}, {"stop", false}},
+                          fmt::format("\nProgram received signal {}, {}.", signal_name(why.signo),
+                                      signal_description(why.signo)));
+        }
+        if (!policy.passes(why.signo) && s.process()) {
+            s.process()->set_pending_signal(why.tid, 0);
+        }
+        return true;
+    }
     default:
         return false;
     }
@@ -147,8 +152,8 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
         return true;
     }
     case stop_kind::signal:
-        if (why.signo == SIGINT || why.signo == SIGTRAP) {
-            // gdb's `handle SIGINT nopass`: a Ctrl-C is for the debugger.
+        if (!s.signals().passes(why.signo)) {
+            // `handle SIG nopass` (SIGINT and SIGTRAP by default: they are the debugger's).
             s.process()->set_pending_signal(why.tid, 0);
         }
         report_signal(s, why);
@@ -165,8 +170,8 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
 void continue_until_stop(session& s) {
     auto& st = s.bp_commands_state();
     while (s.process() && s.process()->is_alive()) {
-        // Threads that hit a breakpoint in the same stop stay queued in libtracer, which
-        // reports them one per resume before letting anything run (gdb's pending statuses).
+        // Threads that hit a breakpoint in the same stop stay queued in the tracer, which
+        // reports them one by one on the following resumes (each exactly once).
         tracer::stop_reason why = resume_and_wait(s);
         st.resume_requested = false;
         if (!report_stop(s, why)) {
