@@ -21,8 +21,8 @@ int main (int argc, char **argv)
     int i;
     omp_set_num_threads (tcount);
     omp_set_dynamic (0);
-    #pragma omp parallel for
+    #pragma omp parallel for /* LINE-MARK: fig8-pragma */
     for (i = 0; i < titers; i++)
         {foo (i);} /* LINE-MARK: fig8-call */
-    return 0;
+    return 0; /* LINE-MARK: fig8-end */
 }

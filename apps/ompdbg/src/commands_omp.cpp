@@ -650,6 +650,10 @@ std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
     }
 }
 
+plugins::plugin_policy& omp_plugin_policy(session& s) {
+    return state_of(s).policy;
+}
+
 void omp_set_plugin_path(session& s, const std::string& dir) {
     if (dir.empty()) {
         error::send("Argument required (directory to allow plugins from).");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command_table.hpp"
+#include "ompdbg/plugins/plugin_library.hpp"
 
 namespace ompdbg::app {
 
@@ -20,6 +21,10 @@ void register_omp_commands(command_table& t);
 /// The report of a `catch omp EVENT` hit in thread `tid` ("parallel-begin", ...): the region
 /// or task that begins or ends, with its team size and source location. Never throws.
 std::string omp_describe_event(session& s, pid_t tid, std::string_view event);
+
+/// The session's plugin trust policy (`--plugin-path` / `set plugin-path`), shared by every
+/// kind of debugger plugin (OMPD, DMPL).
+plugins::plugin_policy& omp_plugin_policy(session& s);
 
 /// `--plugin-path DIR` / `--ompd-library PATH` from the command line (main.cpp).
 void omp_set_plugin_path(session& s, const std::string& dir);

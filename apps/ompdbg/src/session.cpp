@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -54,6 +55,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_data_commands(commands_);
     register_misc_commands(commands_);
     register_omp_commands(commands_);
+    register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
 session::~session() {
