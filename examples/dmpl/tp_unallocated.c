@@ -8,22 +8,26 @@
 int a = 7;
 #pragma omp threadprivate(a)
 
-void checkpoint_first(void) { fflush(stdout); }  /* LINE-MARK: tp-first */
-void checkpoint_second(void) { fflush(stdout); } /* LINE-MARK: tp-second */
+void checkpoint_first(void) {}  /* LINE-MARK: tp-first */
+void checkpoint_second(void) {} /* LINE-MARK: tp-second */
 
 int main(void) {
     omp_set_dynamic(0);
     #pragma omp parallel num_threads(2)
     {
+        /* Both threads exist and know their OpenMP identity from here on. */
+        #pragma omp barrier
         if (omp_get_thread_num() == 0) {
             a = 42;
             printf("thread 0 a=%d at %p\n", a, (void*)&a);
+            fflush(stdout);
             checkpoint_first();
         }
         #pragma omp barrier
         if (omp_get_thread_num() == 1) {
             a = 43;
             printf("thread 1 a=%d at %p\n", a, (void*)&a);
+            fflush(stdout);
             checkpoint_second();
         }
         #pragma omp barrier
