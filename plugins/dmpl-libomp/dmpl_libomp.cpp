@@ -162,7 +162,7 @@ DMPL_EXPORT const char* DMPL_error_string(int rc) {
         case DMPL_tls_native: return "native TLS: resolve it from the debug information";
         case DMPL_name_internal: return "a name the compiler or runtime made up for itself";
         case rc_no_callbacks: return "DMPL_initialise was not called";
-        case rc_not_openmp_thread: return "the thread is not an OpenMP thread (no global thread id in its pthread key)";
+        case rc_not_openmp_thread: return "the thread is not (yet) an OpenMP thread: the runtime's pthread key holds no global thread id for it";
         case rc_no_type_info: return "libomp has no debug information (kmp_base_info_t::th_pri_common unknown)";
         case rc_read_failed: return "the runtime's threadprivate tables cannot be read";
         case rc_corrupt_table: return "the runtime's threadprivate table is corrupt (a hash chain does not end)";

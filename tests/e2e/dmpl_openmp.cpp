@@ -152,29 +152,34 @@ TEST_CASE("Fig. 8: print a, print &a and omp threadprivate a in foo match what e
                       fig8_variant{"fig8_notls-clang-dwarf5-O0", true});
     INFO(v.program);
     std::vector<std::string> cmds{"break " + example_location("dmpl/fig8.c", "fig8-return"), "run"};
-    for (int stop = 0; stop < 10; ++stop) {
+    // A thread's hit may be reported on a later continue (gdb does the same): continue more
+    // often than there are iterations; commands after the exit fail harmlessly.
+    for (int stop = 0; stop < 30; ++stop) {
         cmds.insert(cmds.end(), {"echo @@stop\\n", "print i", "print a", "print &a", "omp threadprivate a", "bt",
                                  "continue"});
     }
     auto r = ompdbg_on(dmpl_example(v.program), cmds);
     REQUIRE_FALSE(r.timed_out);
     REQUIRE(r.term_signal == 0);
-    CHECK(r.exit_code == 0);
     auto printed = program_lines(r.out, "a");
-    REQUIRE(printed.size() == 10);
+    REQUIRE(printed.size() == 10);  // the program ran to its end under the debugger
     auto segs = segments(r.out, "@@stop");
-    REQUIRE(segs.size() == 11);
     std::map<int, std::string> address_of_id;
+    std::set<int> stopped_at;
     const int pragma = example_line("dmpl/fig8.c", "fig8-pragma");
-    for (int k = 1; k <= 10; ++k) {
-        const std::string& seg = segs[static_cast<std::size_t>(k)];
+    for (std::size_t k = 1; k < segs.size(); ++k) {
+        const std::string& seg = segs[k];
         INFO("stop " << k << ":\n" << seg);
         auto i = history_value(seg, 0);
         auto a = history_value(seg, 1);
         auto addr = history_value(seg, 2);
+        if (seg.find("#0  foo (i=") == std::string::npos) {
+            continue;  // after the exit (`print` then reads the file)
+        }
         REQUIRE(i);
         REQUIRE(a);
         REQUIRE(addr);
+        stopped_at.insert(std::stoi(*i));
         auto [id, count] = printed.at(std::stoi(*i));
         // The stopped thread has printed its line: its copy holds what it printed.
         CHECK(std::stoi(*a) == count);
@@ -213,6 +218,7 @@ TEST_CASE("Fig. 8: print a, print &a and omp threadprivate a in foo match what e
         CHECK(seg.find("GOMP_parallel") == std::string::npos);
         CHECK(seg.find("start_thread") == std::string::npos);
     }
+    CHECK(stopped_at.size() == 10);  // every iteration's stop was examined
     std::set<std::string> distinct;
     for (const auto& [id, a] : address_of_id) {
         distinct.insert(a);
@@ -250,29 +256,35 @@ TEST_CASE("a C++ class-type threadprivate object: every thread's copy", "[dmpl][
     auto program = GENERATE(std::string("tp_class-gcc-dwarf5-O0"), std::string("tp_class-clang-dwarf5-O0"),
                             std::string("tp_class_notls-clang-dwarf5-O0"));
     INFO(program);
-    auto r = ompdbg_on(dmpl_example(program),
-                       {"break " + example_location("dmpl/tp_class.cpp", "tp-class-return"), "run", "print i",
-                        "print tally", "delete", "break " + example_location("dmpl/tp_class.cpp", "tp-class-end"),
-                        "continue", "omp threadprivate tally"});
+    // In record(): the stopped thread's copy holds what it printed.
+    auto r = ompdbg_on(dmpl_example(program), {"break " + example_location("dmpl/tp_class.cpp", "tp-class-return"),
+                                               "run", "print i", "print tally"});
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.exit_code == 0);
     INFO(r.out);
     auto printed = program_lines(r.out, "hits");
-    REQUIRE(printed.size() == 8);
     auto i = history_value(r.out, 0);
     auto tally = history_value(r.out, 1);
     REQUIRE(i);
     REQUIRE(tally);
     auto [id, hits] = printed.at(std::stoi(*i));
     CHECK(*tally == "{hits_ = " + std::to_string(hits) + ", owner_ = " + std::to_string(id) + "}");
+    // At the end of main: every thread's copy holds its last count.
+    auto end = ompdbg_on(dmpl_example(program), {"break " + example_location("dmpl/tp_class.cpp", "tp-class-end"),
+                                                 "run", "omp threadprivate tally"});
+    REQUIRE_FALSE(end.timed_out);
+    CHECK(end.exit_code == 0);
+    INFO(end.out);
+    auto all = program_lines(end.out, "hits");
+    REQUIRE(all.size() == 8);
     std::vector<int> shown;
-    for (const auto& row : tp_rows(r.out)) {
+    for (const auto& row : tp_rows(end.out)) {
         std::smatch m;
         REQUIRE(std::regex_search(row.value, m, std::regex(R"(hits_ = (\d+))")));
         shown.push_back(std::stoi(m[1]));
     }
     std::sort(shown.begin(), shown.end());
-    CHECK(shown == final_counts(printed));
+    CHECK(shown == final_counts(all));
 }
 
 TEST_CASE("a thread that has not allocated its copy yet says so; later it has one", "[dmpl][threadprivate]") {
@@ -308,9 +320,8 @@ TEST_CASE("info locals in an outlined region: source names and data-sharing scop
         CHECK(r.out.find("sh = 1  (shared)") != std::string::npos);
         CHECK(r.out.find("fp = 3  (firstprivate)") != std::string::npos);
         CHECK(std::regex_search(r.out, std::regex(R"(pr = 1[01]  \(private\))")));
-        CHECK(r.out.find(".global_tid.") == std::string::npos);
-        CHECK(r.out.find(".bound_tid.") == std::string::npos);
-        CHECK(r.out.find(".omp.") == std::string::npos);
+        // Only the stop line shows the outlined routine's own parameters.
+        CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.(global_tid|bound_tid|omp)[^\n]* = )")));
     }
     SECTION("gcc") {
         auto r = ompdbg_on(dmpl_example("clauses-gcc-dwarf5-O0"),
@@ -320,7 +331,7 @@ TEST_CASE("info locals in an outlined region: source names and data-sharing scop
         CHECK(r.exit_code == 0);
         CHECK(std::regex_search(r.out, std::regex(R"(pr = 1[01])")));
         CHECK(r.out.find("fp = 3") != std::string::npos);
-        CHECK(r.out.find(".omp_data_i") == std::string::npos);
+        CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.omp_data_i = )")));
     }
 }
 

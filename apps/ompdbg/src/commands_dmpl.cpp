@@ -282,6 +282,26 @@ std::string where_of(const stack_frame& f) {
     return fs::path(f.line->file).filename().string() + ":" + std::to_string(f.line->line);
 }
 
+/// Where the construct is: the outlined routine's declaration line (clang: the pragma), else
+/// the line of its first instruction (gcc: the pragma too); empty when unknown.
+std::string construct_where(const stack_frame& outlined) {
+    if (!outlined.function) {
+        return {};
+    }
+    const dwarf::function& fn = *outlined.function;
+    if (fn.decl_line > 0 && !fn.decl_file.empty()) {
+        return fs::path(fn.decl_file).filename().string() + ":" + std::to_string(fn.decl_line);
+    }
+    if (outlined.module != nullptr && outlined.module->elf) {
+        if (dwarf::debug_info* dbg = outlined.module->elf->debug()) {
+            if (auto l = dbg->line_at(fn.low_pc())) {
+                return fs::path(l->file).filename().string() + ":" + std::to_string(l->line);
+            }
+        }
+    }
+    return {};
+}
+
 /// Where a region runs from in another thread: the index of the first frame outward of the
 /// dispatcher call that runs `outlined` (nullopt when `tid` did not encounter it).
 std::optional<std::size_t> encountering_frame(const fold_context& fc, const std::vector<stack_frame>& frames,
@@ -358,13 +378,21 @@ int print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& fr
         // Fold the outlined wrappers and the runtime's frames above this routine.
         std::size_t j = i + 1;
         bool saw_dispatcher = false;
+        std::size_t outermost = i;
         while (j < frames.size() && (outlined_parent(fc, frames[j]) || in_runtime(fc, frames[j]))) {
             saw_dispatcher = saw_dispatcher || is_dispatcher(fc, frames[j]);
+            if (!in_runtime(fc, frames[j])) {
+                outermost = j;
+            }
             ++j;
         }
+        const std::string construct = construct_where(frames[outermost]);
+        auto where = [&](const stack_frame& parent_frame) {
+            return construct.empty() ? where_of(parent_frame) : construct;
+        };
         if (saw_dispatcher && j < frames.size()) {
             // This thread encountered the construct: its caller's frames follow.
-            std::string l = region_line(fc, tid, *parent, where_of(frames[j]));
+            std::string l = region_line(fc, tid, *parent, where(frames[j]));
             s.out().line(l);
             rows.push_back({{"region", l}});
             i = j - 1;
@@ -386,14 +414,47 @@ int print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& fr
             }
             const auto& other = s.stack(th->tid());
             if (auto k = encountering_frame(fc, other, outermost_outlined)) {
-                std::string l = region_line(fc, tid, *parent, where_of(other[*k]));
+                std::string l = region_line(fc, tid, *parent, where(other[*k]));
                 s.out().line(l);
                 rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
                 print_folded(fc, th->tid(), other, *k, level, rows, depth + 1);
                 return level;
             }
         }
-        std::string l = region_line(fc, tid, *parent, {});
+        // The encountering thread may have finished its share already and wait in the
+        // dispatcher (joining the team): its frames outward of the dispatcher call from the
+        // user's function are the parent task's.
+        std::string wanted = parent->substr(0, parent->find('('));
+        for (tracer::thread* th : tgt->threads()) {
+            if (th->tid() == tid || th->state() == tracer::thread_state::exited || depth > 8) {
+                continue;
+            }
+            const auto& other = s.stack(th->tid());
+            for (std::size_t k = 0; k < other.size(); ++k) {
+                // The dispatcher itself may be gone from the stack (libgomp's GOMP_parallel
+                // tail-calls GOMP_parallel_end): any runtime frames called by `wanted`,
+                // in a thread that is not running an outlined routine itself.
+                if (outlined_parent(fc, other[k])) {
+                    break;
+                }
+                if (!in_runtime(fc, other[k])) {
+                    continue;
+                }
+                std::size_t q = k + 1;
+                while (q < other.size() && in_runtime(fc, other[q])) {
+                    ++q;
+                }
+                if (q < other.size() && frame_function_name(other[q]) == wanted) {
+                    std::string l = region_line(fc, tid, *parent, where(other[q]));
+                    s.out().line(l);
+                    rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
+                    print_folded(fc, th->tid(), other, q, level, rows, depth + 1);
+                    return level;
+                }
+                break;
+            }
+        }
+        std::string l = region_line(fc, tid, *parent, construct);
         s.out().line(l);
         rows.push_back({{"region", l}});
         return level;
@@ -664,9 +725,12 @@ std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc) {
         auto inner = innermost_outlined(fc, frames);
         if (inner) {
             v.outlined = inner->first;
+            if (std::string w = construct_where(frames[inner->second]); !w.empty()) {
+                where_by_routine[v.outlined] = w;
+            }
             if (auto k = encountering_frame(fc, frames, v.outlined)) {
                 v.encountering = true;
-                where_by_routine[v.outlined] = where_of(frames[*k]);
+                where_by_routine.emplace(v.outlined, where_of(frames[*k]));
             }
             v.role = v.encountering ? "encountering thread (OpenMP thread 0)" : "team member";
         } else {
