@@ -61,6 +61,26 @@ inline std::optional<qualified_variable> split_variable(std::string_view mangled
     return qualified_variable{mangled.substr(0, pos), mangled.substr(pos + 2)};
 }
 
+/// The text of the result codes dmpl.h defines (both plugins' DMPL_error_string start here);
+/// nullptr for any other code.
+inline const char* standard_error_string(int rc) {
+    switch (rc) {
+        case DMPL_ok: return "no error";
+        case DMPL_tls_unallocated: return "this thread has not allocated its copy of the threadprivate object yet";
+        case DMPL_name_too_long: return "buffer too small for the demangled name";
+        case DMPL_name_unchanged: return "not a name the compiler made up";
+        case DMPL_tls_native: return "native TLS: resolve it from the debug information";
+        case DMPL_name_internal: return "a name the compiler or runtime made up for itself";
+        default: return nullptr;
+    }
+}
+
+/// True for the language codes of dmpl.h (DMPL_get_rtl_names answers for each).
+inline bool known_language(int language) {
+    return language == DMPL_lang_unknown || language == DMPL_lang_c || language == DMPL_lang_cplusplus ||
+           language == DMPL_lang_f77 || language == DMPL_lang_f9x;
+}
+
 /// The entry-point checks every DMPL_demangle_name does first.
 inline bool bad_demangle_args(const char* mangled, int* res_len, int* flags, int* decl_line) {
     return mangled == nullptr || res_len == nullptr || flags == nullptr || decl_line == nullptr;

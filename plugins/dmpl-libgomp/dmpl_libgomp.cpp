@@ -62,14 +62,8 @@ DMPL_EXPORT const char* DMPL_version_string(void) {
 
 DMPL_EXPORT const char* DMPL_error_string(int rc) {
     switch (rc) {
-        case DMPL_ok: return "no error";
-        case DMPL_tls_unallocated: return "this thread has not allocated its copy of the threadprivate object yet";
-        case DMPL_name_too_long: return "buffer too small for the demangled name";
-        case DMPL_name_unchanged: return "not a name the compiler made up";
-        case DMPL_tls_native: return "native TLS: resolve it from the debug information";
-        case DMPL_name_internal: return "a name the compiler or runtime made up for itself";
         case rc_bad_argument: return "bad argument";
-        default: return nullptr;
+        default: return standard_error_string(rc);
     }
 }
 
@@ -83,14 +77,7 @@ DMPL_EXPORT int DMPL_destroy_thread_info(DMPL_thread_info_t*) {
 
 DMPL_EXPORT const DMPL_rtl_names* DMPL_get_rtl_names(int language) {
     static const DMPL_rtl_names names{"GOMP_parallel", "gomp_thread_start"};
-    switch (language) {
-        case DMPL_lang_unknown:
-        case DMPL_lang_c:
-        case DMPL_lang_cplusplus:
-        case DMPL_lang_f77:
-        case DMPL_lang_f9x: return &names;
-        default: return nullptr;
-    }
+    return known_language(language) ? &names : nullptr;
 }
 
 DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
