@@ -70,7 +70,7 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         }
         options.push_back(a);
         bool takes_value = a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command" || a == "--log" ||
-                           a == "--plugin-path" || a == "--ompd-library" || a == "--dmpl-library";
+                           a == "--ompd-library" || a == "--plugin-path" || a == "--dmpl-library";
         if (takes_value && i + 1 < args.size()) {
             options.push_back(args[i + 1]);
             script_item item{a == "-x" || a == "--command", args[i + 1]};

@@ -18,6 +18,7 @@
 
 #include "command_table.hpp"
 #include "output.hpp"
+#include "signal_policy.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -70,6 +71,9 @@ struct breakpoint {
     /// hit instead of the frame line (empty function: an ordinary breakpoint).
     std::string catch_what;
     std::function<std::string(session&, pid_t)> describe_hit;
+    /// Catchpoints whose condition names the event's fields (`catch omp parallel-begin if
+    /// team_size != 8`) evaluate it here instead of in the frame; may throw like a condition.
+    std::function<bool(session&, pid_t, const std::string&)> test_condition;
 };
 
 class session {
@@ -121,6 +125,10 @@ public:
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
 
+    // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
+    signal_policy& signals() { return signals_; }
+    process_event_settings& process_events() { return process_events_; }
+
     // ---- value history ($1, $2 ...) ----
     int record_value(dwarf::value v);
     std::optional<dwarf::value> history(int index) const;
@@ -155,9 +163,6 @@ public:
     void end_target();
 
     // ---- run state shared by control/breakpoint/thread commands ----
-    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
-    /// (gdb reports them one at a time on the following continues).
-    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return pending_hits_; }
     /// Addresses where user breakpoint sites are planted in the live process.
     std::set<std::uint64_t>& planted_sites() { return planted_; }
     /// libthread_db for the live process (opened on first use, nullptr when unusable).
@@ -202,13 +207,14 @@ private:
     std::vector<std::string> failed_;
     std::string last_repeatable_;
     int start_count_ = 0;
-    std::deque<std::pair<pid_t, std::uint64_t>> pending_hits_;
     std::set<std::uint64_t> planted_;
     std::unique_ptr<tracer::thread_db> thread_db_;
     bool thread_db_tried_ = false;
     bool saw_multiple_threads_ = false;
     std::map<pid_t, std::string> thread_ids_;
     command_state bp_state_;
+    signal_policy signals_;
+    process_event_settings process_events_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).
@@ -219,6 +225,7 @@ void register_stack_commands(command_table& t);       ///< bt, frame, up, down, 
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
 void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 
 
 }  // namespace ompdbg::app
