@@ -1,5 +1,7 @@
 #include "frame_context.hpp"
 
+#include "commands_dmpl.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -427,7 +429,8 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
             cu = m->to_file(frame_->physical.lookup_pc());
         }
         if (auto g = dbg->find_global(name, cu)) {
-            return read_variable(*g, m);
+            // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
+            return dmpl_thread_copy(s_, tid_, g->name, read_variable(*g, m));
         }
     }
     return std::nullopt;

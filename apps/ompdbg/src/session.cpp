@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -57,7 +58,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_omp_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
-
+    register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
 session::~session() {
