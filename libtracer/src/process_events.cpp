@@ -473,6 +473,22 @@ std::optional<stop_reason> process::impl::take_report() {
     return std::nullopt;
 }
 
+// Every queued event turned out stale (a hit of a site deleted or disabled since it was
+// collected): nothing is running any more, yet the caller asked the process to run. Resume
+// it now, or the wait would never end.
+void process::impl::resume_if_everything_stale() {
+    if (end || !queue.empty() || !running) {
+        return;
+    }
+    bool any_running = std::any_of(threads.begin(), threads.end(), [](auto& t) {
+        return t->st == tstate::running || t->st == tstate::stopping || t->st == tstate::starting;
+    });
+    if (!any_running) {
+        log::write(log::channel::wait, "every queued event was stale: resuming");
+        resume_all();
+    }
+}
+
 std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
     require_alive();
     internal::wakeup_init();
@@ -485,6 +501,7 @@ std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
             if (auto r = take_report()) {
                 return r;
             }
+            resume_if_everything_stale();
             continue;
         }
         if (!running) {

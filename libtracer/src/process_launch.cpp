@@ -205,6 +205,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
+    d.elves = opts.elves;
 
     // Seize before the child may exec, so that the exec and everything after is traced with
     // SEIZE semantics (PTRACE_INTERRUPT, PTRACE_LISTEN, EVENT_STOP for new threads).
@@ -272,7 +273,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     return proc;
 }
 
-std::unique_ptr<process> process::attach(pid_t pid) {
+std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     internal::wakeup_init();
     if (pid <= 0) {
         error::send("ptrace: No such process.");
@@ -281,6 +282,7 @@ std::unique_ptr<process> process::attach(pid_t pid) {
     auto& d = *proc->impl_;
     d.pid = pid;
     d.attached = true;
+    d.elves = std::move(elves);
 
     // Threads can be created while we attach: walk /proc/PID/task until a pass finds no
     // task we have not seized yet (LLDB's NativeProcessLinux::Attach).

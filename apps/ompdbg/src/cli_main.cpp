@@ -11,6 +11,7 @@
 
 #include "cli_main.hpp"
 #include "commands_core.hpp"
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
 #include "line_editor.hpp"
 #include "doctor.hpp"
@@ -102,6 +103,8 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     std::string ompd_library;
     app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd...) from DIR (repeatable)");
     app.add_option("--ompd-library", ompd_library, "libompd.so to use when the OpenMP runtime names none that loads");
+    std::string dmpl_library;
+    app.add_option("--dmpl-library", dmpl_library, "DMPL library to use instead of ompdbg's own for libomp/libgomp");
     try {
         std::vector<std::string> rev(options.rbegin(), options.rend());
         app.parse(rev);
@@ -131,6 +134,9 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         }
         if (!ompd_library.empty()) {
             app::omp_set_ompd_library(s, ompd_library);
+        }
+        if (!dmpl_library.empty()) {
+            app::dmpl_set_library(s, dmpl_library);
         }
     } catch (const std::exception& e) {
         s.out().error(e.what());

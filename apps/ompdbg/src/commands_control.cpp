@@ -115,6 +115,7 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
         // stdout carries only JSON objects (docs/json.md): the program writes to stderr.
         opts.stdout_fd = 2;
     }
+    opts.elves = s.elf_provider();
     auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
     s.set_process(std::move(proc));
     s.count_start();
@@ -185,7 +186,7 @@ void cmd_attach(session& s, std::string_view args) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Attaching to process {}", pid));
     }
-    auto proc = tracer::process::attach(pid);
+    auto proc = tracer::process::attach(pid, s.elf_provider());
     if (!s.program()) {
         std::error_code ec;
         auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec);

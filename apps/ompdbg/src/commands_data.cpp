@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "command_prefix.hpp"
 #include "disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
@@ -826,11 +825,11 @@ void register_data_commands(command_table& t) {
                   "without argument continue after the last lines printed.",
                   cmd_list, true, nullptr});
 
-    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    command_table& set = t.prefix("set", {}, "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"variable", {"var"}, "Evaluate expression EXP and assign result to variable VAR.",
                     "set variable VAR = EXP", cmd_set_var, false, nullptr});
 
-    command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
+    command_table& info = t.prefix("info", {}, "Generic command for showing things about the program being debugged.");
     info.add(command{"registers", {"r"}, "List of integer registers and their contents.",
                      "info registers [REG...]\nPrint the general registers of the selected frame.",
                      cmd_info_registers, false, nullptr});

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "command_prefix.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -364,7 +363,7 @@ void register_stack_commands(command_table& t) {
                   "down [N]\nSelect the frame N levels down (towards the innermost).",
                   [](session& s, std::string_view a) { move_frame(s, a, -1); }, false, nullptr});
 
-    command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
+    command_table& info = t.prefix("info", {}, "Generic command for showing things about the program being debugged.");
     info.add(command{"frame", {"f"}, "All about the selected stack frame.",
                      "info frame\nPrint the selected frame's addresses, caller, arguments and saved registers.",
                      cmd_info_frame, false, nullptr});

@@ -67,7 +67,6 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         return true;
     }
     case stop_kind::library_event:
-        s.attach_module_elves();
         try {
             refresh_breakpoints(s, true);
         } catch (const std::exception& e) {
@@ -83,7 +82,6 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         }
         return false;
     case stop_kind::exec:
-        s.attach_module_elves();
         s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
                       fmt::format("process {} is executing new program: {}", s.process()->pid(),
                                   s.process()->executable().string()));

@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -59,7 +60,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_omp_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
-
+    register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
 session::~session() {
@@ -124,7 +125,6 @@ void session::set_core(std::unique_ptr<tracer::core_file> c) {
     selected_frame_ = 0;
     selected_tid_ = 0;
     if (core_) {
-        attach_module_elves();
         refresh_thread_numbers();
         selected_tid_ = core_->threads().front()->tid();
     }
@@ -149,7 +149,6 @@ void session::set_process(std::unique_ptr<tracer::process> p) {
     selected_frame_ = 0;
     selected_tid_ = process_ ? process_->pid() : 0;
     if (process_) {
-        attach_module_elves();
         refresh_thread_numbers();
     }
 }
@@ -197,24 +196,8 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
     return elf;
 }
 
-void session::attach_module_elves() {
-    tracer::target* tgt = target();
-    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
-        return;
-    }
-    // modules() hands out a const view of the target's own (non-const) list; the elf
-    // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
-    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(tgt->modules());
-    for (auto& m : mods) {
-        if (m.elf || m.path.empty()) {
-            continue;
-        }
-        try {
-            m.elf = elf_for(m.path);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "no ELF for {}: {}", m.path.string(), e.what());
-        }
-    }
+tracer::elf_provider session::elf_provider() {
+    return [this](const std::filesystem::path& path) { return elf_for(path); };
 }
 
 void session::select_thread(pid_t tid) {
@@ -230,7 +213,6 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
     if (auto it = stacks_.find(tid); it != stacks_.end()) {
         return it->second;
     }
-    attach_module_elves();
     auto [it, inserted] = stacks_.emplace(tid, build_stack(*this, tid));
     return it->second;
 }

@@ -123,10 +123,9 @@ public:
 
     /// ELF files, shared by every process that maps them (key: canonical path).
     std::shared_ptr<dwarf::elf_file> elf_for(const std::filesystem::path& path);
-    /// Gives every module of the live process without an elf_file the session's shared one
-    /// (libtracer lists modules by path; the app owns the ELF cache). Called after launch,
-    /// attach and library events, and before stacks are built.
-    void attach_module_elves();
+    /// elf_for as libtracer's elf_provider: processes launched or attached by this session
+    /// take their modules' ELF files from the session's cache.
+    tracer::elf_provider elf_provider();
 
     // ---- selection ----
     pid_t selected_tid() const { return selected_tid_; }

@@ -82,6 +82,8 @@ struct process::impl {
     std::filesystem::path exe_path, ld_path;
     std::uint64_t r_debug_addr = 0, r_brk = 0;
     std::vector<loaded_module> modules;
+    elf_provider elves;           ///< empty: elf_of opens files itself (cached in own_elves)
+    std::map<std::filesystem::path, std::shared_ptr<dwarf::elf_file>> own_elves;
 
     ~impl();
 
@@ -104,6 +106,8 @@ struct process::impl {
     /// Pops the next reportable event (nullopt: handled internally, keep waiting).
     std::optional<stop_reason> take_report();
     std::optional<stop_reason> wait_impl(int timeout_ms);
+    /// After take_report() dropped every queued event as stale: resumes the stopped process.
+    void resume_if_everything_stale();
     void resume_all();
     /// Single-steps `t` alone (over a site at its pc); true when the step completed.
     bool single_step(thread_record& t, int signo);
@@ -165,6 +169,10 @@ struct process::impl {
 
     // --- shared libraries (shared_libraries.cpp)
     void init_shared_libraries();
+    /// The ELF file of a module through `elves` (null when it cannot be read; never throws).
+    std::shared_ptr<dwarf::elf_file> elf_of(const std::filesystem::path& path);
+    /// File address of a symbol of the dynamic loader (`_dl_debug_state`, `_r_debug`).
+    std::optional<std::uint64_t> loader_symbol(std::string_view name);
     /// Re-reads r_debug/link_map; true when the list of libraries changed.
     bool on_loader_breakpoint();
     bool read_link_map();

@@ -28,6 +28,8 @@ struct launch_options {
     /// When >= 0 (and no stdout_path): this descriptor of ours becomes the program's
     /// stdout (`--json` passes 2 so that stdout carries nothing but JSON).
     int stdout_fd = -1;
+    /// Where `modules()` get their `elf` (the app's cache); empty: opened here.
+    elf_provider elves;
 };
 
 class process final : public target {
@@ -41,7 +43,7 @@ public:
     /// Attaches to every thread of `pid` (PTRACE_SEIZE + interrupt, walking
     /// /proc/PID/task until no new thread appears) and stops them all. Throws
     /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
-    static std::unique_ptr<process> attach(pid_t pid);
+    static std::unique_ptr<process> attach(pid_t pid, elf_provider elves = {});
     ~process() override;
 
     // target
