@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -54,6 +55,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_data_commands(commands_);
     register_misc_commands(commands_);
     register_omp_commands(commands_);
+    register_mpi_queue_commands(commands_);
 }
 
 session::~session() {
