@@ -56,6 +56,8 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_misc_commands(commands_);
     register_omp_commands(commands_);
     register_mpi_queue_commands(commands_);
+    register_core_commands(commands_);
+
 }
 
 session::~session() {
@@ -103,7 +105,27 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
 }
 
 tracer::target* session::target() {
-    return process_.get();
+    if (process_ && process_->is_alive()) {
+        return process_.get();
+    }
+    return core_ ? static_cast<tracer::target*>(core_.get()) : process_.get();
+}
+
+void session::set_core(std::unique_ptr<tracer::core_file> c) {
+    stacks_.clear();
+    thread_numbers_.clear();
+    last_thread_number_ = 0;
+    thread_db_.reset();
+    thread_db_tried_ = false;
+    saw_multiple_threads_ = false;
+    core_ = std::move(c);
+    selected_frame_ = 0;
+    selected_tid_ = 0;
+    if (core_) {
+        attach_module_elves();
+        refresh_thread_numbers();
+        selected_tid_ = core_->threads().front()->tid();
+    }
 }
 
 tracer::process& session::require_process() {
@@ -176,12 +198,13 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
 }
 
 void session::attach_module_elves() {
-    if (!process_ || !process_->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
         return;
     }
-    // modules() hands out a const view of the process' own (non-const) list; the elf
+    // modules() hands out a const view of the target's own (non-const) list; the elf
     // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
-    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(process_->modules());
+    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(tgt->modules());
     for (auto& m : mods) {
         if (m.elf || m.path.empty()) {
             continue;
@@ -213,10 +236,11 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
 }
 
 void session::refresh_thread_numbers() {
-    if (!process_ || !process_->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
         return;
     }
-    auto threads = process_->threads();
+    auto threads = tgt->threads();
     for (auto* t : threads) {
         if (!thread_numbers_.count(t->tid())) {
             thread_numbers_[t->tid()] = ++last_thread_number_;
@@ -237,7 +261,8 @@ int session::thread_number(pid_t tid) const {
 std::optional<pid_t> session::tid_of_thread_number(int number) const {
     for (auto& [tid, n] : thread_numbers_) {
         if (n == number) {
-            if (process_ && process_->is_alive() && const_cast<tracer::process&>(*process_).find_thread(tid)) {
+            auto* tgt = const_cast<session*>(this)->target();
+            if (tgt && (!tgt->is_live() || process_->is_alive()) && tgt->find_thread(tid)) {
                 return tid;
             }
         }
@@ -246,14 +271,15 @@ std::optional<pid_t> session::tid_of_thread_number(int number) const {
 }
 
 tracer::thread_db* session::thread_db() {
-    if (!process_ || !process_->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
         return nullptr;
     }
     if (!thread_db_ && !thread_db_tried_) {
         thread_db_tried_ = true;
         try {
             std::string why;
-            thread_db_ = tracer::thread_db::open(*process_, &why);
+            thread_db_ = tracer::thread_db::open(*tgt, &why);
             if (!thread_db_) {
                 log::write(log::channel::cli, "thread_db: {}", why);
             }

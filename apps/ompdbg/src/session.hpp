@@ -21,6 +21,7 @@
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/target.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
@@ -87,8 +88,12 @@ public:
     std::vector<std::string>& program_args() { return args_; }
     /// The live process, or nullptr.
     tracer::process* process() { return process_.get(); }
-    /// The current target (live process or core), or nullptr.
+    /// The current target (the live process, else the core file), or nullptr.
     tracer::target* target();
+    /// The core file being examined (`ompdbg core PROG CORE`, `core-file`), or nullptr.
+    tracer::core_file* core() { return core_.get(); }
+    /// Replaces the core file (nullptr: none); resets the thread selection.
+    void set_core(std::unique_ptr<tracer::core_file> c);
     /// Throws "The program is not being run." when there is no live process.
     tracer::process& require_process();
     void set_process(std::unique_ptr<tracer::process> p);
@@ -182,6 +187,7 @@ private:
     std::optional<std::filesystem::path> program_;
     std::vector<std::string> args_;
     std::unique_ptr<tracer::process> process_;
+    std::unique_ptr<tracer::core_file> core_;
     std::map<std::string, std::shared_ptr<dwarf::elf_file>> elves_;
     pid_t selected_tid_ = 0;
     int selected_frame_ = 0;
@@ -212,5 +218,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+
 
 }  // namespace ompdbg::app
