@@ -57,6 +57,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_omp_commands(commands_);
     register_mpi_queue_commands(commands_);
     register_core_commands(commands_);
+    register_signal_commands(commands_);
 
 }
 

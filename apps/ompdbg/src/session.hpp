@@ -18,6 +18,7 @@
 
 #include "command_table.hpp"
 #include "output.hpp"
+#include "signal_policy.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -121,6 +122,10 @@ public:
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
 
+    // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
+    signal_policy& signals() { return signals_; }
+    process_event_settings& process_events() { return process_events_; }
+
     // ---- value history ($1, $2 ...) ----
     int record_value(dwarf::value v);
     std::optional<dwarf::value> history(int index) const;
@@ -209,6 +214,8 @@ private:
     bool saw_multiple_threads_ = false;
     std::map<pid_t, std::string> thread_ids_;
     command_state bp_state_;
+    signal_policy signals_;
+    process_event_settings process_events_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).
@@ -219,6 +226,7 @@ void register_stack_commands(command_table& t);       ///< bt, frame, up, down, 
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
 void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 
 
 }  // namespace ompdbg::app
