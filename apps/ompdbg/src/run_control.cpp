@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_signals.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -96,7 +97,9 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         } catch (const std::exception& e) {
             s.out().error(e.what());
         }
-        return true;
+        return !catches_process_event(s, why);
+    case stop_kind::fork:
+        return !catches_process_event(s, why);
     case stop_kind::signal: {
         // gdb's `handle` table: a signal that does not stop is printed if asked, and stays
         // pending (delivered on the resume) when it passes.
@@ -126,6 +129,7 @@ tracer::stop_reason resume_and_wait(session& s) {
         tracer::stop_reason why;
         {
             running_guard guard(proc);
+            proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
             proc.resume();
             why = proc.wait_for_stop();
         }
@@ -168,6 +172,10 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
             s.process()->set_pending_signal(why.tid, 0);
         }
         report_signal(s, why);
+        return true;
+    case stop_kind::exec:
+    case stop_kind::fork:
+        report_process_event(s, why);
         return true;
     case stop_kind::single_step:
         switch_to_stopped_thread(s, why.tid);
