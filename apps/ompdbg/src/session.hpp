@@ -225,7 +225,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
-void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+void register_core_commands(command_table& t);        ///< core-file (core)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 
 
