@@ -53,6 +53,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_misc_commands(commands_);
+    register_dump_commands(commands_);
     register_omp_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
@@ -138,7 +139,6 @@ void session::set_process(std::unique_ptr<tracer::process> p) {
     stacks_.clear();
     thread_numbers_.clear();
     last_thread_number_ = 0;
-    pending_hits_.clear();
     planted_.clear();
     thread_db_.reset();
     thread_db_tried_ = false;
@@ -156,7 +156,6 @@ void session::drop_process() {
     stacks_.clear();
     thread_db_.reset();
     thread_db_tried_ = false;
-    pending_hits_.clear();
     planted_.clear();
     process_.reset();
     thread_numbers_.clear();

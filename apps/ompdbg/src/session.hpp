@@ -71,6 +71,9 @@ struct breakpoint {
     /// hit instead of the frame line (empty function: an ordinary breakpoint).
     std::string catch_what;
     std::function<std::string(session&, pid_t)> describe_hit;
+    /// Catchpoints whose condition names the event's fields (`catch omp parallel-begin if
+    /// team_size != 8`) evaluate it here instead of in the frame; may throw like a condition.
+    std::function<bool(session&, pid_t, const std::string&)> test_condition;
 };
 
 class session {
@@ -160,9 +163,6 @@ public:
     void end_target();
 
     // ---- run state shared by control/breakpoint/thread commands ----
-    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
-    /// (gdb reports them one at a time on the following continues).
-    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return pending_hits_; }
     /// Addresses where user breakpoint sites are planted in the live process.
     std::set<std::uint64_t>& planted_sites() { return planted_; }
     /// libthread_db for the live process (opened on first use, nullptr when unusable).
@@ -207,7 +207,6 @@ private:
     std::vector<std::string> failed_;
     std::string last_repeatable_;
     int start_count_ = 0;
-    std::deque<std::pair<pid_t, std::uint64_t>> pending_hits_;
     std::set<std::uint64_t> planted_;
     std::unique_ptr<tracer::thread_db> thread_db_;
     bool thread_db_tried_ = false;
@@ -225,6 +224,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
 void register_core_commands(command_table& t);        ///< core-file (core)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 
