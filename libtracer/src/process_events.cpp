@@ -176,6 +176,18 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             auto msg = internal::get_event_msg(tid);
             if (msg && *msg != 0) {
                 release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK);
+                if (report_forks) {
+                    // catch fork: the parent stays in its event stop and the fork is reported.
+                    t.st = tstate::stopped;
+                    t.cache.reset();
+                    stop_reason r;
+                    r.kind = stop_kind::fork;
+                    r.tid = tid;
+                    r.new_tid = static_cast<pid_t>(*msg);
+                    r.is_vfork = ev == PTRACE_EVENT_VFORK;
+                    queue_event(r);
+                    return;
+                }
             }
         } else if (ev == PTRACE_EVENT_VFORK_DONE) {
             // The vfork child has exec'ed or exited: the shared memory is ours again.
@@ -695,6 +707,10 @@ void process::interrupt() {
     // nothing stray is left for a later detach).
     impl_->interrupt_requested.store(true);
     internal::wakeup_notify();
+}
+
+void process::set_report_forks(bool on) {
+    impl_->report_forks = on;
 }
 
 void process::set_pending_signal(pid_t tid, int signo) {

@@ -98,11 +98,11 @@ TEST_CASE("batch mode: --json prints one valid JSON object per line", "[cli]") {
     CHECK(objects >= 4);
 }
 
-TEST_CASE("core is said to be not implemented yet", "[cli]") {
+TEST_CASE("core with a missing core file says so in one line", "[cli]") {
     auto r = ompdbg_batch({"core", example_path("structs"), "/nonexistent-core"}, run_options().timeout_after(20s));
     CHECK(r.exit_code != 0);
     CHECK(r.term_signal == 0);
-    CHECK(r.err.find("not implemented yet") != std::string::npos);
+    CHECK(r.err.find("/nonexistent-core: No such file or directory.") != std::string::npos);
 }
 
 TEST_CASE("help lists commands and help CMD describes one", "[cli]") {

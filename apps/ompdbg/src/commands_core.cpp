@@ -1,5 +1,4 @@
-// Post-mortem: `core-file CORE` (`core`), `ompdbg core PROG CORE`, and
-// `generate-core-file [FILE]` (`gcore`) from a live process.
+// Post-mortem: `core-file CORE` (`core`) and `ompdbg core PROG CORE`.
 #include "commands_core.hpp"
 
 #include <fmt/format.h>
@@ -7,7 +6,6 @@
 #include "stack.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/tracer/core_writer.hpp"
 
 namespace ompdbg::app {
 
@@ -38,17 +36,6 @@ void cmd_core_file(session& s, std::string_view args) {
         error::send("ompdbg needs the program to read a core file: `file PROG` first, or ompdbg core PROG CORE");
     }
     load_core(s, path);
-}
-
-void cmd_generate_core_file(session& s, std::string_view args) {
-    auto& p = s.require_process();
-    std::string path = trim_copy(args);
-    if (path.empty()) {
-        path = fmt::format("core.{}", p.pid());
-    }
-    tracer::write_core_file(p, path);
-    s.out().field("file", path);
-    s.out().line(fmt::format("Saved corefile {}", path));
 }
 
 }  // namespace
@@ -102,10 +89,6 @@ void register_core_commands(command_table& t) {
            "forgets the core file.\nCommands that need a live process (run control) say that the program is not "
            "being run.",
            cmd_core_file, false, nullptr});
-    t.add({"generate-core-file", {"gcore"}, "Save a core file with the current state of the debugged process.",
-           "generate-core-file [FILE]\nWrites an ELF core of the stopped process to FILE (default core.PID): "
-           "every thread's registers, the writable and anonymous memory, the file mappings (NT_FILE).",
-           cmd_generate_core_file, false, nullptr});
 }
 
 }  // namespace ompdbg::app

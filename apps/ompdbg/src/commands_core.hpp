@@ -1,5 +1,5 @@
 #pragma once
-/// Post-mortem commands: `core-file CORE` (alias `core`), `generate-core-file` (`gcore`).
+/// Post-mortem commands: `core-file CORE` (alias `core`).
 
 #include <filesystem>
 

@@ -1,4 +1,7 @@
-// Signals: `handle SIGNAL... ACTION...`, `info signals [SIGNAL]`, `signal SIGNAL`.
+// Signals: `handle SIGNAL... ACTION...`, `info signals [SIGNAL]`, `signal SIGNAL`; process
+// events: `catch fork|vfork|exec`, `set follow-fork-mode`, `set detach-on-fork`.
+#include "commands_signals.hpp"
+
 #include <cctype>
 #include <sstream>
 
@@ -7,6 +10,7 @@
 #include "command_prefix.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -159,7 +163,84 @@ void cmd_signal(session& s, std::string_view args) {
     continue_until_stop(s);
 }
 
+void add_event_catchpoint(session& s, const std::string& what) {
+    event_catchpoint c;
+    c.number = s.next_breakpoint_number();
+    c.what = what;
+    s.process_events().catchpoints.push_back(c);
+    s.out().field("catchpoint", {{"number", c.number}, {"event", what}});
+    s.out().line(fmt::format("Catchpoint {} ({})", c.number, what));
+}
+
+void cmd_follow_fork_mode(session& s, std::string_view args) {
+    auto w = words(args);
+    if (w.size() != 1 || (w[0] != "parent" && w[0] != "child")) {
+        error::send("Requires an argument. Valid arguments are child, parent.");
+    }
+    if (w[0] == "child") {
+        error::send("follow-fork-mode child is not supported yet: ompdbg follows the parent and detaches the child.");
+    }
+    s.process_events().follow_child = false;
+}
+
+void cmd_detach_on_fork(session& s, std::string_view args) {
+    auto w = words(args);
+    if (w.size() != 1 || (w[0] != "on" && w[0] != "off")) {
+        error::send("\"on\" or \"off\" expected.");
+    }
+    if (w[0] == "off") {
+        error::send("detach-on-fork off is not supported yet: ompdbg detaches fork children.");
+    }
+    s.process_events().detach_on_fork = true;
+}
+
 }  // namespace
+
+bool catches_process_event(session& s, const tracer::stop_reason& why) {
+    if (why.kind == tracer::stop_kind::exec) {
+        return s.process_events().find("exec") != nullptr;
+    }
+    if (why.kind == tracer::stop_kind::fork) {
+        return s.process_events().find(why.is_vfork ? "vfork" : "fork") != nullptr;
+    }
+    return false;
+}
+
+void report_process_event(session& s, const tracer::stop_reason& why) {
+    switch_to_stopped_thread(s, why.tid);
+    std::string what;
+    event_catchpoint* c = nullptr;
+    if (why.kind == tracer::stop_kind::exec) {
+        c = s.process_events().find("exec");
+        what = fmt::format("exec'd {}", s.process() ? s.process()->executable().string() : std::string());
+    } else {
+        c = s.process_events().find(why.is_vfork ? "vfork" : "fork");
+        what = fmt::format("{} process {}", why.is_vfork ? "vforked" : "forked", why.new_tid);
+    }
+    if (c == nullptr) {
+        return;
+    }
+    ++c->hit_count;
+    std::string text = fmt::format("\nCatchpoint {} ({}), ", c->number, what);
+    std::string src;
+    try {
+        auto& frames = s.stack(why.tid);
+        if (!frames.empty()) {
+            text += format_frame_line(s, frames.front(), false);
+            src = source_line_for(s, frames.front());
+        }
+    } catch (const std::exception& e) {
+        text += fmt::format("<error: {}>", e.what());
+    }
+    if (!src.empty()) {
+        text += "\n" + src;
+    }
+    nlohmann::json j{{"catchpoint", c->number}, {"event", c->what}, {"thread", s.thread_number(why.tid)}};
+    if (why.kind == tracer::stop_kind::fork) {
+        j["child"] = why.new_tid;
+    }
+    s.out().event("catchpoint-hit", j, text);
+}
 
 void register_signal_commands(command_table& t) {
     t.add(command{"handle", {}, "Specify how to handle signals.",
@@ -170,6 +251,21 @@ void register_signal_commands(command_table& t) {
     t.add(command{"signal", {}, "Continue program with the specified signal.",
                   "signal SIGNAL\nResumes the program, delivering SIGNAL (0: none) to the selected thread.",
                   cmd_signal, false, nullptr});
+    command_table& catch_table = prefix_table(t, "catch", "Set catchpoints to catch events.");
+    for (const char* what : {"fork", "vfork", "exec"}) {
+        std::string w = what;
+        catch_table.add(command{w, {}, "Catch calls to " + w + ".",
+                                "catch " + w + "\nStops the program when it calls " + w +
+                                    " (the child of a fork is not followed: it runs on detached).",
+                                [w](session& s, std::string_view) { add_event_catchpoint(s, w); }, false, nullptr});
+    }
+    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    set.add(command{"follow-fork-mode", {}, "Set debugger response to a program call of fork or vfork.",
+                    "set follow-fork-mode parent|child\nOnly parent is supported: the child runs on detached.",
+                    cmd_follow_fork_mode, false, nullptr});
+    set.add(command{"detach-on-fork", {}, "Set whether gdb will detach the child of a fork.",
+                    "set detach-on-fork on|off\nOnly on is supported: fork children are detached.",
+                    cmd_detach_on_fork, false, nullptr});
     command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
     info.add(command{"signals", {"handle"}, "What debugger does when program gets various signals.",
                      "info signals [SIGNAL]\nThe stop/print/pass table of every signal, or of one.",

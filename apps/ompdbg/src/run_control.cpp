@@ -9,6 +9,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "commands_omp.hpp"
+#include "commands_signals.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -90,7 +91,9 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         } catch (const std::exception& e) {
             s.out().error(e.what());
         }
-        return true;
+        return !catches_process_event(s, why);
+    case stop_kind::fork:
+        return !catches_process_event(s, why);
     case stop_kind::signal: {
         // gdb's `handle` table: a signal that does not stop is printed if asked, and stays
         // pending (delivered on the resume) when it passes.
@@ -120,6 +123,7 @@ tracer::stop_reason resume_and_wait(session& s) {
         tracer::stop_reason why;
         {
             running_guard guard(proc);
+            proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
             proc.resume();
             why = proc.wait_for_stop();
         }
@@ -164,6 +168,10 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
             s.process()->set_pending_signal(why.tid, 0);
         }
         report_signal(s, why);
+        return true;
+    case stop_kind::exec:
+    case stop_kind::fork:
+        report_process_event(s, why);
         return true;
     case stop_kind::single_step:
         switch_to_stopped_thread(s, why.tid);

@@ -246,7 +246,7 @@ void register_misc_commands(command_table& t);        ///< help, echo, shell-fre
 void register_prompt_commands(command_table& t);      ///< file
 void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
-void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+void register_core_commands(command_table& t);        ///< core-file (core)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 
 

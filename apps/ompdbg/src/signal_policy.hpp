@@ -38,10 +38,30 @@ private:
     std::vector<signal_row> rows_;
 };
 
+/// A catchpoint on a process event (`catch fork|vfork|exec`). Numbered with the
+/// breakpoints; kept apart from them (they have no address to resolve).
+struct event_catchpoint {
+    int number = 0;
+    std::string what;                ///< "fork", "vfork", "exec"
+    int hit_count = 0;
+    bool enabled = true;
+};
+
 /// gdb's `follow-fork-mode`, `detach-on-fork` and the catchpoints on process events.
 struct process_event_settings {
-    bool follow_child = false;       ///< follow-fork-mode child
+    bool follow_child = false;       ///< follow-fork-mode child (not supported yet)
     bool detach_on_fork = true;
+    std::vector<event_catchpoint> catchpoints;
+
+    /// The enabled catchpoint for `what`, nullptr if none.
+    event_catchpoint* find(std::string_view what) {
+        for (auto& c : catchpoints) {
+            if (c.enabled && c.what == what) {
+                return &c;
+            }
+        }
+        return nullptr;
+    }
 };
 
 }  // namespace ompdbg::app

@@ -75,6 +75,7 @@ struct process::impl {
     std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
     std::optional<stop_reason> end;         ///< the process exited / was killed
     std::atomic<bool> interrupt_requested{false};
+    bool report_forks = false;    ///< fork/vfork events are reported (catch fork)
     bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
 
     // Shared libraries (shared_libraries.cpp).

@@ -77,6 +77,10 @@ public:
     /// `interrupted`). Safe to call from a SIGINT handler.
     void interrupt();
 
+    /// With `on`, fork/vfork events stop the process (stop_kind::fork) after the child was
+    /// released (detach-on-fork, follow the parent); off (default) they are not reported.
+    void set_report_forks(bool on);
+
     /// Signal to deliver to `tid` on the next resume (0 = none). Set from the last stop.
     void set_pending_signal(pid_t tid, int signo);
     int pending_signal(pid_t tid) const;

@@ -22,6 +22,8 @@ enum class stop_kind {
     thread_exited,    ///< a thread (not the last) exited
     library_event,    ///< shared libraries were loaded or unloaded (modules re-read)
     exec,             ///< the process called execve
+    fork,             ///< the thread forked (`new_tid`: the child, already detached; `is_vfork`);
+                      ///< reported only after process::set_report_forks(true)
     interrupted,      ///< interrupt() stopped it (Ctrl-C)
     watchpoint,       ///< a watchpoint triggered (`watchpoint_id`); the access has completed
 };
@@ -34,7 +36,8 @@ struct stop_reason {
     int si_code = 0;
     std::optional<virt_addr> fault_addr;      ///< siginfo si_addr for SIGSEGV/SIGBUS/SIGFPE
     std::optional<virt_addr> breakpoint_addr; ///< breakpoint: the site's address
-    pid_t new_tid = 0;              ///< thread_created
+    pid_t new_tid = 0;              ///< thread_created; fork: the child's pid
+    bool is_vfork = false;          ///< fork: through vfork()
     int watchpoint_id = 0;          ///< watchpoint: process::add_watchpoint's id
     /// watchpoint: the address accessed (software: the faulting address; hardware: the
     /// watched address of the debug register that triggered).
