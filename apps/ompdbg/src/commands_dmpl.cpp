@@ -529,7 +529,6 @@ void cmd_omp_threadprivate(session& s, std::string_view args) {
     if (tgt == nullptr) {
         error::send("The program is not being run.");
     }
-    s.attach_module_elves();
     auto g = find_global(s, name);
     if (!g) {
         error::send("No symbol \"" + name + "\" in current context.");
