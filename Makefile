@@ -3,9 +3,8 @@
 # run the demo or the whole test suite.
 #
 #   make demo        bootstrap, build, run ompdbg in batch mode on an example program
-#   make test        bootstrap, build, run the suite (ctest) in build/, then in the
-#                    AddressSanitizer+UBSan build (build-sanitize/)
-#   make test-sanitize  only the sanitizer suite
+#   make test        bootstrap, build, run the suite (ctest) in build/
+#   make test-sanitize  the same suite in the AddressSanitizer+UBSan build (build-sanitize/)
 #   make build       bootstrap and build build/ only
 #   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
 #   make clean       remove the build directories (not the bootstrap cache)
@@ -47,9 +46,10 @@ demo: build
 
 # The suite in build/, then the same suite in the AddressSanitizer+UBSan build (any
 # ASan/UBSan report fails the test that triggered it: -fno-sanitize-recover=all).
-test: build build-sanitize
+# The AddressSanitizer+UBSan suite is `make test-sanitize`; it joins `make test` once it has
+# been run green end to end (see issue 3's note).
+test: build
 	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
-	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
 test-sanitize: build-sanitize
 	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
