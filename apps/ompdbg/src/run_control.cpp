@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -183,6 +184,10 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
 }
 
 void continue_until_stop(session& s) {
+    if (is_mpi_session(s)) {
+        mpi_continue_until_stop(s);   // every focused rank and the starter, all-stop
+        return;
+    }
     auto& st = s.bp_commands_state();
     while (s.process() && s.process()->is_alive()) {
         tracer::stop_reason why;
