@@ -1,13 +1,19 @@
 // An MPI job in stages, for process acquisition, breakpoints in every rank and merged
 // stacks (issue 6). Every rank prints "rank R of N pid P" after MPI_Init (ground truth for
-// the rank/pid table), calls compute() once, then the ranks split by parity: even ranks
-// wait in a barrier in wait_even(), odd ranks in wait_odd() (two branches for `mpi
-// stacks`), then all meet in a final barrier and print "rank R done".
+// the rank/pid table) and calls compute() once. With the argument "park" the ranks then
+// park where `mpi stacks` can see them, on two branches: even ranks through wait_even(),
+// odd ranks through wait_odd(). Ranks 1..N-1 tell rank 0 from inside park() that they are
+// there; rank 0 calls all_parked() once it heard from all of them, so a breakpoint on
+// all_parked() stops the job with every rank inside park()/park_root(). They spin until a
+// debugger sets `released` (print released = 1). Then every rank prints "rank R done".
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static volatile int sink;
+volatile int released;
+int my_rank = -1;   // this process's rank, for `print my_rank` in every rank
 
 int compute(int rank) {
     int v = 0;
@@ -18,16 +24,40 @@ int compute(int rank) {
     return v;
 }
 
-static void meet(MPI_Comm comm) {
-    MPI_Barrier(comm);   // LINE-MARK: meet
+void all_parked(int count) {
+    sink = count;   // LINE-MARK: all_parked
 }
 
-void wait_even(MPI_Comm comm) {
-    meet(comm);
+static void spin(void) {
+    while (!released) {
+        usleep(1000);
+    }
 }
 
-void wait_odd(MPI_Comm comm) {
-    meet(comm);
+void park(int rank) {
+    MPI_Send(&rank, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    spin();
+}
+
+void park_root(int size) {
+    for (int i = 1; i < size; ++i) {
+        int from = 0;
+        MPI_Recv(&from, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    all_parked(size);
+    spin();
+}
+
+void wait_even(int rank, int size) {
+    if (rank == 0) {
+        park_root(size);
+    } else {
+        park(rank);
+    }
+}
+
+void wait_odd(int rank) {
+    park(rank);
 }
 
 int main(int argc, char** argv) {
@@ -35,26 +65,20 @@ int main(int argc, char** argv) {
     int rank = 0, size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    my_rank = rank;
     printf("rank %d of %d pid %d\n", rank, size, (int)getpid());
     fflush(stdout);
     compute(rank);
-    MPI_Comm half;
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
-    if (rank % 2 == 0) {
-        wait_even(half);
-    } else {
-        wait_odd(half);
-    }
-    // Rank 0 waits for a line on stdin when asked (argv[1] == "hold"), so that the
-    // others sit in the final barrier for `mpi stacks` while it is blocked in read().
-    if (argc > 1 && rank == 0) {
-        char c;
-        (void)!read(0, &c, 1);
+    if (argc > 1 && strcmp(argv[1], "park") == 0) {
+        if (rank % 2 == 0) {
+            wait_even(rank, size);
+        } else {
+            wait_odd(rank);
+        }
     }
     MPI_Barrier(MPI_COMM_WORLD);
     printf("rank %d done\n", rank);
     fflush(stdout);
-    MPI_Comm_free(&half);
     MPI_Finalize();
     return 0;
 }

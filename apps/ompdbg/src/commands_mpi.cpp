@@ -196,6 +196,25 @@ bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& w
     return false;
 }
 
+/// Whether `continue` must keep waiting: a focused rank still runs, or every rank of the
+/// job ended and the starter is finishing (its last output, its exit status).
+bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job) {
+    for (auto* p : group.members()) {
+        if (inferior_of(s, p)) {
+            return true;
+        }
+    }
+    if (!job || !job->starter()) {
+        return false;
+    }
+    for (auto& inf : s.inferiors()) {
+        if (inf->process && inf->process->is_alive()) {
+            return false;   // stopped ranks outside the focus hold the job
+        }
+    }
+    return true;
+}
+
 }  // namespace
 
 bool is_mpi_session(session& s) {
@@ -215,6 +234,8 @@ void start_mpi_job(session& s, const std::filesystem::path& starter_path, const 
     // Open MPI warns that MPIR is deprecated on every start; the user did not ask for that.
     opts.env = omp_launch_environment({});
     opts.env.push_back("OMPI_MPIR_DO_NOT_WARN=1");
+    // mpirun forwards its stdin to rank 0: it would eat the debugger's own commands.
+    opts.stdin_path = "/dev/null";
     auto starter = tracer::process::launch(starter_path, args, opts);
     auto iface = tracer::mpir::run_to_spawn(*starter);
     auto table = iface.proctable(*starter);
@@ -345,16 +366,63 @@ std::vector<int> parse_rank_list(session& s, std::string_view text) {
     return out;
 }
 
-bool is_job_wide_command(const std::string& name) {
+bool is_job_wide_command(const std::string& name, std::string_view args) {
     static const std::set<std::string> once = {
         "run", "start", "continue", "kill", "detach", "attach", "quit", "mpi", "rank", "break", "tbreak",
         "delete", "disable", "enable", "condition", "commands", "ignore", "help", "echo", "set", "show",
         "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list"};
+    std::string a = trim_copy(args);
+    auto first = a.substr(0, a.find_first_of(" \t"));
+    if (name == "set" && (first == "var" || first == "variable")) {
+        return false;   // a variable of each rank
+    }
+    if (name == "info" && !first.empty() && std::string("breakpoints").starts_with(first)) {
+        return true;
+    }
     return once.count(name) > 0;
 }
 
-bool mpi_execute(session& s, const std::string& name, const std::function<void()>& handler) {
-    if (is_job_wide_command(name)) {
+namespace {
+
+/// `detach` / `kill` of an MPI session: every rank, then the starter.
+void end_job(session& s, bool kill) {
+    std::size_t n = 0;
+    for (auto& inf : s.inferiors()) {
+        auto* p = inf->process.get();
+        if (!p || !p->is_alive()) {
+            continue;
+        }
+        try {
+            kill ? p->kill() : p->detach();
+            ++n;
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("{} {}", rank_label(*inf), e.what()));
+        }
+    }
+    if (auto* job = s.job(); job && job->starter() && job->starter()->is_alive()) {
+        try {
+            kill ? job->starter()->kill() : job->starter()->detach();
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+        job->drop_starter();
+    }
+    s.out().event(kill ? "mpi-job-killed" : "mpi-job-detached", {{"ranks", n}},
+                  fmt::format("[MPI job: {} ranks {}]", n, kill ? "killed" : "detached"));
+    s.end_target();
+}
+
+}  // namespace
+
+bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler) {
+    if ((name == "detach" || name == "kill") && is_mpi_session(s)) {
+        if (name == "kill" && !s.query("Kill the program being debugged? ")) {
+            error::send("Not confirmed.");
+        }
+        end_job(s, name == "kill");
+        return true;
+    }
+    if (is_job_wide_command(name, args)) {
         handler();
         static const std::set<std::string> breakpoint_changes = {"break", "tbreak", "delete", "disable", "enable",
                                                                  "condition"};
@@ -435,21 +503,36 @@ void mpi_continue_until_stop(session& s) {
             if (!e) {
                 continue;
             }
+            bool forced = false;   // a Ctrl-C the starter saw first, reported on a rank
             if (job && e->proc == job->starter()) {
                 if (handle_starter_event(s, *job, e->why)) {
                     group.remove(*e->proc);
                     job->drop_starter();
                 } else if (e->why.kind == tracer::stop_kind::interrupted) {
-                    break;   // Ctrl-C reached the starter first: stop the job
+                    for (auto* p : group.members()) {
+                        if (inferior_of(s, p) && p->is_alive()) {
+                            tracer::stop_reason why;
+                            why.kind = tracer::stop_kind::interrupted;
+                            why.signo = SIGINT;
+                            why.tid = p->pid();
+                            e = tracer::process_group::event{p, why};
+                            forced = true;
+                            break;
+                        }
+                    }
+                    if (!forced) {
+                        group.stop_all();
+                        return;
+                    }
                 } else {
                     e->proc->resume();
                 }
-                bool any_rank = std::any_of(group.members().begin(), group.members().end(),
-                                            [&](auto* p) { return !job || p != job->starter(); });
-                if (!any_rank) {
-                    return;
+                if (!forced) {
+                    if (!focused_rank_running(s, group, job)) {
+                        return;
+                    }
+                    continue;
                 }
-                continue;
             }
             inferior* inf = inferior_of(s, e->proc);
             if (!inf) {
@@ -457,21 +540,15 @@ void mpi_continue_until_stop(session& s) {
                 continue;
             }
             s.switch_to(index_of(s, *inf));
-            if (e->why.is_process_end()) {
+            if (!forced && e->why.is_process_end()) {
                 group.remove(*e->proc);
                 report_rank_end(s, *inf, e->why);
-                bool any_rank = std::any_of(group.members().begin(), group.members().end(),
-                                            [&](auto* p) { return !job || p != job->starter(); });
-                if (!any_rank) {
-                    // Every rank of the focus ended: let the starter finish the job.
-                    if (job && job->starter()) {
-                        continue;
-                    }
+                if (!focused_rank_running(s, group, job)) {
                     return;
                 }
                 continue;
             }
-            if (consume_background_event(s, e->why)) {
+            if (!forced && consume_background_event(s, e->why)) {
                 e->proc->resume();
                 continue;
             }

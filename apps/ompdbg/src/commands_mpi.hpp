@@ -76,14 +76,15 @@ std::string format_rank_list(std::vector<int> ranks);
 std::vector<int> parse_rank_list(session& s, std::string_view text);
 
 /// Commands that act once for the whole job, never per rank (run control, breakpoints,
-/// settings, `mpi`, `rank`). Others run once per focused rank, labelled.
-bool is_job_wide_command(const std::string& name);
+/// settings but `set var`, `info breakpoints`, `mpi`, `rank`). Others run once per focused
+/// rank, labelled.
+bool is_job_wide_command(const std::string& name, std::string_view args);
 
 /// Runs command `name` (resolved top-level name) with `handler` the way an MPI session
 /// wants: job-wide commands once (then breakpoint changes are planted in every rank),
 /// others once per focused rank, labelled. Returns false when it failed in some rank (the
 /// errors are printed per rank).
-bool mpi_execute(session& s, const std::string& name, const std::function<void()>& handler);
+bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler);
 
 /// `continue` for an MPI session: reports pending hits of focused ranks first, otherwise
 /// resumes every focused rank and the starter, waits for the first stop a user must see,

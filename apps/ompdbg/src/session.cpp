@@ -411,7 +411,7 @@ bool session::execute(std::string_view line_in) {
         }
         if (is_mpi_session(*this)) {
             std::string top(commands_.find(word)->name);
-            if (!mpi_execute(*this, top, [&] { cmd->handler(*this, args); })) {
+            if (!mpi_execute(*this, top, line.substr(word.size()), [&] { cmd->handler(*this, args); })) {
                 error::send("The command failed in some ranks.");
             }
         } else {
