@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
+#include <sstream>
 
 namespace ompdbg::tracer {
 
@@ -12,6 +14,27 @@ const loaded_module* target::module_at(virt_addr addr) {
         }
     }
     return nullptr;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> target::vdso_range() {
+    if (!is_live()) {
+        return std::nullopt;
+    }
+    std::ifstream maps("/proc/" + std::to_string(pid()) + "/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        if (line.find("[vdso]") == std::string::npos) {
+            continue;
+        }
+        std::istringstream in(line);
+        std::uint64_t start = 0, end = 0;
+        char dash = 0;
+        in >> std::hex >> start >> dash >> end;
+        if (end > start) {
+            return std::pair(start, end);
+        }
+    }
+    return std::nullopt;
 }
 
 std::string target::read_string(virt_addr addr, std::size_t max) {

@@ -193,33 +193,23 @@ struct unwinder::impl {
         unw_flush_cache(as, 0, 0);
     }
 
-    /// The vdso is not in modules(); for a live process find it in /proc/PID/maps and read
-    /// its image out of memory.
+    /// The vdso is not in modules(); the target knows its range (/proc/PID/maps, a core's
+    /// auxv); its image is read out of memory.
     void load_vdso(call& c) {
         vdso_loaded = true;
-        if (!tgt->is_live()) {
+        auto range = tgt->vdso_range();
+        if (!range) {
             return;
         }
-        std::ifstream maps("/proc/" + std::to_string(tgt->pid()) + "/maps");
-        std::string line;
-        while (std::getline(maps, line)) {
-            if (line.find("[vdso]") == std::string::npos) {
-                continue;
-            }
-            std::istringstream in(line);
-            std::uint64_t start = 0, end = 0;
-            char dash = 0;
-            in >> std::hex >> start >> dash >> end;
-            if (end <= start || end - start > (1ULL << 20)) {
-                return;
-            }
-            std::vector<std::byte> image(end - start);
-            if (!c.memory.read(start, image.data(), image.size())) {
-                return;
-            }
-            vdso = detail::read_unwind_table_image(image, start);
+        auto [start, end] = *range;
+        if (end <= start || end - start > (1ULL << 20)) {
             return;
         }
+        std::vector<std::byte> image(end - start);
+        if (!c.memory.read(start, image.data(), image.size())) {
+            return;
+        }
+        vdso = detail::read_unwind_table_image(image, start);
     }
 
     const detail::unwind_table* table_for(std::uint64_t ip, call& c) {

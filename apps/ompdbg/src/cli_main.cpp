@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli_main.hpp"
+#include "commands_core.hpp"
 #include "commands_omp.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
@@ -23,7 +24,7 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
   run PROG [ARGS...]   load PROG; it is started by the first `run`/`start` among the
                        -ex/-x commands or, if none of them started it, after them
   attach PID           attach to a running process first, then run the commands
-  core PROG CORE       post-mortem debugging (not implemented yet)
+  core PROG CORE       examine a core dump of PROG (post-mortem)
   PROG [ARGS...]       load PROG; start it with `run` at the prompt
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
@@ -145,8 +146,12 @@ int ompdbg::app::run_cli(int argc, char** argv) {
                     std::fprintf(stderr, "ompdbg: command 'attach %s' failed\n", target[1].c_str());
                 }
             } else if (verb == "core") {
-                s.out().error("ompdbg: core files are not implemented yet");
-                return 2;
+                if (target.size() != 3) {
+                    s.out().error("ompdbg: usage: ompdbg core PROG CORE");
+                    return 2;
+                }
+                s.set_program(target[1], {});
+                app::load_core(s, target[2]);
             } else {
                 s.set_program(verb, std::vector<std::string>(target.begin() + 1, target.end()));
             }

@@ -13,6 +13,11 @@ namespace ompdbg::app {
 
 namespace {
 
+/// A live process or a core file: something with threads.
+bool has_threads(session& s) {
+    return s.target() != nullptr && (!s.target()->is_live() || s.process()->is_alive());
+}
+
 std::string trim_copy(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
         s.remove_prefix(1);
@@ -28,7 +33,7 @@ std::string target_id_with_name(session& s, pid_t tid) {
     std::string id = s.thread_target_id(tid);
     s.thread_ids()[tid] = id;
     std::string name;
-    if (auto* t = s.process()->find_thread(tid)) {
+    if (auto* t = s.target()->find_thread(tid)) {
         name = t->name();
     }
     return name.empty() ? id : fmt::format("{} \"{}\"", id, name);
@@ -47,7 +52,7 @@ std::string frame0_text(session& s, pid_t tid) {
 }
 
 void info_threads(session& s, std::string_view args) {
-    if (!s.process() || !s.process()->is_alive()) {
+    if (!has_threads(s)) {
         s.out().line("No threads.");
         return;
     }
@@ -71,7 +76,7 @@ void info_threads(session& s, std::string_view args) {
         std::string frame;
     };
     std::vector<row> rows;
-    for (auto* t : s.process()->threads()) {
+    for (auto* t : s.target()->threads()) {
         int n = s.thread_number(t->tid());
         if (!only.empty() && std::find(only.begin(), only.end(), n) == only.end()) {
             continue;
@@ -99,7 +104,7 @@ void info_threads(session& s, std::string_view args) {
 
 void cmd_thread(session& s, std::string_view args) {
     auto a = trim_copy(args);
-    if (!s.process() || !s.process()->is_alive()) {
+    if (!has_threads(s)) {
         error::send("No thread selected.");
     }
     s.refresh_thread_numbers();
@@ -137,7 +142,7 @@ void cmd_thread(session& s, std::string_view args) {
 
 void cmd_thread_apply(session& s, std::string_view args) {
     auto a = trim_copy(args);
-    if (!s.process() || !s.process()->is_alive()) {
+    if (!has_threads(s)) {
         error::send("No threads.");
     }
     s.refresh_thread_numbers();
@@ -145,7 +150,7 @@ void cmd_thread_apply(session& s, std::string_view args) {
     std::string command;
     if (a.rfind("all", 0) == 0 && (a.size() == 3 || std::isspace(static_cast<unsigned char>(a[3])))) {
         command = trim_copy(std::string_view(a).substr(3));
-        auto threads = s.process()->threads();
+        auto threads = s.target()->threads();
         // gdb applies to all threads in descending number order.
         std::vector<std::pair<int, pid_t>> order;
         for (auto* t : threads) {
@@ -191,7 +196,7 @@ void cmd_thread_apply(session& s, std::string_view args) {
     int saved_frame = s.selected_frame();
     bool all_ok = true;
     for (pid_t tid : targets) {
-        if (!s.process() || !s.process()->find_thread(tid)) {
+        if (!has_threads(s) || !s.target()->find_thread(tid)) {
             continue;
         }
         s.select_thread(tid);
@@ -199,7 +204,7 @@ void cmd_thread_apply(session& s, std::string_view args) {
         s.out().line(fmt::format("Thread {} ({}):", s.thread_number(tid), target_id_with_name(s, tid)));
         all_ok = s.execute(command) && all_ok;
     }
-    if (s.process() && s.process()->find_thread(saved)) {
+    if (has_threads(s) && s.target()->find_thread(saved)) {
         s.select_thread(saved);
         s.select_frame(saved_frame);
     }

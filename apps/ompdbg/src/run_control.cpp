@@ -24,22 +24,6 @@ extern "C" void on_sigint(int) {
     }
 }
 
-/// Signals gdb neither stops for nor prints by default (`handle SIG nostop noprint pass`).
-bool is_silent_signal(int signo) {
-    switch (signo) {
-    case SIGALRM:
-    case SIGURG:
-    case SIGCHLD:
-    case SIGWINCH:
-    case SIGPROF:
-    case SIGVTALRM:
-    case SIGIO:
-        return true;
-    default:
-        return signo >= SIGRTMIN && signo <= SIGRTMAX && signo != SIGRTMIN;
-    }
-}
-
 struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
     ~running_guard() { g_running.store(nullptr); }
@@ -114,11 +98,23 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
             s.out().error(e.what());
         }
         return true;
-    case stop_kind::signal:
-        if (is_silent_signal(why.signo)) {
-            return true;   // stays pending: delivered on the resume
+    case stop_kind::signal: {
+        // gdb's `handle` table: a signal that does not stop is printed if asked, and stays
+        // pending (delivered on the resume) when it passes.
+        const auto& policy = s.signals();
+        if (policy.stops(why.signo)) {
+            return false;
         }
-        return false;
+        if (policy.prints(why.signo)) {
+            s.out().event("signal", {{"thread", s.thread_number(why.tid)}, {"signal", signal_name(why.signo)}, {"stop", false}},
+                          fmt::format("\nProgram received signal {}, {}.", signal_name(why.signo),
+                                      signal_description(why.signo)));
+        }
+        if (!policy.passes(why.signo) && s.process()) {
+            s.process()->set_pending_signal(why.tid, 0);
+        }
+        return true;
+    }
     default:
         return false;
     }
@@ -168,8 +164,8 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
         return true;
     }
     case stop_kind::signal:
-        if (why.signo == SIGINT || why.signo == SIGTRAP) {
-            // gdb's `handle SIGINT nopass`: a Ctrl-C is for the debugger.
+        if (!s.signals().passes(why.signo)) {
+            // `handle SIG nopass` (SIGINT and SIGTRAP by default: they are the debugger's).
             s.process()->set_pending_signal(why.tid, 0);
         }
         report_signal(s, why);

@@ -66,6 +66,9 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_misc_commands(commands_);
     register_omp_commands(commands_);
     register_mpi_commands(commands_);
+    register_core_commands(commands_);
+    register_signal_commands(commands_);
+
 }
 
 session::~session() {
@@ -110,7 +113,29 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
 }
 
 tracer::target* session::target() {
-    return process();
+    auto* p = process();
+    if (p && p->is_alive()) {
+        return p;
+    }
+    return core_ ? static_cast<tracer::target*>(core_.get()) : p;
+}
+
+void session::set_core(std::unique_ptr<tracer::core_file> c) {
+    auto& inf = current_inferior();
+    inf.stacks.clear();
+    inf.thread_numbers.clear();
+    inf.last_thread_number = 0;
+    inf.thread_db.reset();
+    inf.thread_db_tried = false;
+    inf.saw_multiple_threads = false;
+    core_ = std::move(c);
+    inf.selected_frame = 0;
+    inf.selected_tid = 0;
+    if (core_) {
+        attach_module_elves();
+        refresh_thread_numbers();
+        inf.selected_tid = core_->threads().front()->tid();
+    }
 }
 
 tracer::process& session::require_process() {
@@ -230,13 +255,13 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
 }
 
 void session::attach_module_elves() {
-    auto* process_ = process();
-    if (!process_ || !process_->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
         return;
     }
-    // modules() hands out a const view of the process' own (non-const) list; the elf
+    // modules() hands out a const view of the target's own (non-const) list; the elf
     // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
-    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(process_->modules());
+    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(tgt->modules());
     for (auto& m : mods) {
         if (m.elf || m.path.empty()) {
             continue;
@@ -270,10 +295,11 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
 
 void session::refresh_thread_numbers() {
     auto& inf = current_inferior();
-    if (!inf.process || !inf.process->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
         return;
     }
-    auto threads = inf.process->threads();
+    auto threads = tgt->threads();
     for (auto* t : threads) {
         if (!inf.thread_numbers.count(t->tid())) {
             inf.thread_numbers[t->tid()] = ++inf.last_thread_number;
@@ -296,7 +322,8 @@ std::optional<pid_t> session::tid_of_thread_number(int number) const {
     const auto& process_ = inferiors_[current_]->process;
     for (auto& [tid, n] : inferiors_[current_]->thread_numbers) {
         if (n == number) {
-            if (process_ && process_->is_alive() && const_cast<tracer::process&>(*process_).find_thread(tid)) {
+            auto* tgt = const_cast<session*>(this)->target();
+            if (tgt && (!tgt->is_live() || process_->is_alive()) && tgt->find_thread(tid)) {
                 return tid;
             }
         }
@@ -306,16 +333,16 @@ std::optional<pid_t> session::tid_of_thread_number(int number) const {
 
 tracer::thread_db* session::thread_db() {
     auto& inf = current_inferior();
-    auto& process_ = inf.process;
     auto& thread_db_ = inf.thread_db;
-    if (!process_ || !process_->is_alive()) {
+    tracer::target* tgt = target();
+    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
         return nullptr;
     }
     if (!thread_db_ && !inf.thread_db_tried) {
         inf.thread_db_tried = true;
         try {
             std::string why;
-            thread_db_ = tracer::thread_db::open(*process_, &why);
+            thread_db_ = tracer::thread_db::open(*tgt, &why);
             if (!thread_db_) {
                 log::write(log::channel::cli, "thread_db: {}", why);
             }

@@ -18,9 +18,11 @@
 
 #include "command_table.hpp"
 #include "output.hpp"
+#include "signal_policy.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/target.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
@@ -115,8 +117,12 @@ public:
     std::vector<std::string>& program_args() { return args_; }
     /// The live process, or nullptr.
     tracer::process* process() { return current_inferior().process.get(); }
-    /// The current target (live process or core), or nullptr.
+    /// The current target (the live process, else the core file), or nullptr.
     tracer::target* target();
+    /// The core file being examined (`ompdbg core PROG CORE`, `core-file`), or nullptr.
+    tracer::core_file* core() { return core_.get(); }
+    /// Replaces the core file (nullptr: none); resets the thread selection.
+    void set_core(std::unique_ptr<tracer::core_file> c);
     /// Throws "The program is not being run." when there is no live process.
     tracer::process& require_process();
     void set_process(std::unique_ptr<tracer::process> p);
@@ -161,6 +167,10 @@ public:
     // ---- breakpoints ----
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
+
+    // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
+    signal_policy& signals() { return signals_; }
+    process_event_settings& process_events() { return process_events_; }
 
     // ---- value history ($1, $2 ...) ----
     int record_value(dwarf::value v);
@@ -227,6 +237,7 @@ private:
     command_table commands_;
     std::optional<std::filesystem::path> program_;
     std::vector<std::string> args_;
+    std::unique_ptr<tracer::core_file> core_;
     std::map<std::string, std::shared_ptr<dwarf::elf_file>> elves_;
     std::vector<std::unique_ptr<inferior>> inferiors_;
     std::size_t current_ = 0;
@@ -241,6 +252,8 @@ private:
     std::string last_repeatable_;
     int start_count_ = 0;
     command_state bp_state_;
+    signal_policy signals_;
+    process_event_settings process_events_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).
@@ -250,5 +263,8 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
+void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
+
 
 }  // namespace ompdbg::app

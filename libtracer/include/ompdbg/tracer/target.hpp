@@ -76,6 +76,9 @@ public:
     virtual const std::vector<loaded_module>& modules() = 0;
     /// The module containing a run-time address.
     const loaded_module* module_at(virt_addr addr);
+    /// The vdso's run-time range [first, second) (not in modules()), nullopt if unknown.
+    /// Default: the "[vdso]" line of /proc/PID/maps for a live target.
+    virtual std::optional<std::pair<std::uint64_t, std::uint64_t>> vdso_range();
 
     /// Convenience: read a T (trivially copyable).
     template <typename T>

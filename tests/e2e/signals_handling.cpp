@@ -1,0 +1,173 @@
+// Signals: crashes stop with gdb's report and stack, `handle` changes what the debugger does
+// (compared with gdb's tables), signals reach the program as gdb passes them, and
+// `signal SIG` delivers one.
+
+#include "daily_common.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+using namespace ompdbg::test::daily;
+
+namespace {
+
+/// The lines both debuggers print about the program's stops (not the program's output,
+/// which both see, nor gdb's "Starting program"/"Continuing." chatter).
+std::vector<std::string> stop_lines(const std::string& out) {
+    std::vector<std::string> keep;
+    for (auto& l : lines_of(out)) {
+        if (l.rfind("Program ", 0) == 0 || l.rfind("#", 0) == 0 || l.rfind("[Inferior 1", 0) == 0 ||
+            l.find(" in do_") != std::string::npos || l.rfind("do_", 0) == 0) {
+            // Process ids differ between the two runs.
+            auto p = l.find("(process ");
+            if (p != std::string::npos) {
+                l = l.substr(0, p) + l.substr(l.find(')', p) + 1);
+            }
+            // gdb sets LINES and COLUMNS in the program's environment: its stack starts lower.
+            keep.push_back(std::regex_replace(l, std::regex("argv=0x[0-9a-f]+"), "argv=..."));
+        }
+    }
+    return keep;
+}
+
+/// gdb's `handle` prints its table only when the command comes from a terminal (not in
+/// -batch), so the tables are compared with an interactive gdb reading from /dev/null.
+run_result gdb_interactive(const std::vector<std::string>& cmds) {
+    std::vector<std::string> argv{"gdb", "-nx", "-q", "-ex", "set debuginfod enabled off"};
+    auto ex = ex_args(cmds);
+    argv.insert(argv.end(), ex.begin(), ex.end());
+    argv.insert(argv.end(), {"-ex", "quit", example_path("crash")});
+    return run(argv, run_options().timeout_after(60s));
+}
+
+std::vector<std::string> table_lines(const std::string& out) {
+    std::vector<std::string> keep;
+    for (auto& l : lines_of(out)) {
+        if (l.rfind("SIG", 0) == 0 || l.rfind("EXC_", 0) == 0 || l.rfind("Signal ", 0) == 0 ||
+            l.rfind("Use the", 0) == 0) {
+            keep.push_back(l);
+        }
+    }
+    return keep;
+}
+
+}  // namespace
+
+TEST_CASE("signals: each crash kind stops with gdb's report, the crash frame and bt; continue ends it",
+          "[cli][signals]") {
+    auto mode = GENERATE(std::string("segv"), std::string("bus"), std::string("fpe"), std::string("abrt"));
+    CAPTURE(mode);
+    auto program = example_path("crash");
+    std::vector<std::string> cmds{"run", "bt", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {mode});
+    auto gdb = gdb_cmds(program, cmds, {mode});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    // The program's own frames (inside libc gdb also shows inlined frames from libc's
+    // separate debug info, so abort's libc frames are compared by the program's part).
+    auto ours_lines = stop_lines(ours.out), gdb_lines = stop_lines(gdb.out);
+    auto own = [](std::vector<std::string> v) {
+        std::vector<std::string> keep;
+        for (auto& l : v) {
+            if (l.rfind("#", 0) == 0) {
+                if (l.find("crash.c:") == std::string::npos) {
+                    continue;
+                }
+                l = l.substr(l.find(' '));
+            }
+            keep.push_back(l);
+        }
+        return keep;
+    };
+    REQUIRE(gdb_lines.size() >= 4);
+    CHECK(joined(own(ours_lines)) == joined(own(gdb_lines)));
+    const char* names[][2] = {{"segv", "SIGSEGV, Segmentation fault"}, {"bus", "SIGBUS, Bus error"},
+                              {"fpe", "SIGFPE, Arithmetic exception"}, {"abrt", "SIGABRT, Aborted"}};
+    for (auto& n : names) {
+        if (mode == n[0]) {
+            CHECK(has_line(ours.out, std::string("Program received signal ") + n[1] + "."));
+            CHECK(has_line(ours.out, std::string("Program terminated with signal ") + n[1] + "."));
+        }
+    }
+    CHECK(ours.out.find("crash.c:" + std::to_string(example_line("crash.c", mode))) != std::string::npos);
+}
+
+TEST_CASE("signals: handle prints gdb's table rows and info signals lists gdb's table", "[cli][signals]") {
+    std::vector<std::string> cmds{"handle SIGUSR1 nostop noprint", "handle SIGALRM stop", "handle 14 nopass",
+                                  "handle SIGUSR1 SIGUSR2 nopass", "handle 10 nostop", "info signals SIGUSR1",
+                                  "info signals 11", "handle SIGUSR2 print", "info signals"};
+    auto ours = ompdbg_cmds(example_path("crash"), cmds);
+    auto gdb = gdb_interactive(cmds);
+    CAPTURE(ours.all(), gdb.all());
+    auto expected = table_lines(gdb.out);
+    REQUIRE(expected.size() > 100);
+    CHECK(joined(table_lines(ours.out)) == joined(expected));
+    CHECK(ours.exit_code == 0);
+}
+
+TEST_CASE("signals: handle with an unknown signal or a bad number is one clear error", "[cli][signals]") {
+    auto ours = ompdbg_cmds(example_path("crash"), {"handle SIGFOO stop", "handle 20 stop", "echo alive\\n"});
+    CAPTURE(ours.all());
+    CHECK(ours.term_signal == 0);
+    CHECK(ours.err.find("Unrecognized or ambiguous flag word: \"SIGFOO\".") != std::string::npos);
+    CHECK(ours.err.find("Only signals 1-15 are valid as numeric signals.") != std::string::npos);
+    CHECK(ours.out.find("alive") != std::string::npos);
+    CHECK(ours.exit_code != 0);
+}
+
+TEST_CASE("signals: stop, print and pass decide what the user sees and what the program gets", "[cli][signals]") {
+    auto program = example_path("crash");
+    SECTION("by default SIGUSR1 stops, and continue passes it to the program's handler") {
+        auto r = ompdbg_cmds(program, {"run", "continue"}, {"usr1"});
+        CAPTURE(r.all());
+        CHECK(has_line(r.out, "Program received signal SIGUSR1, User defined signal 1."));
+        CHECK(has_line(r.out, "handler: got signal 10"));
+        CHECK(has_line(r.out, "after raise"));
+    }
+    SECTION("nostop noprint: the program runs through and its handler runs") {
+        auto r = ompdbg_cmds(program, {"handle SIGUSR1 nostop noprint", "run"}, {"usr1"});
+        CAPTURE(r.all());
+        CHECK(r.out.find("received signal") == std::string::npos);
+        CHECK(has_line(r.out, "handler: got signal 10"));
+        CHECK(r.out.find("exited normally]") != std::string::npos);
+    }
+    SECTION("nostop print: the signal is reported and still passed") {
+        auto r = ompdbg_cmds(program, {"handle SIGUSR1 nostop print", "run"}, {"usr1"});
+        CAPTURE(r.all());
+        CHECK(has_line(r.out, "Program received signal SIGUSR1, User defined signal 1."));
+        CHECK(has_line(r.out, "handler: got signal 10"));
+        CHECK(r.out.find("exited normally]") != std::string::npos);
+    }
+    SECTION("nopass: the program never sees it") {
+        auto r = ompdbg_cmds(program, {"handle SIGUSR1 nopass", "run", "continue"}, {"usr1"});
+        CAPTURE(r.all());
+        CHECK(has_line(r.out, "Program received signal SIGUSR1, User defined signal 1."));
+        CHECK(r.out.find("handler: got signal") == std::string::npos);
+        CHECK(has_line(r.out, "after raise"));
+    }
+    SECTION("signal 0 discards the signal, signal SIGUSR1 delivers one") {
+        auto none = ompdbg_cmds(program, {"run", "signal 0"}, {"usr1"});
+        CAPTURE(none.all());
+        CHECK(has_line(none.out, "Continuing with no signal."));
+        CHECK(none.out.find("handler: got signal") == std::string::npos);
+        CHECK(has_line(none.out, "after raise"));
+        // After the SIGUSR1 stop, `signal SIGUSR2`... the program has no SIGUSR2 handler:
+        // it dies of it, as in gdb.
+        auto other = ompdbg_cmds(program, {"run", "signal SIGUSR2"}, {"usr1"});
+        auto gdb = gdb_cmds(program, {"run", "signal SIGUSR2"}, {"usr1"});
+        CAPTURE(other.all(), gdb.all());
+        CHECK(has_line(other.out, "Continuing with signal SIGUSR2."));
+        CHECK(has_line(other.out, "Program terminated with signal SIGUSR2, User defined signal 2."));
+        CHECK(has_line(gdb.out, "Program terminated with signal SIGUSR2, User defined signal 2."));
+        auto usr1 = ompdbg_cmds(program, {"run", "signal SIGUSR1"}, {"usr1"});
+        CHECK(has_line(usr1.out, "Continuing with signal SIGUSR1."));
+        CHECK(has_line(usr1.out, "handler: got signal 10"));
+    }
+    SECTION("signal needs a live process") {
+        auto r = ompdbg_cmds(program, {"signal SIGUSR1"}, {"usr1"});
+        CHECK(r.err.find("The program is not being run.") != std::string::npos);
+    }
+}
