@@ -6,7 +6,7 @@
 #   make test        bootstrap, build, run the suite (ctest) in build/
 #   make test-sanitize  the same suite in an AddressSanitizer+UBSan build (build-sanitize/)
 #   make build       bootstrap and build build/ only
-#   make bench       run the benchmarks (bench/run)
+#   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
 #   make clean       remove the build directories (not the bootstrap cache)
 
 SHELL := /bin/bash
@@ -52,8 +52,10 @@ test: build
 test-sanitize: build-sanitize
 	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
-bench:
-	@if [ -x bench/run ]; then bench/run; else echo "no benchmarks yet (bench/run does not exist)"; exit 1; fi
+# Builds ompdbg and the workloads, then runs every workload against gdb and the raw-ptrace
+# limits (bench/README.md); BENCH_FLAGS e.g. "-w 1 -r 3".
+bench: bootstrap $(BUILD)/build.ninja
+	python3 bench/run --build-dir $(BUILD) --jobs $(JOBS) $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -44,7 +44,7 @@ void process::impl::require_stopped() const {
 }
 
 void process::impl::cont(thread_record& t, int signo) {
-    t.cache.reset();
+    t.forget_regs();
     t.step_over_pc.reset();
     auto r = try_ptrace(PTRACE_CONT, t.tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
     // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
@@ -112,7 +112,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
             t.st = tstate::stopped;
         } else {
-            t.cache.reset();
+            t.forget_regs();
             try_ptrace(PTRACE_LISTEN, tid, nullptr, nullptr);
             t.st = tstate::listening;
         }
@@ -153,8 +153,12 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 add_thread(pid, tstate::stopped);
             }
             leader()->st = tstate::stopped;
-            leader()->cache.reset();
+            leader()->forget_regs();
             sites.clear();
+            ool_sites.clear();
+            ool_pages.clear();
+            ool_disabled = false;
+            leader()->ool_slot = 0;
             queue.clear();
             open_mem();
             init_shared_libraries();
@@ -191,7 +195,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     case wait_status::kind::signal_stop: {
         int sig = ws.signo();
         t.st = tstate::stopped;
-        t.cache.reset();
+        t.forget_regs();
         auto si = internal::get_siginfo(tid);
         if (sig == SIGTRAP && si) {
             bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
@@ -202,6 +206,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                     // int3 leaves pc after the breakpoint byte: rewind to the site.
                     write_pc(tid, pc - 1);
                     t.stepping = false;
+                    t.ool_slot = 0;   // at a site, so not inside an out-of-line slot
                     stop_reason r;
                     r.kind = stop_kind::breakpoint;
                     r.tid = tid;
@@ -384,6 +389,7 @@ void process::impl::stop_all() {
 }
 
 std::optional<stop_reason> process::impl::take_report() {
+    normalise_out_of_line();
     if (end) {
         stop_reason r = *end;
         reap_everything();
@@ -405,6 +411,7 @@ std::optional<stop_reason> process::impl::take_report() {
                 // The dynamic loader's r_brk: libraries were (un)loaded.
                 t->step_over_pc = r_brk;
                 if (on_loader_breakpoint()) {
+                    ool_sites.clear();   // code may have moved: plan every site again
                     r.kind = stop_kind::library_event;
                     r.breakpoint_addr.reset();
                     running = false;
@@ -530,7 +537,7 @@ bool process::impl::single_step(thread_record& t, int signo) {
         site = it->second.get();
         remove_int3(*site);
     }
-    t.cache.reset();
+    t.forget_regs();
     t.step_over_pc.reset();
     t.stepping = true;
     t.step_done = false;
@@ -571,9 +578,10 @@ void process::impl::resume_all() {
     if (!queue.empty() || end) {
         return;   // all-stop: report what is pending before letting anything run
     }
-    // Threads reported at a breakpoint step over it alone, the others staying stopped, so
-    // no thread can run through the site while its int3 is out (a displaced-stepping
-    // scheme can replace this without changing callers).
+    // Threads reported at a breakpoint get over it out of line (out_of_line.cpp): the
+    // instruction runs from a slot of its own, or is emulated, and the int3 never leaves.
+    // Those that cannot step over it alone, the others staying stopped, so that no thread
+    // can run through the site while its int3 is out.
     for (std::size_t i = 0; i < threads.size(); ++i) {
         thread_record& t = *threads[i];
         if (t.st != tstate::stopped || !t.step_over_pc) {
@@ -582,6 +590,9 @@ void process::impl::resume_all() {
         std::uint64_t pc = read_pc(t.tid_);
         auto it = sites.find(pc);
         if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
+            continue;
+        }
+        if (step_over_out_of_line(t, *it->second)) {
             continue;
         }
         int sig = t.pending_signal;

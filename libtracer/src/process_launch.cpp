@@ -397,6 +397,7 @@ void process::detach() {
     }
     if (d.running && !d.end) {
         d.stop_all();
+        d.normalise_out_of_line();
     }
     if (d.end) {
         d.reap_everything();

@@ -103,6 +103,7 @@ void thread_record::write_regs(const registers& r) {
         error::send_errno("Couldn't write registers", res.err);
     }
     try_ptrace(PTRACE_SETFPREGS, tid_, nullptr, &fp);
+    pc_cache.reset();
     if (r.has_avx512_masks()) {
         if (std::size_t off = opmask_offset()) {
             alignas(64) std::byte xsave[4096]{};
@@ -141,12 +142,19 @@ void process::impl::remove_thread(pid_t tid) {
 }
 
 std::uint64_t process::impl::read_pc(pid_t tid) {
-    if (thread_record* t = find(tid); t && t->cache) {
+    thread_record* t = find(tid);
+    if (t && t->cache) {
         return t->cache->pc();
+    }
+    if (t && t->pc_cache) {
+        return *t->pc_cache;
     }
     auto r = try_ptrace(PTRACE_PEEKUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)), nullptr);
     if (!r) {
         error::send_errno("Couldn't get registers", r.err);
+    }
+    if (t && (t->st == tstate::stopped || t->st == tstate::listening)) {
+        t->pc_cache = static_cast<std::uint64_t>(r.value);
     }
     return static_cast<std::uint64_t>(r.value);
 }
@@ -157,8 +165,11 @@ void process::impl::write_pc(pid_t tid, std::uint64_t pc) {
     if (!r) {
         error::send_errno("Couldn't write registers", r.err);
     }
-    if (thread_record* t = find(tid); t && t->cache) {
-        t->cache->set_pc(pc);
+    if (thread_record* t = find(tid)) {
+        if (t->cache) {
+            t->cache->set_pc(pc);
+        }
+        t->pc_cache = pc;
     }
 }
 
@@ -288,6 +299,7 @@ void process::write_memory(virt_addr addr, std::span<const std::byte> data) {
     if (!d.raw_write(addr.addr(), buf)) {
         cannot_access(addr.addr());
     }
+    d.forget_out_of_line(addr.addr(), data.size());
 }
 
 // ---- breakpoint sites -------------------------------------------------------------------
@@ -355,6 +367,8 @@ void process::disable_site(virt_addr addr) {
         s->enabled_ = false;
     }
 }
+
+process::step_over_counts process::step_overs() const { return impl_->counts; }
 
 // ---- threads of the target interface --------------------------------------------------------
 

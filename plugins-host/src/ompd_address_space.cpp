@@ -457,6 +457,15 @@ const void* ompd_address_space::callbacks_for_testing() {
     return &internal::ompd_callback_table();
 }
 
+int ompd_address_space::initialize_device(std::uint64_t kind, std::uint64_t id) {
+    ompd_address_space_handle_t* device = nullptr;
+    int rc = lib_->api().ompd_device_initialize(impl_->handle, impl_->context, kind, sizeof id, &id, &device);
+    if (rc == ompd_rc_ok && device != nullptr) {
+        lib_->api().ompd_rel_address_space_handle(device);
+    }
+    return rc;
+}
+
 std::optional<std::int64_t> ompd_address_space::omp_version() {
     ompd_word_t v = 0;
     if (lib_->api().ompd_get_omp_version(impl_->handle, &v) != ompd_rc_ok) {

@@ -147,7 +147,7 @@ omp_runtime_probe probe_openmp_runtime(tracer::target& tgt) {
                 for (const char* ev : {"ompd_dll_locations_valid", "ompd_bp_parallel_begin",
                                        "ompd_bp_parallel_end", "ompd_bp_task_begin",
                                        "ompd_bp_task_end", "ompd_bp_thread_begin",
-                                       "ompd_bp_thread_end"}) {
+                                       "ompd_bp_thread_end", "ompd_bp_device_begin"}) {
                     if (auto s = find_one(*elf, ev)) {
                         probe.event_addresses[ev] = m.to_runtime(s->value);
                     }

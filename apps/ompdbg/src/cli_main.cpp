@@ -12,6 +12,7 @@
 #include "cli_main.hpp"
 #include "commands_core.hpp"
 #include "commands_omp.hpp"
+#include "doctor.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -25,6 +26,8 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
                        -ex/-x commands or, if none of them started it, after them
   attach PID           attach to a running process first, then run the commands
   core PROG CORE       examine a core dump of PROG (post-mortem)
+  doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
+                       a process) and say how to fix what is missing
   PROG [ARGS...]       load PROG; start it with `run` at the prompt
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
@@ -68,11 +71,12 @@ int ompdbg::app::run_cli(int argc, char** argv) {
             break;
         }
         options.push_back(a);
-        bool takes_value = a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command" || a == "--log";
+        bool takes_value = a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command" || a == "--log" ||
+                           a == "--ompd-library" || a == "--plugin-path" || a == "--dmpl-library";
         if (takes_value && i + 1 < args.size()) {
             options.push_back(args[i + 1]);
             script_item item{a == "-x" || a == "--command", args[i + 1]};
-            if (a != "--log") {
+            if (a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command") {
                 script.push_back(item);
             }
             ++i;
@@ -109,6 +113,14 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (!log_channels.empty()) {
         log::enable(log_channels);
+    }
+
+    if (!target.empty() && target[0] == "doctor") {
+        plugins::plugin_policy policy;
+        for (const auto& dir : plugin_paths) {
+            policy.allow_directory(dir);
+        }
+        return app::doctor_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
     }
 
     app::session s(json, batch);

@@ -1,5 +1,7 @@
 // omp info / threads / parallel / tasks / icvs and the OMPD settings: the OpenMP view of the
 // selected process through LLVM's libompd (plugins-host's ompd host does the talking).
+// `omp bt` is in commands_omp_bt.cpp, `catch omp` and the runtime watch in
+// commands_omp_events.cpp.
 
 #include "commands_omp.hpp"
 
@@ -13,10 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
 #include "command_prefix.hpp"
+#include "commands_omp_state.hpp"
 #include "session.hpp"
-#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/ompd.hpp"
@@ -32,18 +33,7 @@ using plugins::omp_task;
 using plugins::omp_thread;
 using plugins::ompd_address_space;
 
-namespace {
-
-/// OMPD state of one session: settings, the loaded library, the address space of the
-/// current target (rebuilt when the target changes).
-struct omp_state {
-    plugins::plugin_policy policy;
-    std::optional<fs::path> ompd_library_setting;
-    std::shared_ptr<plugins::ompd_library> library;
-    std::unique_ptr<ompd_address_space> aspace;
-    const tracer::target* aspace_target = nullptr;
-    pid_t aspace_pid = 0;
-};
+namespace omp_impl {
 
 omp_state& state_of(session& s) {
     // Never destroyed: at exit the session and its process are gone already, and nothing
@@ -62,9 +52,17 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-/// The OMPD address space of the session's target, created on first use. Throws one line
-/// saying why OpenMP cannot be inspected (no process, libgomp, stripped runtime,
-/// OMP_DEBUG not set, no usable libompd, an ompd_rc_t error).
+void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe) {
+    if (st.library) {
+        return;
+    }
+    st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
+    std::error_code ec;
+    bool fallback = st.ompd_library_setting && fs::equivalent(*st.ompd_library_setting, st.library->path(), ec);
+    st.library_source = fallback ? "set ompd-library / --ompd-library" : "named by the runtime (ompd_dll_locations)";
+    st.library_problem.clear();
+}
+
 ompd_address_space& require_ompd(session& s) {
     tracer::target* tgt = s.target();
     if (tgt == nullptr) {
@@ -79,12 +77,16 @@ ompd_address_space& require_ompd(session& s) {
     if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd) {
         error::send(probe.problem);
     }
+    if (probe.dll_locations.empty()) {
+        // The runtime fills ompd_dll_locations when it initialises (with or without
+        // OMP_DEBUG), at the program's first OpenMP construct or call.
+        error::send("the OpenMP runtime " + probe.runtime_path.string() +
+                    " is not initialised yet: stop the program after its first OpenMP construct");
+    }
     if (!probe.debug_enabled) {
         error::send(probe.problem);
     }
-    if (!st.library) {
-        st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
-    }
+    ensure_library(st, probe);
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
     plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
@@ -158,6 +160,11 @@ std::string thread_label(session& s, std::optional<pid_t> lwp) {
 std::string opt_num(std::optional<std::int64_t> v) {
     return v ? std::to_string(*v) : "-";
 }
+}  // namespace omp_impl
+
+using namespace omp_impl;
+
+namespace {
 
 // ---- omp info ----------------------------------------------------------------------
 
@@ -173,6 +180,7 @@ void cmd_omp_info(session& s, std::string_view) {
     ompd_address_space& as = require_ompd(s);
     auto& lib = as.library();
     s.out().line("OMPD library:        " + lib.path().string());
+    s.out().line("Found:               " + state_of(s).library_source);
     s.out().line("OMPD API version:    " + std::to_string(lib.api_version()));
     s.out().line("OMPD version string: " + lib.version_string());
     if (auto v = as.omp_version()) {
@@ -180,8 +188,31 @@ void cmd_omp_info(session& s, std::string_view) {
     }
     s.out().field("runtime", probe.runtime_path.string());
     s.out().field("library", lib.path().string());
+    s.out().field("found", state_of(s).library_source);
     s.out().field("api_version", lib.api_version());
     s.out().field("version_string", lib.version_string());
+}
+
+// ---- omp devices ----------------------------------------------------------------
+
+/// OpenMP 5.1 §20.6: a runtime announces each offload device at ompd_bp_device_begin, and
+/// only then does a tool call ompd_device_initialize for it. ompdbg debugs the host device;
+/// a runtime without that location (a host-only build, as the bootstrap's) has no other.
+void cmd_omp_devices(session& s, std::string_view) {
+    ompd_address_space& as = require_ompd(s);
+    auto probe = plugins::probe_openmp_runtime(as.target());
+    bool announces = probe.event_addresses.count("ompd_bp_device_begin") != 0;
+    s.out().line("Device 0: host (initial device), the address space of process " +
+                 std::to_string(as.target().pid()));
+    if (announces) {
+        s.out().line("Offload devices: the runtime announces them at ompd_bp_device_begin; ompdbg debugs the "
+                     "host device only.");
+    } else {
+        s.out().line("No offload devices: " + probe.runtime_path.string() +
+                     " defines no ompd_bp_device_begin (a host-only runtime).");
+    }
+    s.out().field("devices", nlohmann::json::array({{{"number", 0}, {"kind", "host"}}}));
+    s.out().field("offload_devices_announced", announces);
 }
 
 // ---- omp threads -------------------------------------------------------------------
@@ -484,170 +515,10 @@ void cmd_omp_icvs(session& s, std::string_view args) {
     s.out().field("icvs", rows);
 }
 
-// ---- omp bt ------------------------------------------------------------------------
-
-/// Entry address → construct ("#pragma omp parallel" / "#pragma omp task") of the outlined
-/// functions of thread `t`'s task and its generating tasks (the enclosing constructs).
-std::map<std::uint64_t, std::string> outlined_functions(ompd_address_space& as, const omp_thread& t) {
-    std::map<std::uint64_t, std::string> out;
-    auto implicit_icv = as.find_icv("implicit-task-var");
-    auto tk = as.current_task(t);
-    for (int guard = 0; tk && guard < 64; ++guard) {
-        if (auto f = as.task_function(*tk)) {
-            bool implicit = implicit_icv && as.icv(*tk, *implicit_icv).number.value_or(0) != 0;
-            out.emplace(*f, implicit ? "#pragma omp parallel" : "#pragma omp task");
-        }
-        tk = as.generating_task(*tk);
-    }
-    return out;
-}
-
-bool is_runtime_frame(const stack_frame& f, const fs::path& runtime) {
-    return f.module != nullptr && !runtime.empty() && f.module->path == runtime;
-}
-
-/// Entry (run-time) address of a frame's function: DWARF entry, else the minimal symbol.
-std::optional<std::uint64_t> frame_entry(const stack_frame& f) {
-    if (f.module == nullptr) {
-        return std::nullopt;
-    }
-    if (f.function && !f.is_inlined) {
-        return f.module->to_runtime(f.function->entry_pc).addr();
-    }
-    if (!f.symbol_name.empty()) {
-        return f.pc() - f.symbol_offset;
-    }
-    return std::nullopt;
-}
-
-/// Prints the frames of `tid` from `first` on, runtime frames folded, outlined functions
-/// shown as their construct; returns the next frame number. `last_outlined` receives the
-/// outermost outlined entry seen.
-int print_folded_frames(session& s, pid_t tid, std::size_t first, int number, const fs::path& runtime,
-                        const std::map<std::uint64_t, std::string>& outlined,
-                        std::optional<std::uint64_t>& last_outlined) {
-    const auto& frames = s.stack(tid);
-    int folded = 0;
-    for (std::size_t i = first; i < frames.size(); ++i) {
-        const stack_frame& f = frames[i];
-        if (is_runtime_frame(f, runtime)) {
-            ++folded;
-            continue;
-        }
-        auto entry = frame_entry(f);
-        if (entry && outlined.count(*entry) && f.inline_depth == 0) {
-            std::string where = describe_code(s, *entry);
-            auto at = where.find(" at ");
-            std::string loc = at == std::string::npos ? "" : where.substr(at);
-            s.out().line(fmt::format("#{:<3}{}{}  [{}]", number++, outlined.at(*entry), loc,
-                                     frame_function_name(f)));
-            last_outlined = *entry;
-            continue;
-        }
-        std::string line = format_frame_line(s, f, false);
-        s.out().line(fmt::format("#{:<3}{}", number++, line));
-    }
-    (void)folded;
-    return number;
-}
-
-void cmd_omp_bt(session& s, std::string_view args) {
-    std::string mode(trim(args));
-    ompd_address_space& as = require_ompd(s);
-    auto probe = plugins::probe_openmp_runtime(as.target());
-    pid_t tid = s.selected_tid();
-    auto t = as.thread_of(tid);
-    if (!t) {
-        error::send("Thread " + thread_label(s, tid) + " (LWP " + std::to_string(tid) +
-                    ") is not an OpenMP thread.");
-    }
-    auto outlined = outlined_functions(as, *t);
-    std::optional<std::uint64_t> last;
-    int n = print_folded_frames(s, tid, 0, 0, probe.runtime_path, outlined, last);
-    if (mode != "continued") {
-        return;
-    }
-    // A worker's stack ends in the runtime's thread start: continue in the thread that
-    // encountered the construct (the master of the region), above its own call of the
-    // same outlined function (gdb's `ompd bt on continued`).
-    auto par = as.current_parallel(*t);
-    for (int guard = 0; par && guard < 16; ++guard) {
-        auto master = as.thread_in_parallel(*par, 0);
-        auto mtid = master ? as.os_thread_of(*master) : std::nullopt;
-        if (!mtid || *mtid == tid) {
-            par = as.enclosing_parallel(*par);
-            continue;
-        }
-        const auto& mframes = s.stack(*mtid);
-        std::size_t start = mframes.size();
-        for (std::size_t i = 0; i < mframes.size(); ++i) {
-            auto e = frame_entry(mframes[i]);
-            if (last && e && *e == *last) {
-                start = i + 1;
-                break;
-            }
-        }
-        if (start >= mframes.size()) {
-            return;
-        }
-        s.out().line(fmt::format("---- continued in thread {} (LWP {}), which encountered the construct ----",
-                                 thread_label(s, *mtid), *mtid));
-        auto moutlined = outlined_functions(as, *master);
-        std::optional<std::uint64_t> mlast;
-        n = print_folded_frames(s, *mtid, start, n, probe.runtime_path, moutlined, mlast);
-        return;
-    }
-}
-
 }  // namespace
 
-std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
-    try {
-        ompd_address_space& as = require_ompd(s);
-        auto t = as.thread_of(tid);
-        std::string who = fmt::format("thread {} (LWP {})", thread_label(s, tid), tid);
-        if (!t) {
-            return who + " (not an OpenMP thread)";
-        }
-        if (event.starts_with("thread-")) {
-            auto num = as.icv_number(*t, "thread-num-var");
-            return fmt::format("OpenMP {}, {}", who, num ? "thread number " + std::to_string(*num) : "");
-        }
-        if (event.starts_with("parallel-")) {
-            // At ompd_bp_parallel_begin/end the thread's current region is the one that
-            // begins or ends (OMPD §5.6.3).
-            auto p = as.current_parallel(*t);
-            if (!p) {
-                return who + ", no parallel region";
-            }
-            std::string fn;
-            if (auto task0 = as.task_in_parallel(*p, 0)) {
-                if (auto f = as.task_function(*task0)) {
-                    fn = describe_code(s, *f);
-                }
-            }
-            return fmt::format("parallel region at level {}: team size {}, {}, encountered by {}",
-                               opt_num(as.icv_number(*p, "levels-var")),
-                               opt_num(as.icv_number(*p, "team-size-var")), fn, who);
-        }
-        // task-begin / task-end: the thread's current task is the task that begins or ends.
-        auto tk = as.current_task(*t);
-        if (!tk) {
-            return who + ", no task";
-        }
-        std::string fn;
-        if (auto f = as.task_function(*tk)) {
-            fn = describe_code(s, *f);
-        }
-        bool implicit = as.icv_number(*tk, "implicit-task-var").value_or(0) != 0;
-        std::string team;
-        if (auto p = as.task_parallel(*tk)) {
-            team = ", team size " + opt_num(as.icv_number(*p, "team-size-var"));
-        }
-        return fmt::format("{} task {}{}, on {}", implicit ? "implicit" : "explicit", fn, team, who);
-    } catch (const std::exception& e) {
-        return std::string("(") + e.what() + ")";
-    }
+plugins::plugin_policy& omp_plugin_policy(session& s) {
+    return state_of(s).policy;
 }
 
 void omp_set_plugin_path(session& s, const std::string& dir) {
@@ -683,45 +554,6 @@ std::vector<std::string> omp_launch_environment(const std::vector<std::string>& 
     return {"OMP_DEBUG=enabled"};
 }
 
-namespace {
-
-/// `catch omp EVENT`: a catchpoint on the runtime's ompd_bp_* location (OMPD §5.6), which
-/// the runtime passes once per region or task, with OMP_DEBUG=enabled.
-void cmd_catch_omp(session& s, std::string_view args) {
-    static const std::vector<std::pair<std::string, std::string>> events = {
-        {"parallel-begin", "ompd_bp_parallel_begin"}, {"parallel-end", "ompd_bp_parallel_end"},
-        {"task-begin", "ompd_bp_task_begin"},         {"task-end", "ompd_bp_task_end"},
-        {"thread-begin", "ompd_bp_thread_begin"},     {"thread-end", "ompd_bp_thread_end"}};
-    std::string event(trim(args));
-    const std::string* symbol = nullptr;
-    for (const auto& [name, sym] : events) {
-        if (name == event) {
-            symbol = &sym;
-        }
-    }
-    if (symbol == nullptr) {
-        error::send("Unknown OpenMP event \"" + event +
-                    "\": use parallel-begin, parallel-end, task-begin, task-end, thread-begin or "
-                    "thread-end.");
-    }
-    breakpoint bp;
-    bp.spec = *symbol;
-    bp.catch_what = "omp " + event;
-    bp.describe_hit = [event](session& ss, pid_t tid) { return omp_describe_event(ss, tid, event); };
-    std::string why;
-    bp.locations = resolve_spec(s, bp.spec, why);
-    bp.pending = bp.locations.empty();
-    bp.number = s.next_breakpoint_number();
-    int number = bp.number;
-    s.out().line(fmt::format("Catchpoint {} ({}){}", number, bp.catch_what,
-                             bp.pending ? " pending until the OpenMP runtime is loaded" : ""));
-    s.out().field("catchpoint", {{"number", number}, {"event", event}, {"pending", bp.pending}});
-    s.breakpoints()[number] = std::move(bp);
-    sync_breakpoint_sites(s);
-}
-
-}  // namespace
-
 void register_omp_commands(command_table& t) {
     command_table& catch_table = prefix_table(t, "catch", "Set catchpoints to catch events.");
     catch_table.add(command{"omp", {}, "Catch OpenMP events (through the runtime's OMPD breakpoints).",
@@ -734,6 +566,9 @@ void register_omp_commands(command_table& t) {
     omp.add(command{"info", {}, "Show the OpenMP runtime and the OMPD library in use.",
                     "omp info\nThe runtime, the OMPD library loaded for it, its API version and version string.",
                     cmd_omp_info, false, nullptr});
+    omp.add(command{"devices", {}, "Show the OpenMP devices (the host; offload devices the runtime announces).",
+                    "omp devices\nThe host device, and whether the runtime can announce offload devices.",
+                    cmd_omp_devices, false, nullptr});
     omp.add(command{"threads", {}, "List the OpenMP threads.",
                     "omp threads\nEvery thread with its OpenMP thread number, LWP, ompdbg thread id, state,\n"
                     "wait id, and its current parallel region (level, team size) and task.",

@@ -4,11 +4,13 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "command_table.hpp"
+#include "ompdbg/plugins/plugin_library.hpp"
 
 namespace ompdbg::app {
 
@@ -20,6 +22,19 @@ void register_omp_commands(command_table& t);
 /// The report of a `catch omp EVENT` hit in thread `tid` ("parallel-begin", ...): the region
 /// or task that begins or ends, with its team size and source location. Never throws.
 std::string omp_describe_event(session& s, pid_t tid, std::string_view event);
+
+/// Called after every library event of the live process: when an OMPD-enabled OpenMP
+/// runtime appears, plants the internal breakpoint on its ompd_dll_locations_valid.
+void omp_on_library_event(session& s);
+
+/// Called for a breakpoint stop at `addr` in thread `tid`: true when it is the internal
+/// ompd_dll_locations_valid breakpoint, which reads ompd_dll_locations and loads the first
+/// OMPD library it can (then --ompd-library / set ompd-library) before the target goes on.
+bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr);
+
+/// The session's plugin trust policy (`--plugin-path` / `set plugin-path`), shared by every
+/// kind of debugger plugin (OMPD, DMPL).
+plugins::plugin_policy& omp_plugin_policy(session& s);
 
 /// `--plugin-path DIR` / `--ompd-library PATH` from the command line (main.cpp).
 void omp_set_plugin_path(session& s, const std::string& dir);

@@ -7,6 +7,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
+#include "commands_omp.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -28,21 +29,6 @@ struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
     ~running_guard() { g_running.store(nullptr); }
 };
-
-void queue_other_hits(session& s, const tracer::stop_reason& why) {
-    auto* p = s.process();
-    if (!p) {
-        return;
-    }
-    for (pid_t other : why.other_breakpoint_tids) {
-        if (auto* t = p->find_thread(other)) {
-            try {
-                s.pending_hits().emplace_back(other, t->regs().pc());
-            } catch (const std::exception&) {
-            }
-        }
-    }
-}
 
 }  // namespace
 
@@ -86,7 +72,15 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         } catch (const std::exception& e) {
             s.out().error(e.what());
         }
+        omp_on_library_event(s);
         return true;
+    case stop_kind::breakpoint:
+        // Internal breakpoints of the plugin hosts (ompd_dll_locations_valid) are handled
+        // here; a user breakpoint at the same address is still reported.
+        if (why.breakpoint_addr && omp_on_internal_breakpoint(s, why.tid, why.breakpoint_addr->addr())) {
+            return breakpoints_at(s, why.breakpoint_addr->addr()).empty();
+        }
+        return false;
     case stop_kind::exec:
         s.attach_module_elves();
         s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
@@ -131,9 +125,6 @@ tracer::stop_reason resume_and_wait(session& s) {
             why = proc.wait_for_stop();
         }
         log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
-        if (why.kind == tracer::stop_kind::breakpoint) {
-            queue_other_hits(s, why);
-        }
         if (!why.is_process_end() && consume_background_event(s, why)) {
             continue;
         }
@@ -186,33 +177,9 @@ void continue_until_stop(session& s) {
     }
     auto& st = s.bp_commands_state();
     while (s.process() && s.process()->is_alive()) {
-        tracer::stop_reason why;
-        bool have = false;
-        // Threads that hit a breakpoint in an earlier stop are reported before resuming,
-        // so none of them passes over its breakpoint unreported.
-        while (!s.pending_hits().empty()) {
-            auto [tid, addr] = s.pending_hits().front();
-            s.pending_hits().pop_front();
-            auto* t = s.process()->find_thread(tid);
-            if (!t) {
-                continue;
-            }
-            try {
-                if (t->regs().pc() != addr || breakpoints_at(s, addr).empty()) {
-                    continue;
-                }
-            } catch (const std::exception&) {
-                continue;
-            }
-            why.kind = tracer::stop_kind::breakpoint;
-            why.tid = tid;
-            why.breakpoint_addr = virt_addr(addr);
-            have = true;
-            break;
-        }
-        if (!have) {
-            why = resume_and_wait(s);
-        }
+        // Threads that hit a breakpoint in the same stop stay queued in the tracer, which
+        // reports them one by one on the following resumes (each exactly once).
+        tracer::stop_reason why = resume_and_wait(s);
         st.resume_requested = false;
         if (!report_stop(s, why)) {
             continue;

@@ -19,8 +19,8 @@ void install_interrupt_handler();
 bool consume_background_event(session& s, const tracer::stop_reason& why);
 
 /// Resumes every thread and waits for the next event that is not consumed by
-/// consume_background_event. Breakpoint hits of other threads in the same stop are queued
-/// in session::pending_hits().
+/// consume_background_event. Breakpoint hits of other threads in the same stop are reported
+/// by the tracer on the following resumes, one at a time (as gdb does).
 tracer::stop_reason resume_and_wait(session& s);
 
 /// Reports `why` as gdb does (breakpoint, signal, exit, interrupt). Returns false when the

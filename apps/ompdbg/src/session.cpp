@@ -64,6 +64,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_misc_commands(commands_);
+    register_dump_commands(commands_);
     register_omp_commands(commands_);
     register_mpi_commands(commands_);
     register_core_commands(commands_);

@@ -71,6 +71,9 @@ struct breakpoint {
     /// hit instead of the frame line (empty function: an ordinary breakpoint).
     std::string catch_what;
     std::function<std::string(session&, pid_t)> describe_hit;
+    /// Catchpoints whose condition names the event's fields (`catch omp parallel-begin if
+    /// team_size != 8`) evaluate it here instead of in the frame; may throw like a condition.
+    std::function<bool(session&, pid_t, const std::string&)> test_condition;
 };
 
 class mpi_job;   // commands_mpi.hpp
@@ -263,6 +266,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
 void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 

@@ -178,13 +178,19 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         }
         if (!bp->condition.empty()) {
             try {
-                auto& frames = s.stack(tid);
-                if (frames.empty()) {
-                    error::send("No frame selected.");
-                }
-                frame_context ctx(s, tid, frames.front());
-                if (!dwarf::is_true(dwarf::evaluate(bp->condition, ctx))) {
-                    continue;
+                if (bp->test_condition) {
+                    if (!bp->test_condition(s, tid, bp->condition)) {
+                        continue;
+                    }
+                } else {
+                    auto& frames = s.stack(tid);
+                    if (frames.empty()) {
+                        error::send("No frame selected.");
+                    }
+                    frame_context ctx(s, tid, frames.front());
+                    if (!dwarf::is_true(dwarf::evaluate(bp->condition, ctx))) {
+                        continue;
+                    }
                 }
             } catch (const std::exception& e) {
                 condition_errors.push_back(

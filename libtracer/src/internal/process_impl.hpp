@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "internal/out_of_line.hpp"
 #include "internal/wait_status.hpp"
 #include "ompdbg/tracer/process.hpp"
 
@@ -43,10 +44,20 @@ public:
     pid_t tid_;
     tstate st = tstate::stopped;
     std::optional<registers> cache;
+    /// The pc alone, known without a full register read (read_pc/write_pc): a breakpoint
+    /// hit needs nothing else, and a PTRACE_PEEKUSER per look costs a system call.
+    std::optional<std::uint64_t> pc_cache;
+    /// Forgets every cached register: the thread ran, or its registers were written.
+    void forget_regs() {
+        cache.reset();
+        pc_cache.reset();
+    }
     int pending_signal = 0;                    ///< delivered on the next resume
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
     bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
     bool step_done = false;                    ///< the single-step trap arrived
+    /// Sent through an out-of-line slot (out_of_line.cpp): slot, site and insn length.
+    std::uint64_t ool_slot = 0, ool_site = 0, ool_length = 0;
 };
 
 struct process::impl {
@@ -116,6 +127,28 @@ struct process::impl {
     void remove_int3(breakpoint_site& s);
     std::uint64_t read_pc(pid_t tid);
     void write_pc(pid_t tid, std::uint64_t pc);
+
+    // --- stepping over sites out of line (out_of_line.cpp)
+    struct ool_site {
+        internal::ool_plan plan;
+        std::uint64_t slot = 0;
+        std::size_t length = 0;
+    };
+    std::map<std::uint64_t, ool_site> ool_sites;   ///< plan per site address, decided once
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ool_pages;   ///< scratch page, bytes used
+    bool ool_disabled = false;    ///< the target refused a scratch page: single-step
+    process::step_over_counts counts;
+    /// Moves `t`, stopped on enabled site `s`, past the instruction under it without running
+    /// it in place (jump to its slot, or emulate it). False: single-step it instead.
+    bool step_over_out_of_line(thread_record& t, breakpoint_site& s);
+    /// After stop_all: a thread stopped inside a slot is put at the equivalent address.
+    void normalise_out_of_line();
+    /// Code in [addr, addr+len) changed: plans of sites there are decided again.
+    void forget_out_of_line(std::uint64_t addr, std::size_t len);
+    /// A slot in a scratch page below the executable; `need_near`: within rel32 of `near`.
+    std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near, bool need_near);
+    /// mmap(hint, one page, r-x) run by stopped thread `t`; nullopt when it failed.
+    std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint);
 
     // --- shared libraries (shared_libraries.cpp)
     void init_shared_libraries();

@@ -1,6 +1,7 @@
 /* A fake libompd, only to provoke what the real one cannot: an unsupported API version
- * (FAKE_API_VERSION) or a missing entry point (FAKE_OMIT_ICV_STRING). Every other entry
- * point answers ompd_rc_unsupported (5). */
+ * (FAKE_API_VERSION), a missing entry point (FAKE_OMIT_ICV_STRING), or with a supported
+ * version an error from ompd_initialize. Every other entry point answers
+ * ompd_rc_unsupported (5). */
 #include <stdint.h>
 
 #define STUB(name) \

@@ -349,3 +349,24 @@ TEST_CASE("the probe names GNU libgomp and Debian's stripped libomp", "[ompd]") 
         CHECK_THAT(probe.problem, Catch::Contains("ompd_dll_locations"));
     }
 }
+
+TEST_CASE("a host-only runtime announces no device, and ompd_device_initialize answers as the plugin does",
+          "[ompd]") {
+    if (!have_examples()) {
+        return;
+    }
+    temp_out out;
+    auto p = run_to_checkpoint(example("omp_nested"), out);
+    auto probe = probe_openmp_runtime(*p);
+    // Ground truth: the runtime's symbol table.
+    bool has_device_event = readelf_symbol(runtime_dir + "/libomp.so", "ompd_bp_device_begin").has_value();
+    CHECK(probe.event_addresses.count("ompd_bp_device_begin") == (has_device_event ? 1u : 0u));
+    auto lib = ompd_library::load(runtime_dir + "/libompd.so", plugin_policy{});
+    ompd_address_space as(lib, *p, nullptr);
+    // OMPD_DEVICE_KIND_HOST (1), a device the runtime never announced: no address space.
+    int rc = as.initialize_device(1, 0);
+    CHECK(rc != 0);
+    CHECK_THAT(ompd_rc_name(rc), Catch::Matches("ompd_rc_[a-z_]+"));
+    // The process address space is still usable afterwards.
+    CHECK(as.thread_of(p->pid()).has_value());
+}

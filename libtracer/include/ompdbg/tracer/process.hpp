@@ -84,6 +84,15 @@ public:
     void enable_site(virt_addr addr);
     void disable_site(virt_addr addr);
 
+    /// How threads got over breakpoints on resume since launch/attach: `out_of_line` ran
+    /// the instruction from a scratch slot in the target, `emulated` a call/jmp rel32, and
+    /// `single_stepped` the classic remove/step/re-insert (instructions that cannot move,
+    /// or OMPDBG_STEP_OVER=single-step in the environment). For tests and benchmarks.
+    struct step_over_counts {
+        std::uint64_t out_of_line = 0, emulated = 0, single_stepped = 0;
+    };
+    step_over_counts step_overs() const;
+
     /// Restores every patched byte, resumes every thread, detaches. The process runs on
     /// exactly as before (pending signals re-delivered).
     void detach();

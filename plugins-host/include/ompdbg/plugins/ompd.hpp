@@ -202,6 +202,14 @@ public:
     }
     std::optional<std::int64_t> omp_version();
 
+    // ---- devices ----
+    /// ompd_device_initialize (OpenMP 5.1 §20.5.2.2) for offload device `id` of `kind`
+    /// (an OMPD_DEVICE_KIND_* value), as a tool does when the runtime announces a device at
+    /// ompd_bp_device_begin. ompdbg debugs the host device only: a device address space the
+    /// plugin creates is released at once. Returns the plugin's ompd_rc_t (LLVM's libompd
+    /// answers ompd_rc_unavailable for a device it does not know).
+    int initialize_device(std::uint64_t kind, std::uint64_t id);
+
     /// For tests that call the callbacks as libompd does: this address space's context
     /// (an ompd_address_space_context_t*) and the callback table (an ompd_callbacks_t*).
     void* context_for_testing();

@@ -1,0 +1,375 @@
+// `catch omp EVENT [if COND]` on the runtime's ompd_bp_* locations, the report of an event,
+// and the runtime watch: the internal breakpoint on ompd_dll_locations_valid through which
+// the debugger learns which OMPD library the runtime names (OpenMP 5.1 §20.2).
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
+#include "commands_omp_state.hpp"
+#include "frame_context.hpp"
+#include "session.hpp"
+#include "stack.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/plugins/ompd.hpp"
+
+namespace ompdbg::app {
+
+using namespace omp_impl;
+using plugins::ompd_address_space;
+
+namespace {
+
+/// ompt_task_flag_t values (omp-tools.h) that `task_flags` is made of.
+constexpr std::int64_t task_flag_implicit = 0x2;
+constexpr std::int64_t task_flag_explicit = 0x4;
+constexpr std::int64_t task_flag_final = 0x20000000;
+
+/// An OpenMP event as read at its ompd_bp_* location: the report line and the fields a
+/// `catch omp ... if COND` condition can name.
+struct omp_event {
+    std::string text;
+    std::map<std::string, std::int64_t, std::less<>> fields;
+};
+
+void set_field(omp_event& ev, const char* name, std::optional<std::int64_t> v) {
+    if (v) {
+        ev.fields[name] = *v;
+    }
+}
+
+/// The region a thread is forking, as its runtime's debug information shows it.
+struct forked_region {
+    std::optional<std::int64_t> level, team_size;
+    std::optional<std::uint64_t> function;
+};
+
+/// True when thread `tid` is at ompd_bp_parallel_begin called from __kmp_fork_call.
+/// LLVM's libomp (19) calls it there before it makes the new team the encountering
+/// thread's current one (kmp_runtime.cpp, before __kmp_fork_team_threads), so OMPD still
+/// shows the enclosing region. (From a serialized region's __ompt_lw_taskteam_link or from
+/// GOMP_parallel_start the new region is current already.)
+bool is_forking(session& s, pid_t tid) {
+    try {
+        const auto& frames = s.stack(tid);
+        return frames.size() > 1 && frame_function_name(frames[1]) == "__kmp_fork_call";
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+/// The team __kmp_fork_call is forking, from its local `team` and the runtime's debug
+/// information; nullopt without it.
+std::optional<forked_region> region_being_forked(session& s, pid_t tid) {
+    try {
+        const auto& frames = s.stack(tid);
+        frame_context ctx(s, tid, frames.at(1));
+        auto number = [&](const char* expr) -> std::optional<std::int64_t> {
+            try {
+                return dwarf::as_integer(dwarf::evaluate(expr, ctx));
+            } catch (const std::exception& e) {
+                log::write(log::channel::plugin, "OMPD: {} in __kmp_fork_call: {}", expr, e.what());
+                return std::nullopt;
+            }
+        };
+        forked_region r;
+        r.team_size = number("team->t.t_nproc");
+        r.level = number("team->t.t_level");
+        if (auto f = number("(unsigned long)team->t.t_pkfn")) {
+            r.function = static_cast<std::uint64_t>(*f);
+        }
+        if (r.team_size && r.level) {
+            return r;
+        }
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "OMPD: parallel-begin frames: {}", e.what());
+    }
+    return std::nullopt;
+}
+
+omp_event read_event(session& s, pid_t tid, std::string_view event) {
+    omp_event ev;
+    ompd_address_space& as = require_ompd(s);
+    auto t = as.thread_of(tid);
+    std::string who = fmt::format("thread {} (LWP {})", thread_label(s, tid), tid);
+    if (!t) {
+        ev.text = who + " (not an OpenMP thread)";
+        return ev;
+    }
+    auto num = as.icv_number(*t, "thread-num-var");
+    set_field(ev, "thread_num", num);
+    if (event.starts_with("thread-")) {
+        ev.text = fmt::format("OpenMP {}, {}", who, num ? "thread number " + std::to_string(*num) : "");
+        return ev;
+    }
+    if (event == "parallel-begin" && is_forking(s, tid)) {
+        if (auto begun = region_being_forked(s, tid)) {
+            set_field(ev, "level", begun->level);
+            set_field(ev, "team_size", begun->team_size);
+            std::string fn = begun->function ? describe_code(s, *begun->function) : "?";
+            ev.text = fmt::format("parallel region at level {}: team size {}, {}, encountered by {}",
+                                  opt_num(begun->level), opt_num(begun->team_size), fn, who);
+            return ev;
+        }
+        // Without the runtime's debug information the new region cannot be seen yet: say
+        // so rather than show the enclosing one as if it were the new one.
+        ev.text = fmt::format("parallel region begins (the runtime has not made it current yet: no debug "
+                              "information for __kmp_fork_call in {}), encountered by {}",
+                              plugins::probe_openmp_runtime(as.target()).runtime_path.string(), who);
+        return ev;
+    }
+    if (event.starts_with("parallel-")) {
+        // At ompd_bp_parallel_end the thread's current region is the one that ends (OpenMP
+        // 5.1 §20.6.3); so it should be at ompd_bp_parallel_begin, but see above.
+        auto p = as.current_parallel(*t);
+        if (!p) {
+            ev.text = who + ", no parallel region";
+            return ev;
+        }
+        std::string fn;
+        if (auto task0 = as.task_in_parallel(*p, 0)) {
+            if (auto f = as.task_function(*task0)) {
+                fn = describe_code(s, *f);
+            }
+        }
+        auto level = as.icv_number(*p, "levels-var");
+        auto team = as.icv_number(*p, "team-size-var");
+        set_field(ev, "level", level);
+        set_field(ev, "active_level", as.icv_number(*p, "active-levels-var"));
+        set_field(ev, "team_size", team);
+        ev.text = fmt::format("parallel region at level {}: team size {}, {}, encountered by {}", opt_num(level),
+                              opt_num(team), fn, who);
+        return ev;
+    }
+    // task-begin / task-end: the thread's current task is the task that begins or ends.
+    auto tk = as.current_task(*t);
+    if (!tk) {
+        ev.text = who + ", no task";
+        return ev;
+    }
+    std::string fn;
+    if (auto f = as.task_function(*tk)) {
+        fn = describe_code(s, *f);
+    }
+    bool implicit = as.icv_number(*tk, "implicit-task-var").value_or(0) != 0;
+    bool final = as.icv_number(*tk, "final-task-var").value_or(0) != 0;
+    ev.fields["implicit"] = implicit ? 1 : 0;
+    ev.fields["final"] = final ? 1 : 0;
+    ev.fields["task_flags"] = (implicit ? task_flag_implicit : task_flag_explicit) | (final ? task_flag_final : 0);
+    std::string team;
+    if (auto p = as.task_parallel(*tk)) {
+        auto size = as.icv_number(*p, "team-size-var");
+        set_field(ev, "team_size", size);
+        set_field(ev, "level", as.icv_number(*p, "levels-var"));
+        set_field(ev, "active_level", as.icv_number(*p, "active-levels-var"));
+        team = ", team size " + opt_num(size);
+    }
+    ev.text = fmt::format("{} task {}{}, on {}", implicit ? "implicit" : "explicit", fn, team, who);
+    return ev;
+}
+
+/// Names the event's fields in a condition; everything else (program variables,
+/// registers, $convenience) comes from the thread's innermost frame.
+class event_context final : public dwarf::eval_context {
+public:
+    event_context(const omp_event& ev, dwarf::eval_context& frame) : ev_(ev), frame_(frame) {}
+
+    std::optional<dwarf::value> lookup_variable(std::string_view name) override {
+        if (auto it = ev_.fields.find(name); it != ev_.fields.end()) {
+            dwarf::value v;
+            v.val_type = dwarf::type::make_base("long", 8, dwarf::base_encoding::signed_int);
+            v.synthetic_type_name = "long";
+            v.bytes.resize(8);
+            std::memcpy(v.bytes.data(), &it->second, 8);
+            return v;
+        }
+        return frame_.lookup_variable(name);
+    }
+    std::optional<dwarf::value> lookup_function(std::string_view n) override { return frame_.lookup_function(n); }
+    std::optional<dwarf::type> lookup_type(std::string_view n) override { return frame_.lookup_type(n); }
+    std::optional<std::uint64_t> read_register(std::string_view n) override { return frame_.read_register(n); }
+    void write_register(std::string_view n, std::uint64_t v) override { frame_.write_register(n, v); }
+    void read_memory(std::uint64_t a, std::span<std::byte> out) override { frame_.read_memory(a, out); }
+    void write_memory(std::uint64_t a, std::span<const std::byte> d) override { frame_.write_memory(a, d); }
+    std::optional<std::uint64_t> read_dwarf_register(int r) override { return frame_.read_dwarf_register(r); }
+    std::string symbolize(std::uint64_t a) override { return frame_.symbolize(a); }
+    std::optional<dwarf::value> history(int i) override { return frame_.history(i); }
+    int history_size() override { return frame_.history_size(); }
+    std::optional<dwarf::value> lookup_enumerator(std::string_view n) override { return frame_.lookup_enumerator(n); }
+    std::optional<dwarf::value> convenience(std::string_view n) override { return frame_.convenience(n); }
+    void set_convenience(std::string_view n, const dwarf::value& v) override { frame_.set_convenience(n, v); }
+    void write_dwarf_register(int r, std::uint64_t v) override { frame_.write_dwarf_register(r, v); }
+    bool language_cplus() override { return false; }
+
+private:
+    const omp_event& ev_;
+    dwarf::eval_context& frame_;
+};
+
+/// The condition of a `catch omp` catchpoint, evaluated over the event's fields. Throws
+/// (gdb's "Error in testing condition") when it names something that does not exist.
+bool event_condition_holds(session& s, pid_t tid, std::string_view event, const std::string& condition) {
+    omp_event ev = read_event(s, tid, event);
+    const auto& frames = s.stack(tid);
+    if (frames.empty()) {
+        error::send("No frame selected.");
+    }
+    frame_context frame(s, tid, frames.front());
+    event_context ctx(ev, frame);
+    return dwarf::is_true(dwarf::evaluate(condition, ctx));
+}
+
+/// Splits "EVENT if COND".
+std::pair<std::string, std::string> split_event_condition(std::string_view args) {
+    std::string a(trim(args));
+    for (std::size_t i = 0; i + 2 <= a.size(); ++i) {
+        bool start_ok = i > 0 && (a[i - 1] == ' ' || a[i - 1] == '\t');
+        bool end_ok = i + 2 == a.size() || a[i + 2] == ' ' || a[i + 2] == '\t' || a[i + 2] == '(';
+        if (start_ok && end_ok && a.compare(i, 2, "if") == 0) {
+            return {std::string(trim(std::string_view(a).substr(0, i))),
+                    std::string(trim(std::string_view(a).substr(i + 2)))};
+        }
+    }
+    return {a, {}};
+}
+
+}  // namespace
+
+std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
+    try {
+        return read_event(s, tid, event).text;
+    } catch (const std::exception& e) {
+        return std::string("(") + e.what() + ")";
+    }
+}
+
+// ---- the runtime watch ---------------------------------------------------------------
+
+void omp_on_library_event(session& s) {
+    tracer::process* proc = s.process();
+    if (proc == nullptr || !proc->is_alive()) {
+        return;
+    }
+    omp_state& st = state_of(s);
+    if (st.dll_valid_site && st.dll_valid_pid == proc->pid()) {
+        return;  // planted already (or hit already) in this process
+    }
+    auto probe = plugins::probe_openmp_runtime(*proc);
+    if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd) {
+        return;
+    }
+    auto at = probe.event_addresses.find("ompd_dll_locations_valid");
+    if (at == probe.event_addresses.end()) {
+        return;
+    }
+    try {
+        proc->add_breakpoint_site(at->second, true);
+        st.dll_valid_site = at->second.addr();
+        st.dll_valid_pid = proc->pid();
+        log::write(log::channel::plugin, "OMPD: internal breakpoint on ompd_dll_locations_valid at {:#x}",
+                   at->second.addr());
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "OMPD: cannot plant on ompd_dll_locations_valid: {}", e.what());
+    }
+}
+
+bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
+    tracer::process* proc = s.process();
+    omp_state& st = state_of(s);
+    if (proc == nullptr || !st.dll_valid_site || *st.dll_valid_site != addr || st.dll_valid_pid != proc->pid()) {
+        return false;
+    }
+    // The runtime passes here once, when ompd_dll_locations is filled: the site has done
+    // its job (the address stays recorded so that it is not planted again).
+    try {
+        proc->remove_breakpoint_site(virt_addr(addr));
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "OMPD: remove ompd_dll_locations_valid site: {}", e.what());
+    }
+    auto probe = plugins::probe_openmp_runtime(*proc);
+    std::string names;
+    for (const auto& l : probe.dll_locations) {
+        names += (names.empty() ? "" : ", ") + l;
+    }
+    log::write(log::channel::plugin, "OMPD: thread {} at ompd_dll_locations_valid; the runtime names {}", tid,
+               names);
+    if (st.library) {
+        return true;
+    }
+    try {
+        ensure_library(st, probe);
+        s.out().event("ompd-library",
+                      {{"path", st.library->path().string()},
+                       {"source", st.library_source},
+                       {"api_version", st.library->api_version()},
+                       {"version_string", st.library->version_string()}},
+                      fmt::format("[OMPD library {} ({}), {}]", st.library->path().string(),
+                                  st.library->version_string(), st.library_source));
+    } catch (const std::exception& e) {
+        st.library_problem = e.what();
+        s.out().error(std::string("warning: OMPD: ") + e.what());
+    }
+    return true;
+}
+
+namespace omp_impl {
+
+/// `catch omp EVENT [if COND]`: a catchpoint on the runtime's ompd_bp_* location (OpenMP
+/// 5.1 §20.6), which the runtime passes once per region or task, with OMP_DEBUG=enabled.
+/// COND may name the event's fields (team_size, level, active_level, thread_num, and for
+/// tasks implicit, final, task_flags) besides the program's variables.
+void cmd_catch_omp(session& s, std::string_view args) {
+    static const std::vector<std::pair<std::string, std::string>> events = {
+        {"parallel-begin", "ompd_bp_parallel_begin"}, {"parallel-end", "ompd_bp_parallel_end"},
+        {"task-begin", "ompd_bp_task_begin"},         {"task-end", "ompd_bp_task_end"},
+        {"thread-begin", "ompd_bp_thread_begin"},     {"thread-end", "ompd_bp_thread_end"}};
+    auto [event, condition] = split_event_condition(args);
+    const std::string* symbol = nullptr;
+    for (const auto& [name, sym] : events) {
+        if (name == event) {
+            symbol = &sym;
+        }
+    }
+    if (symbol == nullptr) {
+        error::send("Unknown OpenMP event \"" + event +
+                    "\": use parallel-begin, parallel-end, task-begin, task-end, thread-begin or "
+                    "thread-end.");
+    }
+    if (!condition.empty()) {
+        dwarf::parse_expression(condition);  // a syntax error is reported now, as gdb does
+    }
+    breakpoint bp;
+    bp.spec = *symbol;
+    bp.catch_what = "omp " + event;
+    bp.condition = condition;
+    bp.describe_hit = [event](session& ss, pid_t tid) { return omp_describe_event(ss, tid, event); };
+    bp.test_condition = [event](session& ss, pid_t tid, const std::string& cond) {
+        return event_condition_holds(ss, tid, event, cond);
+    };
+    std::string why;
+    bp.locations = resolve_spec(s, bp.spec, why);
+    bp.pending = bp.locations.empty();
+    bp.number = s.next_breakpoint_number();
+    int number = bp.number;
+    s.out().line(fmt::format("Catchpoint {} ({}){}", number, bp.catch_what,
+                             bp.pending ? " pending until the OpenMP runtime is loaded" : ""));
+    s.out().field("catchpoint",
+                  {{"number", number}, {"event", event}, {"condition", condition}, {"pending", bp.pending}});
+    s.breakpoints()[number] = std::move(bp);
+    sync_breakpoint_sites(s);
+}
+
+}  // namespace omp_impl
+
+}  // namespace ompdbg::app

@@ -1,0 +1,69 @@
+#pragma once
+// Shared by the commands_omp*.cpp files: the OMPD state of a session and the helpers that
+// every OpenMP command uses (the address space, code locations, thread labels).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "session.hpp"
+#include "ompdbg/plugins/ompd.hpp"
+#include "ompdbg/plugins/plugin_library.hpp"
+
+namespace ompdbg::app::omp_impl {
+
+/// OMPD state of one session: settings, the loaded library, the address space of the
+/// current target (rebuilt when the target changes).
+struct omp_state {
+    plugins::plugin_policy policy;
+    std::optional<std::filesystem::path> ompd_library_setting;
+    std::shared_ptr<plugins::ompd_library> library;
+    /// How `library` was found ("the runtime's ompd_dll_locations", "--ompd-library").
+    std::string library_source;
+    /// Why no library could be loaded when the runtime announced its list (shown by `omp
+    /// info` and the OpenMP commands); empty when none was tried or it worked.
+    std::string library_problem;
+    std::unique_ptr<plugins::ompd_address_space> aspace;
+    const tracer::target* aspace_target = nullptr;
+    pid_t aspace_pid = 0;
+    /// The internal breakpoint on ompd_dll_locations_valid: its address and process.
+    std::optional<std::uint64_t> dll_valid_site;
+    pid_t dll_valid_pid = 0;
+};
+
+/// The state of session `s` (created on first use, never destroyed).
+omp_state& state_of(session& s);
+
+std::string_view trim(std::string_view s);
+
+/// Loads the OMPD library for `probe` (the runtime's ompd_dll_locations, then the
+/// --ompd-library fallback) into `st` unless one is loaded. Throws one line saying why not.
+void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe);
+
+/// The OMPD address space of the session's target, created on first use. Throws one line
+/// saying why OpenMP cannot be inspected (no process, libgomp, stripped runtime,
+/// OMP_DEBUG not set, no usable libompd, an ompd_rc_t error).
+plugins::ompd_address_space& require_ompd(session& s);
+
+/// "main.omp_outlined at omp_nested.c:14" for a code address (function from DWARF or the
+/// symbol table; file:line from the line table).
+std::string describe_code(session& s, std::uint64_t addr);
+
+/// gdb's thread number of an LWP as text ("?" when unknown).
+std::string thread_label(session& s, std::optional<pid_t> lwp);
+
+/// The number, or "-".
+std::string opt_num(std::optional<std::int64_t> v);
+
+/// `omp bt [continued]` (commands_omp_bt.cpp).
+void cmd_omp_bt(session& s, std::string_view args);
+
+/// `catch omp EVENT [if COND]` (commands_omp_events.cpp).
+void cmd_catch_omp(session& s, std::string_view args);
+
+}  // namespace ompdbg::app::omp_impl
