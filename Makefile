@@ -3,8 +3,9 @@
 # run the demo or the whole test suite.
 #
 #   make demo        bootstrap, build, run ompdbg in batch mode on an example program
-#   make test        bootstrap, build, run the suite (ctest) in build/
-#   make test-sanitize  the same suite in an AddressSanitizer+UBSan build (build-sanitize/)
+#   make test        bootstrap, build, run the suite (ctest) in build/, then in the
+#                    AddressSanitizer+UBSan build (build-sanitize/)
+#   make test-sanitize  only the sanitizer suite
 #   make build       bootstrap and build build/ only
 #   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
 #   make clean       remove the build directories (not the bootstrap cache)
@@ -44,10 +45,11 @@ demo: build
 	$(OMPDBG) --batch -ex 'break threads.c:27' -ex run -ex bt -ex 'info locals' \
 	  -ex 'info threads' -ex continue run $(DEMO_PROGRAM)
 
-# The suite in build/. The AddressSanitizer+UBSan suite is `make test-sanitize`; it is not
-# yet part of `make test` because it has not been run green end to end (see issue 3's note).
-test: build
+# The suite in build/, then the same suite in the AddressSanitizer+UBSan build (any
+# ASan/UBSan report fails the test that triggered it: -fno-sanitize-recover=all).
+test: build build-sanitize
 	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
+	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
 test-sanitize: build-sanitize
 	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)

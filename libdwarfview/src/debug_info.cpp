@@ -213,6 +213,12 @@ std::vector<Dwarf_Die> debug_info::impl::scope_chain(Dwarf_Die cudie, std::uint6
                     self(self, child, depth + 1);
                     return true;
                 }
+                // gcc nests the routines it outlines for OpenMP (main._omp_fn.0) inside the
+                // function's DIE although their code lies elsewhere: look inside.
+                if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haschildren(&child) &&
+                    self(self, child, depth + 1)) {
+                    return true;
+                }
                 break;
             case DW_TAG_namespace: case DW_TAG_module: case DW_TAG_structure_type:
             case DW_TAG_class_type: case DW_TAG_union_type:

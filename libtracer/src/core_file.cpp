@@ -122,6 +122,7 @@ struct core_file::impl {
     std::vector<std::string> warnings;
     std::vector<loaded_module> modules;
     bool modules_read = false;
+    elf_provider elves;
 
     std::optional<std::uint64_t> aux(std::uint64_t type) const {
         for (auto& [t, v] : auxv) {
@@ -143,9 +144,10 @@ core_file::core_file() : impl_(std::make_unique<impl>()) {}
 core_file::~core_file() = default;
 
 std::unique_ptr<core_file> core_file::open(const std::filesystem::path& core,
-                                           const std::filesystem::path& executable) {
+                                           const std::filesystem::path& executable, elf_provider elves) {
     std::unique_ptr<core_file> cf(new core_file());
     impl& d = *cf->impl_;
+    d.elves = std::move(elves);
     d.core_path = core;
     d.exe_path = executable;
     d.core = file_handle(::open(core.c_str(), O_RDONLY | O_CLOEXEC));
@@ -436,6 +438,16 @@ const std::vector<loaded_module>& core_file::modules() {
     if (!impl_->modules_read) {
         impl_->modules_read = true;
         impl_->read_modules();
+        for (auto& m : impl_->modules) {
+            if (m.elf || m.path.empty()) {
+                continue;
+            }
+            try {
+                m.elf = impl_->elves ? impl_->elves(m.path) : dwarf::elf_file::open(m.path);
+            } catch (const std::exception& e) {
+                log::write(log::channel::ptrace, "core: no ELF file for {}: {}", m.path.string(), e.what());
+            }
+        }
     }
     return impl_->modules;
 }

@@ -3,7 +3,7 @@
 
 #include "ompdbg/tracer/mpir.hpp"
 
-#include "internal/elf_lookup.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -21,8 +21,18 @@ std::optional<virt_addr> find_symbol(target& t, std::string_view name) {
         if (m.path.empty()) {
             continue;
         }
-        if (auto v = internal::elf_symbol_value(m.path, name); v && *v != 0) {
-            return m.to_runtime(*v);
+        std::shared_ptr<dwarf::elf_file> elf = m.elf;
+        if (!elf) {
+            try {
+                elf = dwarf::elf_file::open(m.path);
+            } catch (const error&) {
+                continue;
+            }
+        }
+        for (const auto& sym : elf->find_symbols(name)) {
+            if (sym.value != 0) {
+                return m.to_runtime(sym.value);
+            }
         }
     }
     return std::nullopt;

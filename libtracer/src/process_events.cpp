@@ -98,6 +98,9 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             return;
         }
         if (t.st == tstate::stopping || t.st == tstate::starting || stopping_all) {
+            if (t.st == tstate::starting && watches.has_hardware()) {
+                apply_debug_registers(t);   // debug registers are per thread
+            }
             t.st = tstate::stopped;
             return;
         }
@@ -155,6 +158,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             leader()->st = tstate::stopped;
             leader()->forget_regs();
             sites.clear();
+            drop_watchpoints(false);   // the watched memory is gone with the old image
             ool_sites.clear();
             ool_pages.clear();
             ool_disabled = false;
@@ -194,9 +198,18 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     }
     case wait_status::kind::signal_stop: {
         int sig = ws.signo();
+        if (sig == SIGSEGV && !watches.guarded_prot.empty()) {
+            // A write to a page a software watchpoint guards (watchpoints.cpp).
+            if (auto fault = internal::get_siginfo(tid); fault && handle_watch_fault(t, *fault)) {
+                return;
+            }
+        }
         t.st = tstate::stopped;
         t.forget_regs();
         auto si = internal::get_siginfo(tid);
+        if (sig == SIGTRAP && si && si->si_code == TRAP_HWBKPT && watches.has_hardware() && handle_debug_trap(t)) {
+            return;
+        }
         if (sig == SIGTRAP && si) {
             bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
             if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
@@ -270,6 +283,9 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork) {
         }
         vfork_pending = true;
     } else {
+        // The child's copy of our software watchpoint guards would kill it on its first
+        // write there. (A vfork child shares our memory and normally only calls exec.)
+        unguard_fork_child(child);
         for (auto& [addr, s] : sites) {
             if (s->is_enabled()) {
                 auto aligned = addr & ~std::uint64_t{7};
@@ -457,6 +473,22 @@ std::optional<stop_reason> process::impl::take_report() {
     return std::nullopt;
 }
 
+// Every queued event turned out stale (a hit of a site deleted or disabled since it was
+// collected): nothing is running any more, yet the caller asked the process to run. Resume
+// it now, or the wait would never end.
+void process::impl::resume_if_everything_stale() {
+    if (end || !queue.empty() || !running) {
+        return;
+    }
+    bool any_running = std::any_of(threads.begin(), threads.end(), [](auto& t) {
+        return t->st == tstate::running || t->st == tstate::stopping || t->st == tstate::starting;
+    });
+    if (!any_running) {
+        log::write(log::channel::wait, "every queued event was stale: resuming");
+        resume_all();
+    }
+}
+
 std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
     require_alive();
     internal::wakeup_init();
@@ -469,6 +501,7 @@ std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
             if (auto r = take_report()) {
                 return r;
             }
+            resume_if_everything_stale();
             continue;
         }
         if (!running) {
@@ -636,6 +669,18 @@ stop_reason process::step_instruction(pid_t tid) {
     t->pending_signal = 0;
     d.running = true;
     bool done = d.single_step(*t, sig);
+    // A watchpoint that the stepped instruction triggered is this step's stop.
+    for (auto it = d.queue.begin(); done && it != d.queue.end(); ++it) {
+        if (it->kind == stop_kind::watchpoint && it->tid == tid) {
+            stop_reason r = *it;
+            d.queue.erase(it);
+            thread_record* tp = d.find(tid);
+            tp->st = tstate::stopped;
+            tp->step_over_pc = d.read_pc(tid);
+            d.running = false;
+            return r;
+        }
+    }
     if (done) {
         thread_record* tp = d.find(tid);
         tp->st = tstate::stopped;

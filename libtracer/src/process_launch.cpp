@@ -67,7 +67,8 @@ struct pipe_pair {
 
 // Runs in the forked child: only async-signal-safe calls until execve.
 [[noreturn]] void child_exec(int go_fd, int err_fd, const char* path, char* const argv[], char* const envp[],
-                             const char* in_path, const char* out_path, const char* cwd, bool no_aslr) {
+                             const char* in_path, const char* out_path, int out_fd, const char* cwd,
+                             bool no_aslr) {
     char c;
     while (::read(go_fd, &c, 1) < 0 && errno == EINTR) {
     }
@@ -89,6 +90,8 @@ struct pipe_pair {
             fail(2);
         }
         ::close(fd);
+    } else if (out_fd >= 0 && out_fd != 1 && ::dup2(out_fd, 1) < 0) {
+        fail(2);
     }
     if (cwd && ::chdir(cwd) != 0) {
         fail(3);
@@ -192,7 +195,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
         ::close(go.fd[1]);
         ::close(err.fd[0]);
         child_exec(go.fd[0], err.fd[1], prog.c_str(), argv.data(), envp.data(), opts.stdin_path ? in_s.c_str() : nullptr,
-                   opts.stdout_path ? out_s.c_str() : nullptr, opts.working_dir ? cwd_s.c_str() : nullptr,
+                   opts.stdout_path ? out_s.c_str() : nullptr, opts.stdout_fd, opts.working_dir ? cwd_s.c_str() : nullptr,
                    opts.disable_aslr);
     }
     go.close_read();
@@ -202,6 +205,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
+    d.elves = opts.elves;
 
     // Seize before the child may exec, so that the exec and everything after is traced with
     // SEIZE semantics (PTRACE_INTERRUPT, PTRACE_LISTEN, EVENT_STOP for new threads).
@@ -269,7 +273,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     return proc;
 }
 
-std::unique_ptr<process> process::attach(pid_t pid) {
+std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     internal::wakeup_init();
     if (pid <= 0) {
         error::send("ptrace: No such process.");
@@ -278,6 +282,7 @@ std::unique_ptr<process> process::attach(pid_t pid) {
     auto& d = *proc->impl_;
     d.pid = pid;
     d.attached = true;
+    d.elves = std::move(elves);
 
     // Threads can be created while we attach: walk /proc/PID/task until a pass finds no
     // task we have not seized yet (LLDB's NativeProcessLinux::Attach).
@@ -403,7 +408,8 @@ void process::detach() {
         d.reap_everything();
         return;
     }
-    // Restore every patched byte while everything is stopped.
+    // Restore every patched byte and page protection while everything is stopped.
+    d.drop_watchpoints(true);
     for (auto& [addr, s] : d.sites) {
         if (s->is_enabled()) {
             d.remove_int3(*s);

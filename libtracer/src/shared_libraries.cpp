@@ -4,7 +4,6 @@
 // RT_CONSISTENT re-reads the link_map chain. Before ld.so has run (the exec stop), r_brk
 // comes from `_dl_debug_state` in ld.so's own symbols, ld.so's base being AT_BASE.
 
-#include "internal/elf_lookup.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/proc_fs.hpp"
 
@@ -87,6 +86,37 @@ void process::impl::plant_loader_breakpoint(std::uint64_t addr) {
     }
 }
 
+std::shared_ptr<dwarf::elf_file> process::impl::elf_of(const std::filesystem::path& path) {
+    if (path.empty()) {
+        return nullptr;
+    }
+    try {
+        if (elves) {
+            return elves(path);
+        }
+        auto& slot = own_elves[path];
+        if (!slot) {
+            slot = dwarf::elf_file::open(path);
+        }
+        return slot;
+    } catch (const std::exception& e) {
+        log::write(log::channel::ptrace, "no ELF file for {}: {}", path.string(), e.what());
+        return nullptr;
+    }
+}
+
+std::optional<std::uint64_t> process::impl::loader_symbol(std::string_view name) {
+    for (const auto& m : modules) {
+        if (m.path == ld_path && m.elf) {
+            return defined_symbol_value(*m.elf, name);
+        }
+    }
+    if (auto elf = elf_of(ld_path)) {
+        return defined_symbol_value(*elf, name);
+    }
+    return std::nullopt;
+}
+
 void process::impl::init_shared_libraries() {
     modules.clear();
     r_debug_addr = 0;
@@ -120,6 +150,7 @@ void process::impl::init_shared_libraries() {
     exe.load_bias = exe_bias;
     exe.l_ld = exe_dynamic;
     exe.is_executable = true;
+    exe.elf = elf_of(exe_path);
     fill_range(exe, maps, phdr.value_or(0));
     modules.push_back(std::move(exe));
 
@@ -139,9 +170,10 @@ void process::impl::init_shared_libraries() {
         loaded_module ld;
         ld.path = ld_path;
         ld.load_bias = ld_base;
+        ld.elf = elf_of(ld_path);
         fill_range(ld, maps, ld_base);
         modules.push_back(std::move(ld));
-        if (auto v = internal::elf_symbol_value(ld_path, "_dl_debug_state")) {
+        if (auto v = loader_symbol("_dl_debug_state")) {
             plant_loader_breakpoint(ld_base + *v);
         }
     }
@@ -165,7 +197,7 @@ bool process::impl::read_link_map() {
         }
     }
     if (rdebug == 0 && ld_base != 0 && !ld_path.empty()) {
-        if (auto v = internal::elf_symbol_value(ld_path, "_r_debug")) {
+        if (auto v = loader_symbol("_r_debug")) {
             rdebug = ld_base + *v;
         }
     }
@@ -225,12 +257,15 @@ bool process::impl::read_link_map() {
     for (std::size_t i = 0; !changed && i < fresh.size(); ++i) {
         changed = fresh[i].path != modules[i].path || fresh[i].load_bias != modules[i].load_bias;
     }
-    // Keep elf handles of modules that did not change.
+    // Keep elf handles of modules that did not change; open the new ones.
     for (auto& f : fresh) {
         for (auto& old : modules) {
             if (old.path == f.path && old.load_bias == f.load_bias && old.elf) {
                 f.elf = old.elf;
             }
+        }
+        if (!f.elf) {
+            f.elf = elf_of(f.path);
         }
     }
     modules = std::move(fresh);

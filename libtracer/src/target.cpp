@@ -7,6 +7,20 @@
 
 namespace ompdbg::tracer {
 
+std::optional<std::uint64_t> defined_symbol_value(const dwarf::elf_file& elf, std::string_view name) {
+    std::optional<dwarf::symbol> best;
+    auto rank = [](const dwarf::symbol& s) { return (s.is_global ? 2 : 0) + (s.from_dynsym ? 1 : 0); };
+    for (auto& s : elf.find_symbols(name)) {
+        if (!best || rank(s) > rank(*best)) {
+            best = s;
+        }
+    }
+    if (!best) {
+        return std::nullopt;
+    }
+    return best->value;
+}
+
 const loaded_module* target::module_at(virt_addr addr) {
     for (const auto& m : modules()) {
         if (addr.addr() >= m.start && addr.addr() < m.end) {

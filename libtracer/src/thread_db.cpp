@@ -12,7 +12,6 @@ extern "C" {
 #include <mutex>
 #include <string>
 
-#include "internal/thread_db_symbols.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 
@@ -22,8 +21,8 @@ using ompdbg::tracer::target;
 /// ps_* callback. Owned by thread_db::impl, which outlives the thread agent.
 struct ps_prochandle {
     target* tgt = nullptr;
-    /// Symbol tables of modules without a dwarf::elf_file, by path (read once).
-    std::map<std::string, ompdbg::tracer::detail::symbol_table> symbols;
+    /// ELF files of modules the target lists without one (opened once; null: unreadable).
+    std::map<std::string, std::shared_ptr<ompdbg::dwarf::elf_file>> elves;
 };
 
 namespace {
@@ -41,16 +40,25 @@ ompdbg::tracer::thread* find_thread(ps_prochandle* ph, lwpid_t lwp) {
     return ph && ph->tgt ? ph->tgt->find_thread(lwp) : nullptr;
 }
 
-/// Looks `name` up in `mod`: through its symbol table read from the file (the module's
-/// load bias applied).
+/// Looks `name` up in the symbols of `mod`'s ELF file (the module's load bias applied).
 std::optional<std::uint64_t> lookup_in(ps_prochandle* ph, const ompdbg::tracer::loaded_module& mod,
                                        const std::string& name) {
-    auto key = mod.path.string();
-    auto it = ph->symbols.find(key);
-    if (it == ph->symbols.end()) {
-        it = ph->symbols.emplace(key, ompdbg::tracer::detail::symbol_table(mod.path)).first;
+    const ompdbg::dwarf::elf_file* elf = mod.elf.get();
+    if (!elf && !mod.path.empty()) {
+        auto [it, inserted] = ph->elves.try_emplace(mod.path.string());
+        if (inserted) {
+            try {
+                it->second = ompdbg::dwarf::elf_file::open(mod.path);
+            } catch (const std::exception&) {
+                // unreadable: no symbols from this module
+            }
+        }
+        elf = it->second.get();
     }
-    if (auto v = it->second.find(name)) {
+    if (!elf) {
+        return std::nullopt;
+    }
+    if (auto v = ompdbg::tracer::defined_symbol_value(*elf, name)) {
         return *v + mod.load_bias;
     }
     return std::nullopt;

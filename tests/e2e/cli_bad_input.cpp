@@ -128,7 +128,7 @@ TEST_CASE("EOF on stdin quits and kills the launched program", "[cli]") {
 }
 
 TEST_CASE("an empty line repeats next", "[cli]") {
-    int body = mark_line("structs.c", "area_of_body");
+    int body = example_line("structs.c", "area_of_body");
     auto r = interactive({example_path("structs")}, "break area_of\nrun\nnext\n\n\n");
     INFO(r.all());
     CHECK(r.exit_code == 0);

@@ -45,7 +45,7 @@ TEST_CASE("ompdbg run PROG starts the program after the -ex commands when none r
     INFO(r.all());
     CHECK(r.ok());
     CHECK(has_line(r.out, "Breakpoint 1, factorial (n=5) at " + std::string(examples_source_dir) + "/structs.c:" +
-                              std::to_string(mark_line("structs.c", "factorial_base") - 1)));
+                              std::to_string(example_line("structs.c", "factorial_base") - 1)));
 }
 
 TEST_CASE("arguments after run PROG belong to the program", "[cli]") {

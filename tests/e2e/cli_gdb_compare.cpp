@@ -32,8 +32,8 @@ TEST_CASE("break FUNC, run, continue and info breakpoints print what gdb prints"
 
 TEST_CASE("break FILE:LINE and tbreak LINE report as gdb does, and the program exits normally", "[cli][.gdb-compare]") {
     auto program = GENERATE(from_range(example_variants("structs")));
-    int body = mark_line("structs.c", "area_of_body");
-    int loop = mark_line("structs.c", "loop_body");
+    int body = example_line("structs.c", "area_of_body");
+    int loop = example_line("structs.c", "loop_body");
     REQUIRE(body > 0);
     compare_with_gdb(program, {"break structs.c:" + std::to_string(body), "tbreak " + std::to_string(loop), "run",
                                "continue", "info breakpoints", "continue"});
@@ -59,6 +59,6 @@ TEST_CASE("ignore counts and disable/enable behave as in gdb", "[cli][.gdb-compa
 
 TEST_CASE("a breakpoint in a recursive function and finish from a deeper level", "[cli][.gdb-compare]") {
     auto program = GENERATE(from_range(example_variants("structs")));
-    int base = mark_line("structs.c", "factorial_base");
+    int base = example_line("structs.c", "factorial_base");
     compare_with_gdb(program, {"break " + std::to_string(base), "run", "finish", "finish", "next"});
 }

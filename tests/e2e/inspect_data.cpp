@@ -41,7 +41,7 @@ std::vector<std::string> concat(std::vector<std::string> a, const std::vector<st
 TEST_CASE("print shows locals, globals, members and pointers as gdb does", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     REQUIRE(line > 0);
     auto cmds = concat({"break structs.c:" + std::to_string(line), "run"}, print_cmds(structs_exprs, "print"));
     auto ours = ompdbg_cmds(program, cmds);
@@ -61,7 +61,7 @@ TEST_CASE("print shows locals, globals, members and pointers as gdb does", "[cli
 TEST_CASE("print/FMT formats values as gdb does", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     std::vector<std::string> cmds{"break structs.c:" + std::to_string(line), "run",
                                   "print/x local_int", "p/x global_array", "p/d local_char",
                                   "p/c 65", "p/x p", "p/t 10", "p/o 8", "p/x -1",
@@ -103,7 +103,7 @@ TEST_CASE("print errors use gdb's words", "[cli]") {
         {"print *(int*)0", "Cannot access memory at address 0x0"},
         {"print local_int", "No symbol \"local_int\" in current context."},
     };
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     for (const auto& [cmd, msg] : cases) {
         // The same message from gdb (ground truth) and from ompdbg, with a live process.
         std::vector<std::string> cmds{"break structs.c:" + std::to_string(line), "run", "frame 0"};
@@ -125,7 +125,7 @@ TEST_CASE("print errors use gdb's words", "[cli]") {
 TEST_CASE("ptype and whatis print gdb's type text", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     std::vector<std::string> targets{"struct rect", "global_rect", "rp", "union number", "struct flags",
                                      "enum color", "binary_op", "point_t", "global_matrix", "int",
                                      "main", "local_array"};
@@ -148,7 +148,7 @@ TEST_CASE("ptype and whatis print gdb's type text", "[cli]") {
 TEST_CASE("set var changes what the program computes", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_locals");
+    const int line = example_line("structs.c", "after_locals");
     REQUIRE(line > 0);
     // The program prints "**ipp = N" (local_int through two pointers), "fl.mode = N",
     // "local_char = C" and "globals N ...": what it prints is the ground truth.
@@ -170,7 +170,7 @@ TEST_CASE("set var changes what the program computes", "[cli]") {
 TEST_CASE("x examines memory in gdb's layout", "[cli][!mayfail]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     std::vector<std::string> cmds{"break structs.c:" + std::to_string(line), "run",
                                   "x/4xw &global_array", "x/8xb &global_array", "x/2xg &global_array",
                                   "x/3dw &global_array", "x", "x/4c global_buffer", "x/s global_name",

@@ -66,7 +66,7 @@ TEST_CASE("info frame describes the frame as gdb does", "[cli]") {
 TEST_CASE("info locals and info args print the values gdb prints", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
-    const int line = mark_line("structs.c", "after_loop");
+    const int line = example_line("structs.c", "after_loop");
     REQUIRE(line > 0);
     std::vector<std::string> cmds{"break structs.c:" + std::to_string(line), "run", "info args",
                                   "info locals", "break factorial", "continue", "info locals",

@@ -33,7 +33,6 @@ std::string trimmed(std::string s) {
 /// The modules to search: the live process' modules, or the program alone (bias 0).
 std::vector<tracer::loaded_module> search_modules(session& s) {
     if (auto* p = s.process(); p && p->is_alive()) {
-        s.attach_module_elves();
         return p->modules();
     }
     std::vector<tracer::loaded_module> mods;

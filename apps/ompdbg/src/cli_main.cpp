@@ -11,7 +11,9 @@
 
 #include "cli_main.hpp"
 #include "commands_core.hpp"
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
+#include "line_editor.hpp"
 #include "doctor.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
@@ -101,6 +103,8 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     std::string ompd_library;
     app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd...) from DIR (repeatable)");
     app.add_option("--ompd-library", ompd_library, "libompd.so to use when the OpenMP runtime names none that loads");
+    std::string dmpl_library;
+    app.add_option("--dmpl-library", dmpl_library, "DMPL library to use instead of ompdbg's own for libomp/libgomp");
     try {
         std::vector<std::string> rev(options.rbegin(), options.rend());
         app.parse(rev);
@@ -130,6 +134,9 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         }
         if (!ompd_library.empty()) {
             app::omp_set_ompd_library(s, ompd_library);
+        }
+        if (!dmpl_library.empty()) {
+            app::dmpl_set_library(s, dmpl_library);
         }
     } catch (const std::exception& e) {
         s.out().error(e.what());
@@ -210,8 +217,13 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (!batch && !s.quit_requested()) {
         bool tty = ::isatty(STDIN_FILENO) != 0;
-        app::stdin_source src(!json, tty);
-        s.run_source(src, false);
+        if (tty && !json) {
+            app::line_editor editor(s);
+            s.run_source(editor, false);
+        } else {
+            app::stdin_source src(!json, tty);
+            s.run_source(src, false);
+        }
     }
     s.end_target();
     s.out().flush();

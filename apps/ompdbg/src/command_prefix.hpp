@@ -1,29 +1,16 @@
 #pragma once
-/// Finding (or creating) a prefix command's sub-table (`info`, `set`) so that each command
-/// group can register its sub-commands whatever the order of registration.
+/// A prefix command's sub-table (`info`, `set`, `catch`) for command groups that register
+/// sub-commands in any order: command_table::prefix() does the work.
 
-#include <memory>
 #include <string>
 
 #include "command_table.hpp"
 
 namespace ompdbg::app {
 
-/// The sub-table of prefix command `name` in `t`; creates the prefix command (with
-/// `summary`) when it does not exist yet.
+/// The sub-table of prefix command `name` in `t`, created (with `summary`) when absent.
 inline command_table& prefix_table(command_table& t, const std::string& name, const std::string& summary) {
-    for (const command& c : t.all()) {
-        if (c.name == name && c.subcommands) {
-            return *c.subcommands;
-        }
-    }
-    command c;
-    c.name = name;
-    c.summary = summary;
-    c.subcommands = std::make_shared<command_table>();
-    auto sub = c.subcommands;
-    t.add(std::move(c));
-    return *sub;
+    return t.prefix(name, {}, summary);
 }
 
 }  // namespace ompdbg::app

@@ -1,11 +1,14 @@
 // break, tbreak, delete, disable, enable, condition, ignore, commands, info breakpoints.
 #include <algorithm>
+#include <charconv>
+#include <regex>
 #include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_watch.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -37,12 +40,36 @@ std::pair<std::string, std::string> split_condition(std::string_view args) {
     return {trim_copy(a), {}};
 }
 
+/// Takes a trailing "thread N" off a breakpoint spec (gdb: `break LOCATION thread N [if
+/// COND]`); N is gdb's thread number, checked against the live threads.
+std::optional<pid_t> split_thread(session& s, std::string& spec) {
+    static const std::regex thread_re(R"(^(.*?)\s*\bthread\s+(\S+)$)");
+    std::smatch m;
+    if (!std::regex_match(spec, m, thread_re)) {
+        return std::nullopt;
+    }
+    std::string number = m[2];
+    std::string rest = m[1];
+    int n = 0;
+    auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+    if (ec != std::errc() || ptr != number.data() + number.size()) {
+        error::send("Invalid thread ID: " + number);
+    }
+    auto tid = s.tid_of_thread_number(n);
+    if (!tid) {
+        error::send(fmt::format("Unknown thread {}.", n));
+    }
+    spec = rest;
+    return tid;
+}
+
 std::string hex(std::uint64_t v) {
     return fmt::format("{:#x}", v);
 }
 
 void create_breakpoint(session& s, std::string_view args, bool temporary) {
     auto [spec, cond] = split_condition(args);
+    auto thread_tid = split_thread(s, spec);
     if (spec.empty()) {
         // gdb: a breakpoint at the selected frame's pc.
         auto& proc = s.require_process();
@@ -61,6 +88,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.spec = spec;
     bp.temporary = temporary;
     bp.condition = cond;
+    bp.thread_tid = thread_tid;
     if (locs.empty()) {
         s.out().line(why);
         if (!s.query("Make breakpoint pending on future shared library load? ")) {
@@ -202,6 +230,9 @@ void info_breakpoints(session& s, std::string_view args) {
         if (!bp.condition.empty()) {
             s.out().line("\tstop only if " + bp.condition);
         }
+        if (bp.thread_tid) {
+            s.out().line(fmt::format("\tstop only in thread {}", s.thread_number(*bp.thread_tid)));
+        }
         if (bp.hit_count > 0) {
             s.out().line(fmt::format("\tbreakpoint already hit {} time{}", bp.hit_count, bp.hit_count == 1 ? "" : "s"));
         }
@@ -258,9 +289,10 @@ void register_breakpoint_commands(command_table& t) {
                        return;
                    }
                    s.breakpoints().clear();
+                   delete_all_watchpoints(s);
                } else {
                    for (auto [n, loc] : parse_numbers(s, args)) {
-                       if (!s.breakpoints().erase(n)) {
+                       if (!s.breakpoints().erase(n) && !delete_watchpoint(s, n)) {
                            s.out().error(fmt::format("No breakpoint number {}.", n));
                        }
                    }

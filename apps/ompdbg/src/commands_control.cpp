@@ -7,6 +7,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
+#include "commands_watch.hpp"
 #include "commands_omp.hpp"
 #include "run_control.hpp"
 #include "stepping.hpp"
@@ -119,11 +120,17 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     }
     tracer::launch_options opts;
     opts.env = omp_launch_environment(opts.env);
+    if (s.out().is_json()) {
+        // stdout carries only JSON objects (docs/json.md): the program writes to stderr.
+        opts.stdout_fd = 2;
+    }
+    opts.elves = s.elf_provider();
     auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
     s.set_process(std::move(proc));
     s.count_start();
     s.out().field("pid", s.process()->pid());
     refresh_breakpoints(s, false);
+    rearm_watchpoints(s);
     if (stop_at_main) {
         std::string why;
         auto locs = resolve_spec(s, "main", why);
@@ -188,7 +195,7 @@ void cmd_attach(session& s, std::string_view args) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Attaching to process {}", pid));
     }
-    auto proc = tracer::process::attach(pid);
+    auto proc = tracer::process::attach(pid, s.elf_provider());
     if (attach_mpi_job(s, proc, false)) {
         return;   // an MPI starter: its ranks are the inferiors now
     }

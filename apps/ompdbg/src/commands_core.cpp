@@ -57,7 +57,7 @@ void load_core(session& s, const std::filesystem::path& core_path) {
     if (s.process() && s.process()->is_alive()) {
         error::send("A program is being debugged already.  Kill it first (`kill`) to examine a core file.");
     }
-    auto core = tracer::core_file::open(core_path, *s.program());
+    auto core = tracer::core_file::open(core_path, *s.program(), s.elf_provider());
     for (const auto& w : core->warnings()) {
         s.out().error("warning: " + w);
     }

@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include "command_prefix.hpp"
 #include "disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
@@ -105,6 +104,9 @@ void cmd_print(session& s, std::string_view args) {
     std::string text = dwarf::format_value(v, ctx, opts);
     int n = s.record_value(v);
     s.out().line(fmt::format("${} = {}", n, text));
+    s.out().field("history", n);
+    s.out().field("value", text);
+    s.out().field("type", v.synthetic_type_name.empty() ? v.val_type.name() : v.synthetic_type_name);
 }
 
 void cmd_output(session& s, std::string_view args) {
@@ -151,6 +153,7 @@ void cmd_set_var(session& s, std::string_view args) {
 struct x_state {
     char format = 'x';
     char unit = 'w';
+    std::size_t count = 0;   ///< the last count given (gdb's last_count)
     std::optional<std::uint64_t> next;
 };
 
@@ -294,6 +297,9 @@ void cmd_x(session& s, std::string_view args) {
     }
     if (!digits.empty()) {
         count = std::stoul(digits);
+        st.count = count;
+    } else if (fmtspec.empty() && expr.empty() && st.count > 0) {
+        count = st.count;   // gdb: a bare `x` (and Enter) shows as many as last time
     }
     if (!unit_given) {
         if (f == 'a') {
@@ -680,23 +686,9 @@ void print_lines(session& s, const std::string& file, int first, int last) {
     last_list() = list_state{file, last + 1};
 }
 
-void cmd_list(session& s, std::string_view args) {
-    std::string_view spec = trim(args);
-    list_state& st = last_list();
-    if (spec.empty()) {
-        if (!st.file.empty()) {
-            print_lines(s, st.file, st.next_line, st.next_line + 9);
-            return;
-        }
-        frame_context ctx = frame_context::for_selection(s);
-        if (ctx.has_frame() && ctx.frame()->line) {
-            int center = ctx.frame()->line->line;
-            int first = std::max(1, center - 5);
-            print_lines(s, ctx.frame()->line->file, first, first + 9);
-            return;
-        }
-        spec = "main";
-    }
+// The file and line a `list` argument names: LINE (in the file listed last or the
+// selected frame's), FILE:LINE, or FUNCTION (the line of its first statement).
+std::pair<std::string, int> list_location(session& s, std::string_view spec, const list_state& st) {
     frame_context ctx = frame_context::for_selection(s);
     std::string file;
     int line = 0;
@@ -766,6 +758,45 @@ void cmd_list(session& s, std::string_view args) {
     if (file.empty()) {
         error::send("No symbol table is loaded.  Use the \"file\" command.");
     }
+    return {file, line};
+}
+
+void cmd_list(session& s, std::string_view args) {
+    std::string_view spec = trim(args);
+    list_state& st = last_list();
+    if (spec.empty()) {
+        if (!st.file.empty()) {
+            print_lines(s, st.file, st.next_line, st.next_line + 9);
+            return;
+        }
+        frame_context ctx = frame_context::for_selection(s);
+        if (ctx.has_frame() && ctx.frame()->line) {
+            int center = ctx.frame()->line->line;
+            int first = std::max(1, center - 5);
+            print_lines(s, ctx.frame()->line->file, first, first + 9);
+            return;
+        }
+        spec = "main";
+    }
+    // gdb's "list FIRST,LAST", "list FIRST," (ten lines from FIRST), "list ,LAST" (ten
+    // lines ending at LAST).
+    if (auto comma = spec.find(','); comma != std::string_view::npos) {
+        std::string_view a = trim(spec.substr(0, comma));
+        std::string_view b = trim(spec.substr(comma + 1));
+        if (!a.empty()) {
+            auto [file, first] = list_location(s, a, st);
+            int last = first + 9;
+            if (!b.empty()) {
+                last = list_location(s, b, list_state{file, 0}).second;
+            }
+            print_lines(s, file, first, last);
+        } else if (!b.empty()) {
+            auto [file, last] = list_location(s, b, st);
+            print_lines(s, file, std::max(1, last - 9), last);
+        }
+        return;
+    }
+    auto [file, line] = list_location(s, spec, st);
     int first = std::max(1, line - 5);
     print_lines(s, file, first, first + 9);
 }
@@ -794,11 +825,11 @@ void register_data_commands(command_table& t) {
                   "without argument continue after the last lines printed.",
                   cmd_list, true, nullptr});
 
-    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    command_table& set = t.prefix("set", {}, "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"variable", {"var"}, "Evaluate expression EXP and assign result to variable VAR.",
                     "set variable VAR = EXP", cmd_set_var, false, nullptr});
 
-    command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
+    command_table& info = t.prefix("info", {}, "Generic command for showing things about the program being debugged.");
     info.add(command{"registers", {"r"}, "List of integer registers and their contents.",
                      "info registers [REG...]\nPrint the general registers of the selected frame.",
                      cmd_info_registers, false, nullptr});

@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include "command_prefix.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -130,9 +129,19 @@ void cmd_backtrace(session& s, std::string_view args) {
             begin = st.size() > n ? st.size() - n : 0;
         }
     }
+    nlohmann::json frames = nlohmann::json::array();
     for (std::size_t i = begin; i < end; ++i) {
         const stack_frame& f = st[i];
         s.out().line(format_frame_line(s, f, true));
+        if (s.out().is_json()) {
+            nlohmann::json jf{{"level", f.level}, {"pc", fmt::format("{:#x}", f.pc())},
+                              {"function", frame_function_name(f)}};
+            if (f.line && f.line->line > 0) {
+                jf["file"] = f.line->file;
+                jf["line"] = f.line->line;
+            }
+            frames.push_back(std::move(jf));
+        }
         if (full) {
             if (!f.function) {
                 s.out().line("No symbol table info available.");
@@ -141,6 +150,7 @@ void cmd_backtrace(session& s, std::string_view args) {
             }
         }
     }
+    s.out().field("frames", std::move(frames));
     // gdb prints this only for commands typed at a terminal, not in batch mode.
     if (!s.is_batch() && limit && *limit >= 0 && end < st.size()) {
         s.out().line("(More stack frames follow...)");
@@ -353,7 +363,7 @@ void register_stack_commands(command_table& t) {
                   "down [N]\nSelect the frame N levels down (towards the innermost).",
                   [](session& s, std::string_view a) { move_frame(s, a, -1); }, false, nullptr});
 
-    command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
+    command_table& info = t.prefix("info", {}, "Generic command for showing things about the program being debugged.");
     info.add(command{"frame", {"f"}, "All about the selected stack frame.",
                      "info frame\nPrint the selected frame's addresses, caller, arguments and saved registers.",
                      cmd_info_frame, false, nullptr});

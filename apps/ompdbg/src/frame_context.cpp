@@ -1,5 +1,7 @@
 #include "frame_context.hpp"
 
+#include "commands_dmpl.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -110,8 +112,12 @@ tracer::registers frame_context::frame_registers() const {
 
 // ---- location_context ----
 
+// Location lists and frame bases are looked up where the frame is *inside* its code: in a
+// caller frame the pc is a return address, which may already lie in the next location-list
+// range (after a call that does not return, at the end of an inlined range), so gdb looks
+// them up at pc - 1 (get_frame_address_in_block); so do we.
 std::uint64_t frame_context::pc() const {
-    return frame_ != nullptr ? frame_->pc() : 0;
+    return frame_ != nullptr ? frame_->physical.lookup_pc().addr() : 0;
 }
 
 std::uint64_t frame_context::load_bias() const {
@@ -423,7 +429,8 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
             cu = m->to_file(frame_->physical.lookup_pc());
         }
         if (auto g = dbg->find_global(name, cu)) {
-            return read_variable(*g, m);
+            // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
+            return dmpl_thread_copy(s_, tid_, g->name, read_variable(*g, m));
         }
     }
     return std::nullopt;

@@ -1,14 +1,51 @@
 #include "output.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
 namespace ompdbg::app {
+
+namespace {
+
+// One line per JSON object, whatever bytes a target string holds (invalid UTF-8 is
+// replaced, never an exception halfway through a line).
+std::string dump_line(const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+output::output(bool json, std::FILE* out, std::FILE* err) : json_(json), out_(out), err_(err) {
+    const char* no_colour = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    colour_ = !json_ && out_ != nullptr && ::isatty(::fileno(out_)) != 0 &&
+              (no_colour == nullptr || *no_colour == '\0') && (term == nullptr || std::strcmp(term, "dumb") != 0);
+}
+
+std::string output::styled(style st, std::string_view text) const {
+    if (!colour_ || text.empty()) {
+        return std::string(text);
+    }
+    const char* code = "";
+    switch (st) {
+    case style::function: code = "\x1b[33m"; break;
+    case style::file: code = "\x1b[32m"; break;
+    case style::address: code = "\x1b[34m"; break;
+    case style::variable: code = "\x1b[36m"; break;
+    case style::frame_level: code = "\x1b[1m"; break;
+    }
+    return std::string(code) + std::string(text) + "\x1b[m";
+}
 
 void output::line(std::string_view text) {
     if (json_) {
-        if (in_command_) {
-            current_["text"].push_back(std::string(text));
+        if (!commands_.empty()) {
+            commands_.back()["text"].push_back(std::string(text));
         } else {
             nlohmann::json j{{"type", "text"}, {"text", std::string(text)}};
-            std::fprintf(out_, "%s\n", j.dump().c_str());
+            std::fprintf(out_, "%s\n", dump_line(j).c_str());
         }
         return;
     }
@@ -20,8 +57,8 @@ void output::field(const std::string& key, nlohmann::json value) {
     if (!json_) {
         return;
     }
-    if (in_command_) {
-        current_[key] = std::move(value);
+    if (!commands_.empty()) {
+        commands_.back()["result"][key] = std::move(value);
     }
 }
 
@@ -36,7 +73,7 @@ void output::event(const std::string& kind, nlohmann::json fields, std::string_v
         if (!text.empty()) {
             j["text"] = std::string(text);
         }
-        std::fprintf(out_, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::fprintf(out_, "%s\n", dump_line(j).c_str());
         std::fflush(out_);
         return;
     }
@@ -51,11 +88,11 @@ void output::event(const std::string& kind, nlohmann::json fields, std::string_v
 
 void output::error(std::string_view message) {
     if (json_) {
-        if (in_command_) {
-            current_["error"] = std::string(message);
+        if (!commands_.empty()) {
+            commands_.back()["error"] = std::string(message);
         } else {
             nlohmann::json j{{"type", "error"}, {"message", std::string(message)}};
-            std::fprintf(out_, "%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+            std::fprintf(out_, "%s\n", dump_line(j).c_str());
         }
         return;
     }
@@ -69,19 +106,23 @@ void output::begin_command(std::string_view command_line) {
     if (!json_) {
         return;
     }
-    current_ = nlohmann::json{{"type", "command"}, {"command", std::string(command_line)}};
-    in_command_ = true;
+    // A command run from inside another (a breakpoint's `commands` during `continue`)
+    // gets its own object, printed before the outer command's.
+    commands_.push_back(nlohmann::json{{"type", "command"},
+                                       {"command", std::string(command_line)},
+                                       {"text", nlohmann::json::array()},
+                                       {"result", nlohmann::json::object()}});
 }
 
 void output::end_command(bool ok) {
-    if (!json_ || !in_command_) {
+    if (!json_ || commands_.empty()) {
         return;
     }
-    current_["ok"] = ok;
-    std::fprintf(out_, "%s\n", current_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    nlohmann::json done = std::move(commands_.back());
+    commands_.pop_back();
+    done["ok"] = ok;
+    std::fprintf(out_, "%s\n", dump_line(done).c_str());
     std::fflush(out_);
-    current_ = nlohmann::json();
-    in_command_ = false;
 }
 
 void output::flush() {

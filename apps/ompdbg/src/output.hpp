@@ -5,21 +5,32 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace ompdbg::app {
 
+/// Parts of the text that a terminal shows in colour, as gdb styles them.
+enum class style { function, file, address, frame_level, variable };
+
 class output {
 public:
-    explicit output(bool json = false, std::FILE* out = stdout, std::FILE* err = stderr)
-        : json_(json), out_(out), err_(err) {}
+    /// Colour is on when `out` is a terminal, not in JSON mode, and neither NO_COLOR
+    /// (https://no-color.org: set and non-empty) nor TERM=dumb says otherwise.
+    explicit output(bool json = false, std::FILE* out = stdout, std::FILE* err = stderr);
 
     bool is_json() const { return json_; }
+    bool colour() const { return colour_; }
+    void set_colour(bool on) { colour_ = on && !json_; }
+    /// `text` in the colour of `st` (gdb's: functions yellow, files green, addresses blue,
+    /// variables cyan; frame levels bold) when colour is on, else `text` unchanged.
+    std::string styled(style st, std::string_view text) const;
     /// A line of text output (text mode only; in JSON mode it is collected into the
     /// current command's "text" array).
     void line(std::string_view text);
-    /// A structured result for JSON mode (merged into the current command's object).
+    /// A structured result for JSON mode: member `key` of the current command's "result"
+    /// object (docs/json.md). Ignored in text mode.
     void field(const std::string& key, nlohmann::json value);
     /// An asynchronous event (stop, new thread, exit); text form printed as given.
     void event(const std::string& kind, nlohmann::json fields, std::string_view text);
@@ -35,8 +46,8 @@ private:
     bool json_;
     std::FILE* out_;
     std::FILE* err_;
-    nlohmann::json current_;
-    bool in_command_ = false;
+    bool colour_ = false;
+    std::vector<nlohmann::json> commands_;   ///< JSON: the commands running, innermost last
 };
 
 }  // namespace ompdbg::app

@@ -1,5 +1,7 @@
 #include "run_control.hpp"
 
+#include "commands_watch.hpp"
+
 #include <atomic>
 #include <csignal>
 
@@ -66,7 +68,6 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         return true;
     }
     case stop_kind::library_event:
-        s.attach_module_elves();
         try {
             refresh_breakpoints(s, true);
         } catch (const std::exception& e) {
@@ -82,7 +83,6 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         }
         return false;
     case stop_kind::exec:
-        s.attach_module_elves();
         s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
                       fmt::format("process {} is executing new program: {}", s.process()->pid(),
                                   s.process()->executable().string()));
@@ -146,8 +146,13 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
                 addr = t->regs().pc();
             }
         }
+        if (check_watchpoint_scope(s, why.tid, addr)) {
+            return true;
+        }
         return report_breakpoint_hit(s, why.tid, addr);
     }
+    case stop_kind::watchpoint:
+        return report_watchpoint_hit(s, why);
     case stop_kind::interrupted: {
         tracer::stop_reason sig = why;
         sig.signo = SIGINT;

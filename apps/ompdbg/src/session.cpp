@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include "commands_mpi.hpp"
+#include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -64,12 +65,14 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_misc_commands(commands_);
+    register_prompt_commands(commands_);
+    register_watch_commands(commands_);
     register_dump_commands(commands_);
     register_omp_commands(commands_);
     register_mpi_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
-
+    register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
 session::~session() {
@@ -133,7 +136,6 @@ void session::set_core(std::unique_ptr<tracer::core_file> c) {
     inf.selected_frame = 0;
     inf.selected_tid = 0;
     if (core_) {
-        attach_module_elves();
         refresh_thread_numbers();
         inf.selected_tid = core_->threads().front()->tid();
     }
@@ -171,7 +173,6 @@ void session::set_inferiors(std::vector<std::unique_ptr<inferior>> list) {
             inf.pid = inf.process->pid();
             inf.selected_tid = inf.process->pid();
             current_ = i;
-            attach_module_elves();
             refresh_thread_numbers();
         }
     }
@@ -255,24 +256,8 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
     return elf;
 }
 
-void session::attach_module_elves() {
-    tracer::target* tgt = target();
-    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
-        return;
-    }
-    // modules() hands out a const view of the target's own (non-const) list; the elf
-    // member is the app's to fill, as architecture.md says the app keeps the ELF cache.
-    auto& mods = const_cast<std::vector<tracer::loaded_module>&>(tgt->modules());
-    for (auto& m : mods) {
-        if (m.elf || m.path.empty()) {
-            continue;
-        }
-        try {
-            m.elf = elf_for(m.path);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "no ELF for {}: {}", m.path.string(), e.what());
-        }
-    }
+tracer::elf_provider session::elf_provider() {
+    return [this](const std::filesystem::path& path) { return elf_for(path); };
 }
 
 void session::select_thread(pid_t tid) {
@@ -289,7 +274,6 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
     if (auto it = stacks_.find(tid); it != stacks_.end()) {
         return it->second;
     }
-    attach_module_elves();
     auto [it, inserted] = stacks_.emplace(tid, build_stack(*this, tid));
     return it->second;
 }
@@ -433,7 +417,15 @@ bool session::execute(std::string_view line_in) {
             args = sub_args;
             path += " " + cmd->name;
         }
-        last_repeatable_ = cmd->repeat_on_enter ? std::string(line) : std::string();
+        // gdb repeats `list` and `x` without their arguments: Enter continues after the last
+        // lines listed / the last address examined instead of showing the same again.
+        if (!cmd->repeat_on_enter) {
+            last_repeatable_.clear();
+        } else if (path == "list" || path == "x") {
+            last_repeatable_ = path;
+        } else {
+            last_repeatable_ = std::string(line);
+        }
         if (!cmd->handler) {
             error::send(fmt::format("\"{}\" must be followed by the name of a subcommand.", path));
         }

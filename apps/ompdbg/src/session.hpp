@@ -104,6 +104,24 @@ struct inferior {
     ~inferior();
 };
 
+/// A data watchpoint (`watch`, `rwatch`, `awatch`), numbered with the breakpoints
+/// (commands_watch.cpp).
+struct watchpoint {
+    int number = 0;
+    std::string expression;            ///< as shown: "counter", "-location counter"
+    tracer::watch_kind kind = tracer::watch_kind::write;
+    tracer::watch_mode mode = tracer::watch_mode::software;
+    dwarf::value value;                ///< the watched lvalue (type and address)
+    std::vector<std::byte> old_bytes;  ///< the value last reported
+    int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
+    int hit_count = 0;
+    /// A watchpoint on a frame's locals ends with the frame: the return address it is
+    /// planted at and the frame's CFA (0: global, never ends).
+    std::uint64_t scope_pc = 0;
+    std::uint64_t scope_cfa = 0;
+    pid_t scope_tid = 0;
+};
+
 class session {
 public:
     session(bool json, bool batch);
@@ -151,10 +169,9 @@ public:
 
     /// ELF files, shared by every process that maps them (key: canonical path).
     std::shared_ptr<dwarf::elf_file> elf_for(const std::filesystem::path& path);
-    /// Gives every module of the live process without an elf_file the session's shared one
-    /// (libtracer lists modules by path; the app owns the ELF cache). Called after launch,
-    /// attach and library events, and before stacks are built.
-    void attach_module_elves();
+    /// elf_for as libtracer's elf_provider: processes launched or attached by this session
+    /// take their modules' ELF files from the session's cache.
+    tracer::elf_provider elf_provider();
 
     // ---- selection ----
     pid_t selected_tid() const { return inferiors_[current_]->selected_tid; }
@@ -169,6 +186,7 @@ public:
 
     // ---- breakpoints ----
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
+    std::map<int, watchpoint>& watchpoints() { return watchpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
 
     // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
@@ -247,6 +265,7 @@ private:
     std::vector<std::size_t> focus_;
     std::unique_ptr<mpi_job> job_;
     std::map<int, breakpoint> breakpoints_;
+    std::map<int, watchpoint> watchpoints_;
     int last_breakpoint_number_ = 0;
     std::vector<dwarf::value> history_;
     bool quit_ = false;
@@ -266,6 +285,8 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_prompt_commands(command_table& t);      ///< file
+void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
 void register_core_commands(command_table& t);        ///< core-file (core), generate-core-file (gcore)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode

@@ -183,25 +183,24 @@ namespace {
 std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, bool show_pc) {
     std::string out;
     if (with_level) {
-        out = fmt::format("#{:<3}", f.level);
-        if (f.level >= 100) {
-            out += ' ';
-        }
+        // gdb pads "#N" to four columns; the colour codes must not count in the padding.
+        std::string level = fmt::format("#{}", f.level);
+        out = s.out().styled(style::frame_level, level) + std::string(level.size() < 4 ? 4 - level.size() : 1, ' ');
     }
     if (f.physical.is_signal_frame && !f.function && f.symbol_name.empty()) {
         return out + "<signal handler called>";
     }
     if (show_pc) {
-        out += fmt::format("0x{:016x} in ", f.pc());
+        out += s.out().styled(style::address, fmt::format("0x{:016x}", f.pc())) + " in ";
     }
-    out += frame_function_name(f);
+    out += s.out().styled(style::function, frame_function_name(f));
     out += " (";
     out += format_frame_args(s, f);
     out += ")";
     if (f.function && f.line && f.line->line > 0 && !f.line->file.empty()) {
-        out += fmt::format(" at {}:{}", display_file(f.line->file), f.line->line);
+        out += fmt::format(" at {}:{}", s.out().styled(style::file, display_file(f.line->file)), f.line->line);
     } else if (f.module != nullptr && !f.module->is_executable) {
-        out += fmt::format(" from {}", f.module->path.string());
+        out += fmt::format(" from {}", s.out().styled(style::file, f.module->path.string()));
     }
     return out;
 }

@@ -259,6 +259,189 @@ bool step_one_line(session& s, step_mode mode) {
     }
 }
 
+/// SysV x86-64 classes of the (at most two) eightbytes of a small aggregate.
+enum class arg_class { none, integer, sse };
+
+/// Classifies `t` placed at `offset` into `classes` (the psABI's classification of
+/// aggregates up to 16 bytes); false when the value is not returned in registers (long
+/// double, unaligned fields: memory or x87).
+bool classify(const dwarf::type& t, std::uint64_t offset, arg_class (&classes)[2]) {
+    auto st = t.strip_cv_typedef();
+    std::uint64_t size = st.size();
+    switch (st.kind()) {
+    case dwarf::type_kind::structure:
+    case dwarf::type_kind::class_:
+    case dwarf::type_kind::union_:
+        for (const auto& m : st.members()) {
+            if (m.is_static) {
+                continue;
+            }
+            if (m.bit_size) {
+                std::uint64_t word = (m.byte_offset + offset) / 8;
+                if (word > 1) {
+                    return false;
+                }
+                classes[word] = arg_class::integer;
+                continue;
+            }
+            if (!classify(m.get_type(), offset + m.byte_offset, classes)) {
+                return false;
+            }
+        }
+        return true;
+    case dwarf::type_kind::array: {
+        auto elem = st.target();
+        if (!elem) {
+            return false;
+        }
+        std::uint64_t esize = elem->strip_cv_typedef().size();
+        if (esize == 0) {
+            return true;
+        }
+        for (std::uint64_t at = 0; at + esize <= size; at += esize) {
+            if (!classify(*elem, offset + at, classes)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    default:
+        break;
+    }
+    if (size == 0) {
+        return true;
+    }
+    if (offset % std::min<std::uint64_t>(size, 8) != 0 || offset + size > 16 || size > 8) {
+        return false;   // unaligned, or long double / __int128 (not handled here)
+    }
+    std::uint64_t word = offset / 8;
+    bool is_float = st.kind() == dwarf::type_kind::base && st.encoding() == dwarf::base_encoding::floating;
+    if (!is_float) {
+        classes[word] = arg_class::integer;
+    } else if (classes[word] == arg_class::none) {
+        classes[word] = arg_class::sse;
+    }
+    return true;
+}
+
+/// The bytes of a returned aggregate of at most 16 bytes, gathered from rax/rdx and
+/// xmm0/xmm1 eightbyte by eightbyte as the psABI assigns them; nullopt when it is not
+/// returned in registers.
+std::optional<std::vector<std::byte>> small_aggregate_return(const dwarf::type& t, const tracer::registers& regs) {
+    arg_class classes[2] = {arg_class::none, arg_class::none};
+    if (!classify(t, 0, classes)) {
+        return std::nullopt;
+    }
+    std::uint64_t ints[2] = {regs.gp().rax, regs.gp().rdx};
+    const auto* xmm = regs.fp_regs().xmm_space;   // 4 words per register
+    std::uint64_t sses[2];
+    std::memcpy(&sses[0], xmm + 0, 8);
+    std::memcpy(&sses[1], xmm + 4, 8);
+    std::uint64_t words[2] = {0, 0};
+    int next_int = 0, next_sse = 0;
+    for (int w = 0; w < 2; ++w) {
+        if (classes[w] == arg_class::sse) {
+            words[w] = sses[next_sse++];
+        } else if (classes[w] == arg_class::integer) {
+            words[w] = ints[next_int++];
+        }
+    }
+    std::vector<std::byte> bytes(t.size());
+    std::memcpy(bytes.data(), words, std::min<std::size_t>(bytes.size(), sizeof words));
+    return bytes;
+}
+
+/// gdb's "finish" out of an inlined frame: there is no return to run to, so step (over
+/// calls) until the pc leaves the inlined copy's ranges or its physical frame returns, then
+/// report the new location as a step does.
+void finish_inlined(session& s, pid_t tid, const stack_frame& f) {
+    auto& p = s.require_process();
+    std::uint64_t bias = f.module ? f.module->load_bias : 0;
+    std::uint64_t cfa = f.physical.cfa.addr();
+    while (true) {
+        auto* t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t prev_pc = t->regs().pc();
+        std::uint64_t prev_sp = t->regs().sp();
+        if (prev_pc < bias || !f.function->contains(prev_pc - bias)) {
+            break;
+        }
+        auto why = step_one_instruction(s, tid);
+        if (why.kind != tracer::stop_kind::single_step &&
+            !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
+            if (!report_stop(s, why)) {
+                continue;
+            }
+            return;
+        }
+        t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t sp = t->regs().sp();
+        if (sp == prev_sp - 8) {
+            std::uint64_t ret = 0;
+            try {
+                ret = p.read<std::uint64_t>(virt_addr(sp));
+            } catch (const std::exception&) {
+            }
+            if (ret > prev_pc && ret <= prev_pc + 16 && run_to_address(s, tid, ret, sp)) {
+                return;
+            }
+        }
+        if (frame_cfa(p, tid) > cfa) {
+            break;   // the physical frame returned (the copy ended the function)
+        }
+    }
+    // Out of the copy in the middle of a caller's line (not at an is_stmt row): gdb then
+    // finishes that line fragment, stepping until the pc leaves its line-table range.
+    for (int guard = 0; guard < 10000; ++guard) {
+        auto* t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t pc = t->regs().pc();
+        auto c = locate(p, pc);
+        if (!c.dbg) {
+            break;
+        }
+        auto le = c.dbg->line_at(c.file_pc);
+        auto range = c.dbg->line_range_at(c.file_pc);
+        if (!le || !range || (le->addr == c.file_pc && le->is_stmt)) {
+            break;
+        }
+        std::uint64_t prev_sp = t->regs().sp();
+        auto why = step_one_instruction(s, tid);
+        if (why.kind != tracer::stop_kind::single_step &&
+            !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
+            if (!report_stop(s, why)) {
+                continue;
+            }
+            return;
+        }
+        t = p.find_thread(tid);
+        if (!t) {
+            return;
+        }
+        std::uint64_t now = t->regs().pc();
+        if (t->regs().sp() == prev_sp - 8) {
+            std::uint64_t ret = p.read<std::uint64_t>(virt_addr(t->regs().sp()));
+            if (ret > pc && ret <= pc + 16) {
+                if (run_to_address(s, tid, ret, t->regs().sp())) {
+                    return;
+                }
+                now = ret;
+            }
+        }
+        if (now < range->first + c.bias || now >= range->second + c.bias) {
+            break;
+        }
+    }
+    report_step_end(s, tid, true);
+}
+
 }  // namespace
 
 void step_lines(session& s, step_mode mode, int count) {
@@ -327,11 +510,15 @@ void finish_frame(session& s) {
         error::send("\"finish\" not meaningful in the outermost frame.");
     }
     const stack_frame& f = frames[level];
-    if (f.is_inlined) {
-        error::send("\"finish\" out of an inlined function is not supported yet.");
+    if (f.is_inlined && (f.physical_index != 0 || f.inline_depth != 0 || !f.function)) {
+        error::send("\"finish\" out of an inlined function in an outer frame is not supported.");
     }
     if (!s.is_batch()) {
         s.out().line("Run till exit from " + format_frame_line(s, f, true));
+    }
+    if (f.is_inlined) {
+        finish_inlined(s, tid, f);
+        return;
     }
     const stack_frame& caller = frames[level + 1];
     std::uint64_t ret = caller.pc();
@@ -370,6 +557,12 @@ void finish_frame(session& s) {
         // floating point: xmm0
         v.bytes.resize(size);
         std::memcpy(v.bytes.data(), regs.fp_regs().xmm_space, size);
+    } else if (stripped.is_aggregate()) {
+        auto bytes = small_aggregate_return(t, regs);
+        if (!bytes) {
+            return;   // returned in memory or x87 registers we do not decode: gdb prints nothing
+        }
+        v.bytes = std::move(*bytes);
     } else {
         std::uint64_t words[2] = {regs.gp().rax, regs.gp().rdx};
         v.bytes.resize(std::min<std::uint64_t>(size, 16));

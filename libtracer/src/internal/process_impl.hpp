@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <csignal>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
@@ -17,6 +18,7 @@
 
 #include "internal/out_of_line.hpp"
 #include "internal/wait_status.hpp"
+#include "internal/watch_state.hpp"
 #include "ompdbg/tracer/process.hpp"
 
 namespace ompdbg::tracer {
@@ -80,6 +82,8 @@ struct process::impl {
     std::filesystem::path exe_path, ld_path;
     std::uint64_t r_debug_addr = 0, r_brk = 0;
     std::vector<loaded_module> modules;
+    elf_provider elves;           ///< empty: elf_of opens files itself (cached in own_elves)
+    std::map<std::filesystem::path, std::shared_ptr<dwarf::elf_file>> own_elves;
 
     ~impl();
 
@@ -107,6 +111,8 @@ struct process::impl {
     /// Never drains the wake-up pipe itself (the group does, once for all members);
     /// `activity` is set when anything happened, so the group polls again before sleeping.
     std::optional<stop_reason> poll_report(bool& activity);
+    /// After take_report() dropped every queued event as stale: resumes the stopped process.
+    void resume_if_everything_stale();
     void resume_all();
     /// Single-steps `t` alone (over a site at its pc); true when the step completed.
     bool single_step(thread_record& t, int signo);
@@ -128,6 +134,22 @@ struct process::impl {
     std::uint64_t read_pc(pid_t tid);
     void write_pc(pid_t tid, std::uint64_t pc);
 
+    // --- watchpoints (watchpoints.cpp)
+    internal::watch_state watches;
+    /// Writes DR0-3/DR7 of one stopped thread from `watches` (new threads, new slots).
+    void apply_debug_registers(thread_record& t);
+    /// A SIGSEGV of `t` at a page a software watchpoint guards: runs the faulting
+    /// instruction with the page restored, protects it again, and queues a watchpoint stop
+    /// when one triggered. False when the fault is not ours (a real SIGSEGV).
+    bool handle_watch_fault(thread_record& t, const siginfo_t& si);
+    /// A SIGTRAP of `t` from a debug register (DR6 says which): queues the watchpoint
+    /// stop. False when no watchpoint register triggered.
+    bool handle_debug_trap(thread_record& t);
+    /// Takes every watchpoint out of the process (detach) or forgets them (exec).
+    void drop_watchpoints(bool restore);
+    /// Gives a fork child (sharing nothing but a copy of our page protections) the
+    /// original protections back before it is let go.
+    void unguard_fork_child(pid_t child);
     // --- stepping over sites out of line (out_of_line.cpp)
     struct ool_site {
         internal::ool_plan plan;
@@ -152,6 +174,10 @@ struct process::impl {
 
     // --- shared libraries (shared_libraries.cpp)
     void init_shared_libraries();
+    /// The ELF file of a module through `elves` (null when it cannot be read; never throws).
+    std::shared_ptr<dwarf::elf_file> elf_of(const std::filesystem::path& path);
+    /// File address of a symbol of the dynamic loader (`_dl_debug_state`, `_r_debug`).
+    std::optional<std::uint64_t> loader_symbol(std::string_view name);
     /// Re-reads r_debug/link_map; true when the list of libraries changed.
     bool on_loader_breakpoint();
     bool read_link_map();

@@ -32,8 +32,10 @@ public:
     /// dump: file format not recognized"), a core of another architecture, a core without
     /// any thread. A truncated core opens: what is missing reads as inaccessible memory and
     /// warnings() says so. A core of another program opens with a warning too.
+    /// `elves` gives the modules their `elf` (the app's cache; empty: opened here).
     static std::unique_ptr<core_file> open(const std::filesystem::path& core,
-                                           const std::filesystem::path& executable);
+                                           const std::filesystem::path& executable,
+                                           elf_provider elves = {});
     ~core_file() override;
 
     // target

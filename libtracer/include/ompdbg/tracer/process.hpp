@@ -15,6 +15,7 @@
 #include "ompdbg/tracer/breakpoint_site.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 #include "ompdbg/tracer/target.hpp"
+#include "ompdbg/tracer/watchpoint.hpp"
 
 namespace ompdbg::tracer {
 
@@ -24,6 +25,11 @@ struct launch_options {
     bool disable_aslr = true;          ///< gdb's default (personality ADDR_NO_RANDOMIZE)
     std::optional<std::filesystem::path> stdin_path, stdout_path;
     std::optional<std::filesystem::path> working_dir;
+    /// When >= 0 (and no stdout_path): this descriptor of ours becomes the program's
+    /// stdout (`--json` passes 2 so that stdout carries nothing but JSON).
+    int stdout_fd = -1;
+    /// Where `modules()` get their `elf` (the app's cache); empty: opened here.
+    elf_provider elves;
 };
 
 class process final : public target {
@@ -37,7 +43,7 @@ public:
     /// Attaches to every thread of `pid` (PTRACE_SEIZE + interrupt, walking
     /// /proc/PID/task until no new thread appears) and stops them all. Throws
     /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
-    static std::unique_ptr<process> attach(pid_t pid);
+    static std::unique_ptr<process> attach(pid_t pid, elf_provider elves = {});
     ~process() override;
 
     // target
@@ -84,6 +90,17 @@ public:
     void enable_site(virt_addr addr);
     void disable_site(virt_addr addr);
 
+    /// Watches [addr, addr + size) for `kind` (size 1, 2, 4 or 8, within one aligned
+    /// 8-byte word for `hardware`); returns its id. `hardware` throws "Hardware watchpoint
+    /// slots exhausted: all 4 debug registers are in use." when 4 are set; `software`
+    /// throws when the pages cannot be protected. A write watchpoint stops (stop_kind::
+    /// watchpoint) when the watched bytes change (hardware: on every write); read and
+    /// access watchpoints when an access overlaps the range.
+    int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode);
+    /// Removes a watchpoint (restores page protections, frees its debug register).
+    void remove_watchpoint(int id);
+    /// Number of hardware slots in use.
+    int hardware_watchpoints_in_use() const;
     /// How threads got over breakpoints on resume since launch/attach: `out_of_line` ran
     /// the instruction from a scratch slot in the target, `emulated` a call/jmp rel32, and
     /// `single_stepped` the classic remove/step/re-insert (instructions that cannot move,

@@ -23,6 +23,7 @@ enum class stop_kind {
     library_event,    ///< shared libraries were loaded or unloaded (modules re-read)
     exec,             ///< the process called execve
     interrupted,      ///< interrupt() stopped it (Ctrl-C)
+    watchpoint,       ///< a watchpoint triggered (`watchpoint_id`); the access has completed
 };
 
 struct stop_reason {
@@ -34,6 +35,10 @@ struct stop_reason {
     std::optional<virt_addr> fault_addr;      ///< siginfo si_addr for SIGSEGV/SIGBUS/SIGFPE
     std::optional<virt_addr> breakpoint_addr; ///< breakpoint: the site's address
     pid_t new_tid = 0;              ///< thread_created
+    int watchpoint_id = 0;          ///< watchpoint: process::add_watchpoint's id
+    /// watchpoint: the address accessed (software: the faulting address; hardware: the
+    /// watched address of the debug register that triggered).
+    std::optional<virt_addr> watch_addr;
     /// Other threads that hit a breakpoint in the same stop (all-stop); the app reports
     /// them later, as gdb does, so that none skips a breakpoint.
     std::vector<pid_t> other_breakpoint_tids;

@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ompdbg/base/addr.hpp"
@@ -27,13 +29,24 @@ struct loaded_module {
                                      ///< finds it through _r_debug when 0
     std::uint64_t l_ld = 0;          ///< address of its dynamic section (0 for the exe if unknown)
     bool is_executable = false;
-    std::shared_ptr<dwarf::elf_file> elf;   ///< null when the file cannot be opened
+    std::shared_ptr<dwarf::elf_file> elf;   ///< from the target's elf_provider; null when the
+                                            ///< file cannot be opened
     std::uint64_t tls_modid = 0;     ///< l_tls_modid, 0 when it has no TLS (or unknown)
     std::uint64_t start = 0, end = 0; ///< run-time address range its file maps ([start, end))
 
     virt_addr to_runtime(std::uint64_t file_addr) const { return virt_addr(file_addr + load_bias); }
     std::uint64_t to_file(virt_addr a) const { return a.addr() - load_bias; }
 };
+
+/// Opens the ELF file of a module, or hands out the caller's shared copy (apps keeps one
+/// cache for every process). Returns null or throws when the file cannot be read; libtracer
+/// then leaves `loaded_module::elf` null. An empty provider opens files with
+/// `dwarf::elf_file::open`.
+using elf_provider = std::function<std::shared_ptr<dwarf::elf_file>(const std::filesystem::path&)>;
+
+/// The symbol `name` defined in `elf` (a global definition first, .dynsym before .symtab):
+/// its file address. What libthread_db and the loader interface look up.
+std::optional<std::uint64_t> defined_symbol_value(const dwarf::elf_file& elf, std::string_view name);
 
 enum class thread_state { stopped, running, exited };
 

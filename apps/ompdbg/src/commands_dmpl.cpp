@@ -1,0 +1,949 @@
+// OpenMP through DMPL (issue 5): choosing and loading the DMPL library of the target's
+// OpenMP runtime, and the commands that use it. The plugins-host DMPL host does the talking
+// to the library; this file decides what the user sees.
+
+#include "commands_dmpl.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "commands_omp.hpp"
+#include "frame_context.hpp"
+#include "session.hpp"
+#include "stack.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/plugins/dmpl.h"
+#include "ompdbg/plugins/dmpl_host.hpp"
+#include "ompdbg/plugins/ompd.hpp"
+#include "ompdbg/tracer/thread_db.hpp"
+
+#ifndef OMPDBG_DMPL_PLUGIN_DIR
+#define OMPDBG_DMPL_PLUGIN_DIR ""
+#endif
+
+namespace ompdbg::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+enum class runtime_kind { none, libomp, libgomp };
+
+struct runtime_info {
+    runtime_kind kind = runtime_kind::none;
+    const tracer::loaded_module* module = nullptr;
+};
+
+/// DMPL state of one session: the setting, the loaded library, its view of the current
+/// target (rebuilt when the target changes), and an OMPD view for thread numbers.
+struct dmpl_state {
+    std::optional<fs::path> library_setting;
+    std::shared_ptr<plugins::dmpl_library> library;
+    std::unique_ptr<plugins::dmpl_process> proc;
+    const tracer::target* proc_target = nullptr;
+    pid_t proc_pid = 0;
+    std::unique_ptr<plugins::ompd_address_space> ompd;
+    const tracer::target* ompd_target = nullptr;
+    pid_t ompd_pid = 0;
+};
+
+dmpl_state& state_of(session& s) {
+    // Never destroyed: see commands_omp.cpp (nothing may run against a dead session at exit).
+    static auto* states = new std::map<const session*, dmpl_state>();
+    return (*states)[&s];
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+runtime_info find_runtime(tracer::target& tgt) {
+    runtime_info r;
+    for (const auto& m : tgt.modules()) {
+        std::string f = m.path.filename().string();
+        if (f.starts_with("libomp.so") || f.starts_with("libiomp5")) {
+            return {runtime_kind::libomp, &m};
+        }
+        if (f.starts_with("libgomp.so")) {
+            return {runtime_kind::libgomp, &m};
+        }
+    }
+    return r;
+}
+
+fs::path default_library(runtime_kind k) {
+    fs::path dir(OMPDBG_DMPL_PLUGIN_DIR);
+    return dir / (k == runtime_kind::libgomp ? "libdmpl-libgomp.so" : "libdmpl-libomp.so");
+}
+
+/// The DMPL view of the session's target, created on first use; nullptr when the target has
+/// no OpenMP runtime (`required`: throw instead). Throws one line when the library cannot
+/// be loaded.
+plugins::dmpl_process* dmpl_for(session& s, bool required) {
+    tracer::target* tgt = s.target();
+    if (tgt == nullptr) {
+        if (required) {
+            error::send("The program is not being run.");
+        }
+        return nullptr;
+    }
+    dmpl_state& st = state_of(s);
+    if (st.proc && st.proc_target == tgt && st.proc_pid == tgt->pid()) {
+        st.proc->forget_exited_threads();
+        return st.proc.get();
+    }
+    st.proc.reset();
+    runtime_info rt = find_runtime(*tgt);
+    if (rt.kind == runtime_kind::none) {
+        if (required) {
+            error::send("no OpenMP runtime is loaded in the program (yet)");
+        }
+        return nullptr;
+    }
+    if (!st.library) {
+        fs::path file = st.library_setting ? *st.library_setting : default_library(rt.kind);
+        st.library = plugins::dmpl_library::load(file, omp_plugin_policy(s));
+    }
+    plugins::pthread_key_reader keys = [&s](pid_t tid, std::uint64_t key) -> std::optional<std::uint64_t> {
+        try {
+            if (tracer::thread_db* tdb = s.thread_db()) {
+                return tdb->tsd(tid, static_cast<unsigned>(key));
+            }
+        } catch (const std::exception& e) {
+            log::write(log::channel::plugin, "td_thr_tsd: {}", e.what());
+        }
+        return std::nullopt;
+    };
+    st.proc = std::make_unique<plugins::dmpl_process>(st.library, *tgt, std::move(keys));
+    st.proc_target = tgt;
+    st.proc_pid = tgt->pid();
+    return st.proc.get();
+}
+
+/// As dmpl_for, but a library that cannot be loaded is logged and gives nullptr (for views
+/// that work without DMPL).
+plugins::dmpl_process* dmpl_quiet(session& s) {
+    try {
+        return dmpl_for(s, false);
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "DMPL: {}", e.what());
+        return nullptr;
+    }
+}
+
+/// OpenMP thread number and team size of `tid` through OMPD (libomp with OMP_DEBUG); nullopt
+/// when OMPD cannot tell.
+std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid) {
+    try {
+        tracer::target* tgt = s.target();
+        if (tgt == nullptr) {
+            return std::nullopt;
+        }
+        dmpl_state& st = state_of(s);
+        if (!st.ompd || st.ompd_target != tgt || st.ompd_pid != tgt->pid()) {
+            st.ompd.reset();
+            auto probe = plugins::probe_openmp_runtime(*tgt);
+            if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd || !probe.debug_enabled) {
+                return std::nullopt;
+            }
+            auto lib = plugins::load_ompd_library(probe, omp_plugin_policy(s), std::nullopt);
+            plugins::tls_resolver tls = [&s](pid_t t, const tracer::loaded_module& m,
+                                             std::uint64_t off) -> std::optional<std::uint64_t> {
+                try {
+                    if (tracer::thread_db* tdb = s.thread_db()) {
+                        return tdb->tls_address(t, m, off);
+                    }
+                } catch (const std::exception&) {
+                }
+                return std::nullopt;
+            };
+            st.ompd = std::make_unique<plugins::ompd_address_space>(lib, *tgt, std::move(tls));
+            st.ompd_target = tgt;
+            st.ompd_pid = tgt->pid();
+        }
+        st.ompd->invalidate();
+        auto t = st.ompd->thread_of(tid);
+        if (!t) {
+            return std::nullopt;
+        }
+        auto num = st.ompd->icv_number(*t, "thread-num-var");
+        auto par = st.ompd->current_parallel(*t);
+        auto team = par ? st.ompd->icv_number(*par, "team-size-var") : std::nullopt;
+        if (!num || !team) {
+            return std::nullopt;
+        }
+        return std::make_pair(*num, *team);
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "OMPD for DMPL: {}", e.what());
+        return std::nullopt;
+    }
+}
+
+// ---- DWARF facts about a variable's location ------------------------------------------
+
+struct location_facts {
+    bool tls = false;    ///< DW_OP_form_tls_address / DW_OP_GNU_push_tls_address
+    bool deref = false;  ///< DW_OP_deref: reached through a pointer (gcc's .omp_data_i)
+};
+
+location_facts facts_of(const dwarf::variable& v) {
+    location_facts f;
+    Dwarf_Die die = v.die;
+    Dwarf_Attribute attr;
+    if (dwarf_attr_integrate(&die, DW_AT_location, &attr) == nullptr) {
+        return f;
+    }
+    Dwarf_Op* ops = nullptr;
+    std::size_t n = 0;
+    if (dwarf_getlocation(&attr, &ops, &n) != 0) {
+        return f;  // a location list: not a global, never TLS in practice
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (ops[i].atom == DW_OP_form_tls_address || ops[i].atom == DW_OP_GNU_push_tls_address) {
+            f.tls = true;
+        }
+        if (ops[i].atom == DW_OP_deref) {
+            f.deref = true;
+        }
+    }
+    return f;
+}
+
+// ---- frames ---------------------------------------------------------------------------
+
+/// The ELF symbol of a frame's function (the mangled routine name DMPL demangles).
+std::string frame_symbol(const stack_frame& f) {
+    if (f.module != nullptr && f.module->elf) {
+        std::uint64_t at = f.function ? f.function->low_pc() : f.module->to_file(virt_addr(f.pc()));
+        if (auto sym = f.module->elf->symbol_at(at)) {
+            return sym->name;
+        }
+        if (auto sym = f.module->elf->symbol_at(f.module->to_file(virt_addr(f.pc())))) {
+            return sym->name;
+        }
+    }
+    return f.function ? f.function->name : f.symbol_name;
+}
+
+/// What the folding needs to know about the runtime.
+struct fold_context {
+    session* s = nullptr;
+    plugins::dmpl_library* lib = nullptr;
+    const tracer::loaded_module* runtime = nullptr;
+    std::string dispatcher;
+    std::string invoker;
+};
+
+bool in_runtime(const fold_context& fc, const stack_frame& f) {
+    return fc.runtime != nullptr && f.module != nullptr && f.module->path == fc.runtime->path &&
+           f.module->load_bias == fc.runtime->load_bias;
+}
+
+/// The user's function when `f` runs an outlined routine (DMPL_demangle_name), else nullopt.
+std::optional<std::string> outlined_parent(const fold_context& fc, const stack_frame& f) {
+    if (f.inline_depth != 0 || in_runtime(fc, f)) {
+        return std::nullopt;
+    }
+    auto d = fc.lib->demangle(frame_symbol(f));
+    if (d.rc != DMPL_ok) {
+        return std::nullopt;
+    }
+    return d.name;
+}
+
+bool is_dispatcher(const fold_context& fc, const stack_frame& f) {
+    return in_runtime(fc, f) && frame_symbol(f) == fc.dispatcher;
+}
+
+std::string where_of(const stack_frame& f) {
+    if (!f.line) {
+        return {};
+    }
+    return fs::path(f.line->file).filename().string() + ":" + std::to_string(f.line->line);
+}
+
+/// Where the construct is: the outlined routine's declaration line (clang: the pragma), else
+/// the line of its first instruction (gcc: the pragma too); empty when unknown.
+std::string construct_where(const stack_frame& outlined) {
+    if (!outlined.function) {
+        return {};
+    }
+    const dwarf::function& fn = *outlined.function;
+    if (fn.decl_line > 0 && !fn.decl_file.empty()) {
+        return fs::path(fn.decl_file).filename().string() + ":" + std::to_string(fn.decl_line);
+    }
+    if (outlined.module != nullptr && outlined.module->elf) {
+        if (dwarf::debug_info* dbg = outlined.module->elf->debug()) {
+            if (auto l = dbg->line_at(fn.low_pc())) {
+                return fs::path(l->file).filename().string() + ":" + std::to_string(l->line);
+            }
+        }
+    }
+    return {};
+}
+
+/// Where a region runs from in another thread: the index of the first frame outward of the
+/// dispatcher call that runs `outlined` (nullopt when `tid` did not encounter it).
+std::optional<std::size_t> encountering_frame(const fold_context& fc, const std::vector<stack_frame>& frames,
+                                              const std::string& outlined) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (frame_symbol(frames[i]) != outlined) {
+            continue;
+        }
+        for (std::size_t j = i + 1; j < frames.size(); ++j) {
+            if (is_dispatcher(fc, frames[j])) {
+                for (std::size_t k = j + 1; k < frames.size(); ++k) {
+                    if (!in_runtime(fc, frames[k])) {
+                        return k;
+                    }
+                }
+                return std::nullopt;
+            }
+            if (!in_runtime(fc, frames[j]) && !outlined_parent(fc, frames[j])) {
+                break;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+/// The innermost outlined routine (mangled) a thread runs, its frame index, or nullopt.
+std::optional<std::pair<std::string, std::size_t>> innermost_outlined(const fold_context& fc,
+                                                                      const std::vector<stack_frame>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        if (outlined_parent(fc, frames[i])) {
+            // clang: FUNC.omp_outlined_debug__ is called by FUNC.omp_outlined; report the
+            // outermost of a chain of outlined frames (the one the runtime called).
+            std::size_t j = i;
+            while (j + 1 < frames.size() && outlined_parent(fc, frames[j + 1])) {
+                ++j;
+            }
+            return std::make_pair(frame_symbol(frames[j]), j);
+        }
+    }
+    return std::nullopt;
+}
+
+/// "[omp parallel in main at fig8.c:21, thread 2 of 4]".
+std::string region_line(fold_context& fc, pid_t tid, const std::string& parent, const std::string& where) {
+    std::string l = "[omp parallel in " + parent;
+    if (!where.empty()) {
+        l += " at " + where;
+    }
+    if (auto pos = omp_position(*fc.s, tid)) {
+        l += fmt::format(", thread {} of {}", pos->first, pos->second);
+    }
+    return l + "]";
+}
+
+/// Prints frames[from..] of `tid` with runtime frames folded; `next_level` numbers frames
+/// that belong to another thread (parent task frames). Returns the next free level.
+int print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& frames, std::size_t from,
+                 std::optional<int> renumber, nlohmann::json& rows, int depth) {
+    session& s = *fc.s;
+    int level = renumber.value_or(0);
+    for (std::size_t i = from; i < frames.size(); ++i) {
+        const stack_frame& f = frames[i];
+        stack_frame shown = f;
+        if (renumber) {
+            shown.level = level;
+        }
+        s.out().line(format_frame_line(s, shown, true));
+        rows.push_back({{"level", shown.level}, {"tid", tid}, {"line", format_frame_line(s, shown, true)}});
+        level = shown.level + 1;
+        auto parent = outlined_parent(fc, f);
+        if (!parent) {
+            continue;
+        }
+        // Fold the outlined wrappers and the runtime's frames above this routine.
+        std::size_t j = i + 1;
+        bool saw_dispatcher = false;
+        std::size_t outermost = i;
+        while (j < frames.size() && (outlined_parent(fc, frames[j]) || in_runtime(fc, frames[j]))) {
+            saw_dispatcher = saw_dispatcher || is_dispatcher(fc, frames[j]);
+            if (!in_runtime(fc, frames[j])) {
+                outermost = j;
+            }
+            ++j;
+        }
+        const std::string construct = construct_where(frames[outermost]);
+        auto where = [&](const stack_frame& parent_frame) {
+            return construct.empty() ? where_of(parent_frame) : construct;
+        };
+        if (saw_dispatcher && j < frames.size()) {
+            // This thread encountered the construct: its caller's frames follow.
+            std::string l = region_line(fc, tid, *parent, where(frames[j]));
+            s.out().line(l);
+            rows.push_back({{"region", l}});
+            i = j - 1;
+            continue;
+        }
+        // A team member: its stack ends in the thread start; the parent task's frames are in
+        // the thread that encountered the construct (the one that called the dispatcher for
+        // the same outlined routine).
+        std::string outermost_outlined;
+        for (std::size_t k = i; k < j; ++k) {
+            if (outlined_parent(fc, frames[k])) {
+                outermost_outlined = frame_symbol(frames[k]);
+            }
+        }
+        tracer::target* tgt = s.target();
+        for (tracer::thread* th : tgt->threads()) {
+            if (th->tid() == tid || th->state() == tracer::thread_state::exited || depth > 8) {
+                continue;
+            }
+            const auto& other = s.stack(th->tid());
+            if (auto k = encountering_frame(fc, other, outermost_outlined)) {
+                std::string l = region_line(fc, tid, *parent, where(other[*k]));
+                s.out().line(l);
+                rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
+                print_folded(fc, th->tid(), other, *k, level, rows, depth + 1);
+                return level;
+            }
+        }
+        // The encountering thread may have finished its share already and wait in the
+        // dispatcher (joining the team): its frames outward of the dispatcher call from the
+        // user's function are the parent task's.
+        std::string wanted = parent->substr(0, parent->find('('));
+        for (tracer::thread* th : tgt->threads()) {
+            if (th->tid() == tid || th->state() == tracer::thread_state::exited || depth > 8) {
+                continue;
+            }
+            const auto& other = s.stack(th->tid());
+            for (std::size_t k = 0; k < other.size(); ++k) {
+                // The dispatcher itself may be gone from the stack (libgomp's GOMP_parallel
+                // tail-calls GOMP_parallel_end): any runtime frames called by `wanted`,
+                // in a thread that is not running an outlined routine itself.
+                if (outlined_parent(fc, other[k])) {
+                    break;
+                }
+                if (!in_runtime(fc, other[k])) {
+                    continue;
+                }
+                std::size_t q = k + 1;
+                while (q < other.size() && in_runtime(fc, other[q])) {
+                    ++q;
+                }
+                if (q < other.size() && frame_function_name(other[q]) == wanted) {
+                    std::string l = region_line(fc, tid, *parent, where(other[q]));
+                    s.out().line(l);
+                    rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
+                    print_folded(fc, th->tid(), other, q, level, rows, depth + 1);
+                    return level;
+                }
+                break;
+            }
+        }
+        std::string l = region_line(fc, tid, *parent, construct);
+        s.out().line(l);
+        rows.push_back({{"region", l}});
+        return level;
+    }
+    return level;
+}
+
+std::optional<fold_context> make_fold_context(session& s) {
+    plugins::dmpl_process* proc = dmpl_quiet(s);
+    if (proc == nullptr) {
+        return std::nullopt;
+    }
+    fold_context fc;
+    fc.s = &s;
+    fc.lib = &proc->library();
+    fc.runtime = find_runtime(proc->target()).module;
+    if (auto n = fc.lib->rtl_names(DMPL_lang_c)) {
+        fc.dispatcher = n->main_task_dispatcher;
+        fc.invoker = n->microtask_invoker;
+    }
+    return fc;
+}
+
+/// `bt` with the OpenMP runtime folded: true when it printed (the stack runs an outlined
+/// routine), false to let the ordinary backtrace print.
+bool folded_backtrace(session& s) {
+    if (s.target() == nullptr || s.selected_tid() == 0) {
+        return false;
+    }
+    auto fc = make_fold_context(s);
+    if (!fc) {
+        return false;
+    }
+    const auto& frames = s.stack(s.selected_tid());
+    if (!innermost_outlined(*fc, frames)) {
+        return false;
+    }
+    nlohmann::json rows = nlohmann::json::array();
+    print_folded(*fc, s.selected_tid(), frames, 0, std::nullopt, rows, 0);
+    s.out().field("frames", rows);
+    return true;
+}
+
+// ---- threadprivate --------------------------------------------------------------------
+
+struct global_var {
+    dwarf::variable var;
+    const tracer::loaded_module* module = nullptr;
+};
+
+std::optional<global_var> find_global(session& s, const std::string& name) {
+    tracer::target* tgt = s.target();
+    for (const auto& m : tgt->modules()) {
+        if (!m.elf) {
+            continue;
+        }
+        if (dwarf::debug_info* dbg = m.elf->debug()) {
+            if (auto g = dbg->find_global(name)) {
+                return global_var{*g, &m};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+void cmd_omp_threadprivate(session& s, std::string_view args) {
+    std::string name(trim(args));
+    if (name.empty()) {
+        error::send("Argument required (name of a threadprivate variable).");
+    }
+    tracer::target* tgt = s.target();
+    if (tgt == nullptr) {
+        error::send("The program is not being run.");
+    }
+    auto g = find_global(s, name);
+    if (!g) {
+        error::send("No symbol \"" + name + "\" in current context.");
+    }
+    location_facts lf = facts_of(g->var);
+    plugins::dmpl_process* proc = dmpl_for(s, false);
+    struct row {
+        pid_t tid;
+        std::string omp, address, value;
+    };
+    std::vector<row> rows;
+    bool runtime_managed = false;
+    for (tracer::thread* th : tgt->threads()) {
+        if (th->state() == tracer::thread_state::exited) {
+            continue;
+        }
+        pid_t tid = th->tid();
+        row r{tid, "-", "", ""};
+        if (auto pos = omp_position(s, tid)) {
+            r.omp = std::to_string(pos->first);
+        }
+        try {
+            const auto& st = s.stack(tid);
+            if (st.empty()) {
+                r.value = "<no frame>";
+                rows.push_back(r);
+                continue;
+            }
+            frame_context ctx(s, tid, st[0]);
+            dwarf::value v = ctx.read_variable(g->var, g->module);
+            if (proc != nullptr && v.address) {
+                auto a = proc->tls_address(tid, *v.address);
+                if (a.rc == DMPL_ok) {
+                    runtime_managed = true;
+                    v = dmpl_thread_copy(s, tid, name, v);
+                } else if (a.rc == DMPL_tls_unallocated) {
+                    runtime_managed = true;
+                    r.value = "<not allocated yet (DMPL_tls_unallocated)>";
+                } else if (a.rc != DMPL_tls_native) {
+                    r.value = "<error: " + a.message + ">";
+                }
+            }
+            if (r.value.empty()) {
+                r.address = v.address ? fmt::format("{:#x}", *v.address) : "";
+                r.value = dwarf::format_value(v, ctx);
+            }
+        } catch (const std::exception& e) {
+            r.value = std::string("<error: ") + e.what() + ">";
+        }
+        rows.push_back(r);
+    }
+    if (!lf.tls && !runtime_managed) {
+        error::send("`" + name + "' is not threadprivate: it is not thread-local in the debug information and "
+                    "the OpenMP runtime's threadprivate tables do not hold it");
+    }
+    s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<18} {}", "Id", "LWP", "OMP", "Address", "Value"));
+    nlohmann::json js = nlohmann::json::array();
+    for (const auto& r : rows) {
+        std::string mark = r.tid == s.selected_tid() ? "*" : " ";
+        s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<18} {}", mark, s.thread_number(r.tid), r.tid, r.omp,
+                                 r.address, r.value));
+        js.push_back({{"id", s.thread_number(r.tid)}, {"lwp", r.tid}, {"omp_thread", r.omp},
+                      {"address", r.address}, {"value", r.value}});
+    }
+    s.out().field("variable", name);
+    s.out().field("threads", js);
+}
+
+// ---- info locals in outlined routines ---------------------------------------------------
+
+/// `info locals` of an outlined region: the user's variables by source name with their
+/// scoping; false when the selected frame is no outlined routine.
+bool outlined_locals(session& s) {
+    if (s.target() == nullptr || s.selected_tid() == 0) {
+        return false;
+    }
+    const auto& st = s.stack(s.selected_tid());
+    if (st.empty()) {
+        return false;
+    }
+    const stack_frame& f = st[static_cast<std::size_t>(s.selected_frame())];
+    if (!f.function) {
+        return false;
+    }
+    auto fc = make_fold_context(s);
+    if (!fc) {
+        return false;
+    }
+    std::string routine = frame_symbol(f);
+    if (fc->lib->demangle(routine).rc != DMPL_ok) {
+        return false;
+    }
+    frame_context ctx(s, s.selected_tid(), f);
+    std::vector<dwarf::variable> params = ctx.frame_variables(true);
+    std::vector<dwarf::variable> locals = ctx.frame_variables(false);
+    std::set<std::string> param_names, local_names;
+    for (const auto& v : params) {
+        param_names.insert(v.name);
+    }
+    for (const auto& v : locals) {
+        local_names.insert(v.name);
+    }
+    nlohmann::json js = nlohmann::json::array();
+    int shown = 0;
+    auto show = [&](const dwarf::variable& v, bool is_param) {
+        int hints = 0;
+        location_facts lf = facts_of(v);
+        auto kind = v.var_type.strip_cv_typedef().kind();
+        if (is_param) {
+            hints |= DMPL_hint_parameter;
+            if (local_names.count(v.name)) {
+                hints |= DMPL_hint_has_copy;
+            }
+        } else if (param_names.count(v.name)) {
+            hints |= DMPL_hint_copy;
+        }
+        if (lf.deref || kind == dwarf::type_kind::reference || kind == dwarf::type_kind::rvalue_reference ||
+            (is_param && kind == dwarf::type_kind::pointer)) {
+            hints |= DMPL_hint_by_reference;
+        }
+        auto d = fc->lib->demangle(routine + "::" + v.name, hints);
+        if (d.rc == DMPL_name_internal) {
+            return;
+        }
+        std::string name = d.rc == DMPL_ok ? d.name : v.name;
+        std::string scope = plugins::dmpl_varinfo_name(d.varinfo);
+        std::string value;
+        try {
+            dwarf::value val = ctx.read_variable(v);
+            // clang passes shared variables as C++ references: show the user's variable.
+            auto referenced_type = v.var_type.strip_cv_typedef().target();
+            if ((kind == dwarf::type_kind::reference || kind == dwarf::type_kind::rvalue_reference) &&
+                referenced_type && val.bytes.size() == 8) {
+                std::uint64_t target = 0;
+                std::memcpy(&target, val.bytes.data(), 8);
+                dwarf::value referenced;
+                referenced.val_type = *referenced_type;
+                referenced.address = target;
+                val = referenced;
+            }
+            value = dwarf::format_value(val, ctx);
+        } catch (const std::exception& e) {
+            value = std::string("<error: ") + e.what() + ">";
+        }
+        s.out().line(name + " = " + value + (scope.empty() ? "" : "  (" + scope + ")"));
+        js.push_back({{"name", name}, {"value", value}, {"scoping", scope}});
+        ++shown;
+    };
+    for (const auto& v : locals) {
+        show(v, false);
+    }
+    for (const auto& v : params) {
+        show(v, true);
+    }
+    if (shown == 0) {
+        s.out().line("No locals.");
+    }
+    s.out().field("locals", js);
+    return true;
+}
+
+// ---- libgomp: omp threads / omp parallel from DMPL and the stacks ----------------------
+
+std::string libgomp_limits(const tracer::loaded_module* m) {
+    std::string why = "libgomp has no OMPD support, so OpenMP thread numbers (except the encountering "
+                      "thread's 0), team sizes, thread states, tasks and ICVs cannot be shown";
+    if (m != nullptr && m->elf && m->elf->debug() == nullptr) {
+        why += "; " + m->path.string() + " has no debug information either (Debian ships it in "
+               "libgomp1-dbgsym, outside the main archive)";
+    }
+    return why + ".";
+}
+
+struct gomp_thread_view {
+    pid_t tid = 0;
+    std::string role;
+    std::string region;       ///< "omp parallel in main at fig8.c:21"
+    std::string outlined;     ///< mangled outlined routine
+    bool encountering = false;
+};
+
+std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc) {
+    std::vector<gomp_thread_view> out;
+    std::map<std::string, std::string> where_by_routine;  // outlined → construct location
+    tracer::target* tgt = s.target();
+    for (tracer::thread* th : tgt->threads()) {
+        if (th->state() == tracer::thread_state::exited) {
+            continue;
+        }
+        gomp_thread_view v;
+        v.tid = th->tid();
+        const auto& frames = s.stack(v.tid);
+        auto inner = innermost_outlined(fc, frames);
+        if (inner) {
+            v.outlined = inner->first;
+            if (std::string w = construct_where(frames[inner->second]); !w.empty()) {
+                where_by_routine[v.outlined] = w;
+            }
+            if (auto k = encountering_frame(fc, frames, v.outlined)) {
+                v.encountering = true;
+                where_by_routine.emplace(v.outlined, where_of(frames[*k]));
+            }
+            v.role = v.encountering ? "encountering thread (OpenMP thread 0)" : "team member";
+        } else {
+            bool runtime = std::any_of(frames.begin(), frames.end(),
+                                       [&](const stack_frame& f) { return in_runtime(fc, f); });
+            v.role = runtime ? "in libgomp (idle, or between regions)" : "not in a parallel region";
+        }
+        out.push_back(v);
+    }
+    for (auto& v : out) {
+        if (v.outlined.empty()) {
+            continue;
+        }
+        auto parent = fc.lib->demangle(v.outlined);
+        v.region = "omp parallel in " + (parent.rc == DMPL_ok ? parent.name : v.outlined);
+        if (auto it = where_by_routine.find(v.outlined); it != where_by_routine.end() && !it->second.empty()) {
+            v.region += " at " + it->second;
+        }
+    }
+    return out;
+}
+
+void gomp_omp_threads(session& s, fold_context& fc, const tracer::loaded_module* rt) {
+    auto views = gomp_threads(s, fc);
+    s.out().line(fmt::format("  {:<4} {:<8} {:<40} {}", "Id", "LWP", "Role", "Region"));
+    nlohmann::json js = nlohmann::json::array();
+    for (const auto& v : views) {
+        std::string mark = v.tid == s.selected_tid() ? "*" : " ";
+        s.out().line(fmt::format("{} {:<4} {:<8} {:<40} {}", mark, s.thread_number(v.tid), v.tid, v.role, v.region));
+        js.push_back({{"id", s.thread_number(v.tid)}, {"lwp", v.tid}, {"role", v.role}, {"region", v.region}});
+    }
+    s.out().line("(from ompdbg's DMPL library for libgomp and the threads' stacks: " + libgomp_limits(rt) + ")");
+    s.out().field("threads", js);
+    s.out().field("limits", libgomp_limits(rt));
+}
+
+void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module* rt) {
+    auto views = gomp_threads(s, fc);
+    std::map<std::string, std::vector<const gomp_thread_view*>> regions;
+    for (const auto& v : views) {
+        if (!v.outlined.empty()) {
+            regions[v.outlined].push_back(&v);
+        }
+    }
+    nlohmann::json js = nlohmann::json::array();
+    if (regions.empty()) {
+        s.out().line("No thread is running a parallel region.");
+    }
+    for (const auto& [routine, members] : regions) {
+        std::string enc = "?";
+        std::string ids;
+        for (const auto* v : members) {
+            ids += (ids.empty() ? "" : ", ") + std::to_string(s.thread_number(v->tid));
+            if (v->encountering) {
+                enc = std::to_string(s.thread_number(v->tid));
+            }
+        }
+        std::string l = fmt::format("{} (outlined {}): encountered by thread {}; threads running it now: {}",
+                                    members.front()->region, routine, enc, ids);
+        s.out().line(l);
+        js.push_back({{"region", members.front()->region}, {"outlined", routine}, {"threads_in_region", ids}});
+    }
+    s.out().line("(from ompdbg's DMPL library for libgomp and the threads' stacks: team members waiting in "
+                 "libgomp are not attributed to a region; " +
+                 libgomp_limits(rt) + ")");
+    s.out().field("regions", js);
+}
+
+/// Replaces the handler of `name` in `table` by `wrap(old handler)`.
+void wrap(command_table& table, std::string_view name,
+          const std::function<command_handler(command_handler)>& wrapper) {
+    command* c = table.find_mutable(name);
+    if (c == nullptr || !c->handler) {
+        return;
+    }
+    c->handler = wrapper(c->handler);
+}
+
+runtime_kind runtime_of(session& s) {
+    tracer::target* tgt = s.target();
+    return tgt == nullptr ? runtime_kind::none : find_runtime(*tgt).kind;
+}
+
+}  // namespace
+
+dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v) {
+    if (!v.address || tid == 0 || s.target() == nullptr) {
+        return v;
+    }
+    plugins::dmpl_process* proc = dmpl_quiet(s);
+    if (proc == nullptr) {
+        return v;
+    }
+    auto a = proc->tls_address(tid, *v.address);
+    if (a.rc == DMPL_tls_native || (a.rc == DMPL_ok && a.address == *v.address)) {
+        return v;
+    }
+    if (a.rc == DMPL_tls_unallocated) {
+        error::send(fmt::format("Thread {} has not allocated its copy of threadprivate `{}' yet "
+                                "(DMPL_tls_unallocated)",
+                                s.thread_number(tid), name));
+    }
+    if (a.rc != DMPL_ok) {
+        error::send(a.message);
+    }
+    std::vector<std::byte> bytes(v.val_type.size());
+    if (s.target()->try_read_memory(virt_addr(a.address), bytes) != bytes.size()) {
+        error::send(fmt::format("Cannot access memory at address {:#x}", a.address));
+    }
+    v.address = a.address;
+    v.bytes = std::move(bytes);
+    return v;
+}
+
+void dmpl_set_library(session& s, const std::string& path) {
+    if (path.empty()) {
+        error::send("Argument required (path of a DMPL library).");
+    }
+    dmpl_state& st = state_of(s);
+    st.library_setting = fs::path(path);
+    st.proc.reset();
+    st.library.reset();
+}
+
+void register_dmpl_commands(command_table& t) {
+    command_table& omp = t.prefix("omp");
+    omp.add(command{"threadprivate", {"tp"}, "Show every thread's copy of a threadprivate variable.",
+                    "omp threadprivate NAME\nThe value and address of NAME in every thread: native TLS through\n"
+                    "libthread_db, copies kept by the OpenMP runtime through its DMPL library.",
+                    cmd_omp_threadprivate, false, nullptr});
+    command_table& set = t.prefix("set");
+    set.add(command{"dmpl-library", {}, "Use this DMPL library for the program's OpenMP runtime.",
+                    "set dmpl-library PATH\nLoad PATH (under the plugin-path policy) instead of ompdbg's own\n"
+                    "DMPL library for libomp or libgomp.",
+                    [](session& s, std::string_view a) { dmpl_set_library(s, std::string(trim(a))); }, false,
+                    nullptr});
+
+    wrap(t, "backtrace", [](command_handler old) -> command_handler {
+        return [old](session& s, std::string_view args) {
+            if (trim(args).empty() && folded_backtrace(s)) {
+                return;
+            }
+            old(s, args);
+        };
+    });
+    if (command* info = t.find_mutable("info"); info != nullptr && info->subcommands) {
+        wrap(*info->subcommands, "locals", [](command_handler old) -> command_handler {
+            return [old](session& s, std::string_view args) {
+                if (!outlined_locals(s)) {
+                    old(s, args);
+                }
+            };
+        });
+    }
+    wrap(omp, "info", [](command_handler old) -> command_handler {
+        return [old](session& s, std::string_view args) {
+            std::string ompd_problem;
+            try {
+                old(s, args);
+            } catch (const error& e) {
+                if (runtime_of(s) == runtime_kind::none) {
+                    throw;
+                }
+                ompd_problem = e.what();
+            }
+            plugins::dmpl_process* proc = dmpl_for(s, true);
+            auto& lib = proc->library();
+            s.out().line("DMPL library:        " + lib.path().string());
+            s.out().line("DMPL version string: " + lib.version_string());
+            s.out().line(fmt::format("DMPL interface:      {} ({})", lib.compatibility(), lib.initialiser()));
+            if (auto n = lib.rtl_names(DMPL_lang_c)) {
+                s.out().line("DMPL runtime names:  " + n->main_task_dispatcher + ", " + n->microtask_invoker);
+            }
+            if (!ompd_problem.empty()) {
+                s.out().line("OMPD:                not available: " + ompd_problem);
+            }
+            s.out().field("dmpl_library", lib.path().string());
+            s.out().field("dmpl_version_string", lib.version_string());
+        };
+    });
+    for (const char* name : {"threads", "parallel"}) {
+        std::string which = name;
+        wrap(omp, name, [which](command_handler old) -> command_handler {
+            return [old, which](session& s, std::string_view args) {
+                if (runtime_of(s) != runtime_kind::libgomp) {
+                    old(s, args);
+                    return;
+                }
+                auto fc = make_fold_context(s);
+                if (!fc) {
+                    dmpl_for(s, true);  // says why
+                    return;
+                }
+                const tracer::loaded_module* rt = find_runtime(*s.target()).module;
+                if (which == "threads") {
+                    gomp_omp_threads(s, *fc, rt);
+                } else {
+                    gomp_omp_parallel(s, *fc, rt);
+                }
+            };
+        });
+    }
+    wrap(omp, "bt", [](command_handler old) -> command_handler {
+        return [old](session& s, std::string_view args) {
+            try {
+                old(s, args);
+            } catch (const error&) {
+                // No OMPD (libgomp, OMP_DEBUG unset): fold with the DMPL rtl names instead.
+                if (!folded_backtrace(s)) {
+                    throw;
+                }
+            }
+        };
+    });
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,35 @@
+#pragma once
+/// OpenMP through DMPL (issue 5): the DMPL library of the target's OpenMP runtime (ompdbg's
+/// plugins/dmpl-libomp or plugins/dmpl-libgomp, or `--dmpl-library PATH` / `set
+/// dmpl-library PATH`), and what the user sees through it: each thread's copy of a
+/// threadprivate variable (`print a`, `print &a`, `omp threadprivate a`), `bt` with the
+/// runtime's frames folded into one `[omp parallel in main at fig8.c:21, thread 2 of 4]`
+/// line, `info locals` of outlined regions with source names and scoping, DMPL lines in
+/// `omp info`, and `omp threads` / `omp parallel` for libgomp (which has no OMPD).
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "command_table.hpp"
+#include "ompdbg/dwarf/value.hpp"
+
+namespace ompdbg::app {
+
+class session;
+
+/// Registers `omp threadprivate`, `set dmpl-library`, and wraps `bt`, `info locals`,
+/// `omp info`, `omp threads`, `omp parallel`, `omp bt` (call after the stack and omp groups).
+void register_dmpl_commands(command_table& t);
+
+/// `--dmpl-library PATH` from the command line.
+void dmpl_set_library(session& s, const std::string& path);
+
+/// The copy of global variable value `v` (located by the debug information) that thread `tid`
+/// sees: the runtime's per-thread copy when `v` is a threadprivate object the OpenMP
+/// runtime manages (DMPL_get_tls_address), else `v` unchanged. Throws ompdbg::error with one
+/// line when the thread has not allocated its copy yet or the DMPL library fails. A target
+/// without OpenMP runtime, or no usable DMPL library, leaves `v` as it is.
+dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v);
+
+}  // namespace ompdbg::app

@@ -1,0 +1,360 @@
+// watch, rwatch, awatch (and -l / -location), info watchpoints.
+#include "commands_watch.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "command_prefix.hpp"
+
+#include "frame_context.hpp"
+#include "stop_printer.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/tracer/watchpoint.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+using tracer::watch_kind;
+using tracer::watch_mode;
+
+std::string trimmed(std::string_view s) {
+    auto b = s.find_first_not_of(" \t");
+    auto e = s.find_last_not_of(" \t");
+    return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
+}
+
+// gdb's `set can-use-hw-watchpoints`, plus OMPDBG_HW_WATCHPOINTS=force|off|auto (force:
+// use the debug registers even where the probe says they never trap, for tests of the
+// register programming).
+struct watch_settings {
+    bool can_use_hw = true;
+    bool told_fallback = false;
+};
+
+watch_settings& settings() {
+    static watch_settings st;
+    return st;
+}
+
+watch_mode choose_mode(session& s) {
+    const char* env = std::getenv("OMPDBG_HW_WATCHPOINTS");
+    std::string_view forced = env ? env : "auto";
+    if (forced == "off" || !settings().can_use_hw) {
+        return watch_mode::software;
+    }
+    if (forced == "force" || tracer::hardware_watchpoints_trap()) {
+        return watch_mode::hardware;
+    }
+    if (!settings().told_fallback) {
+        settings().told_fallback = true;
+        s.out().line("Hardware watchpoints do not trigger on this machine (the debug registers accept "
+                     "writes but never trap): using software watchpoints (write-protected pages).");
+    }
+    return watch_mode::software;
+}
+
+std::string kind_title(const watchpoint& w) {
+    bool hw = w.mode == watch_mode::hardware;
+    switch (w.kind) {
+    case watch_kind::write: return hw ? "Hardware watchpoint" : "Watchpoint";
+    case watch_kind::read: return hw ? "Hardware read watchpoint" : "Read watchpoint";
+    case watch_kind::access: return hw ? "Hardware access (read/write) watchpoint" : "Access (read/write) watchpoint";
+    }
+    return "Watchpoint";
+}
+
+std::string kind_name(watch_kind k) {
+    return k == watch_kind::write ? "write" : k == watch_kind::read ? "read" : "access";
+}
+
+std::vector<std::byte> read_bytes(session& s, const watchpoint& w) {
+    std::vector<std::byte> b(w.value.val_type.size());
+    if (tracer::target* t = s.target()) {
+        t->try_read_memory(virt_addr(*w.value.address), b);
+    }
+    return b;
+}
+
+std::string format_bytes(session& s, const watchpoint& w, const std::vector<std::byte>& bytes) {
+    dwarf::value v = w.value;
+    v.bytes = bytes;
+    try {
+        frame_context ctx = frame_context::for_selection(s);
+        return dwarf::format_value(v, ctx);
+    } catch (const std::exception&) {
+        frame_context ctx(s);
+        return dwarf::format_value(v, ctx);
+    }
+}
+
+// True when `addr` lies in the stack mapping of thread `tid` (a local variable).
+bool on_thread_stack(session& s, pid_t tid, std::uint64_t addr) {
+    auto* t = s.process() ? s.process()->find_thread(tid) : nullptr;
+    if (t == nullptr) {
+        return false;
+    }
+    std::uint64_t sp = t->regs().sp();
+    std::ifstream maps(fmt::format("/proc/{}/maps", s.process()->pid()));
+    std::string line;
+    while (std::getline(maps, line)) {
+        std::uint64_t lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi) {
+            return addr >= lo && addr < hi;
+        }
+    }
+    return false;
+}
+
+void arm(session& s, watchpoint& w) {
+    auto& proc = s.require_process();
+    w.tracer_id = proc.add_watchpoint(virt_addr(*w.value.address), w.value.val_type.size(), w.kind, w.mode);
+    w.old_bytes = read_bytes(s, w);
+}
+
+void disarm(session& s, watchpoint& w) {
+    if (w.tracer_id != 0 && s.process() && s.process()->is_alive()) {
+        try {
+            s.process()->remove_watchpoint(w.tracer_id);
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "watchpoint {}: {}", w.number, e.what());
+        }
+    }
+    w.tracer_id = 0;
+    if (w.scope_pc != 0 && s.process() && s.process()->is_alive()) {
+        try {
+            s.process()->remove_breakpoint_site(virt_addr(w.scope_pc));
+        } catch (const std::exception&) {
+        }
+    }
+}
+
+void cmd_watch(session& s, std::string_view args, watch_kind kind) {
+    std::string text = trimmed(args);
+    bool location = false;
+    for (std::string opt : {"-location ", "-l "}) {
+        if (text.rfind(opt, 0) == 0) {
+            location = true;
+            text = trimmed(std::string_view(text).substr(opt.size()));
+        }
+    }
+    if (text.empty() || text == "-l" || text == "-location") {
+        error::send("Argument required (expression to compute).");
+    }
+    auto& proc = s.require_process();
+    frame_context ctx = frame_context::for_selection(s);
+    dwarf::value v = dwarf::evaluate(text, ctx);
+    // No name in it: a constant (gdb's message); names but no lvalue: say why.
+    bool has_name = std::any_of(text.begin(), text.end(), [](char c) {
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
+    });
+    if (!v.address && !has_name) {
+        error::send(fmt::format("Cannot watch constant value `{}'.", text));
+    }
+    if (!v.address) {
+        if (v.dwarf_register || !v.register_name.empty()) {
+            error::send(fmt::format("Cannot watch `{}': it lives in a register, not in memory.", text));
+        }
+        error::send(fmt::format("Cannot watch `{}': it is not a value in memory (an lvalue).", text));
+    }
+    if (v.bit_size) {
+        error::send(fmt::format("Cannot watch the bit-field `{}'; watch the whole structure member instead.", text));
+    }
+    std::size_t size = v.val_type.size();
+    if (size == 0 || size > 8 || (size & (size - 1)) != 0) {
+        error::send(fmt::format("Cannot watch `{}': it is {} bytes wide, and one watchpoint covers 1, 2, 4 or 8 "
+                                "bytes (one debug register). Watch a member or an element instead.",
+                                text, size));
+    }
+    watchpoint w;
+    w.expression = location ? "-location " + text : text;
+    w.kind = kind;
+    w.mode = choose_mode(s);
+    w.value = v;
+    w.value.bytes.clear();
+    arm(s, w);
+    w.number = s.next_breakpoint_number();
+    // Locals end with their frame: plant a breakpoint where it returns (gdb deletes the
+    // watchpoint there). -location watches the address whatever happens to the frame.
+    if (!location && ctx.has_frame() && on_thread_stack(s, s.selected_tid(), *v.address)) {
+        const auto& frames = s.stack(s.selected_tid());
+        std::size_t level = static_cast<std::size_t>(s.selected_frame());
+        if (level + 1 < frames.size()) {
+            w.scope_pc = frames[level + 1].pc();
+            w.scope_cfa = frames[level].physical.cfa.addr();
+            w.scope_tid = s.selected_tid();
+            proc.add_breakpoint_site(virt_addr(w.scope_pc));
+        }
+    }
+    s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
+    s.out().field("watchpoint", {{"number", w.number},
+                                 {"expression", w.expression},
+                                 {"kind", kind_name(kind)},
+                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
+                                 {"address", fmt::format("{:#x}", *v.address)},
+                                 {"size", size}});
+    s.watchpoints()[w.number] = std::move(w);
+}
+
+void cmd_info_watchpoints(session& s, std::string_view) {
+    if (s.watchpoints().empty()) {
+        s.out().line("No watchpoints.");
+        return;
+    }
+    s.out().line("Num     Type            Disp Enb Address            What");
+    nlohmann::json list = nlohmann::json::array();
+    for (auto& [n, w] : s.watchpoints()) {
+        std::string type = w.kind == watch_kind::write ? (w.mode == watch_mode::hardware ? "hw watchpoint" : "watchpoint")
+                           : w.kind == watch_kind::read ? "read watchpoint"
+                                                        : "acc watchpoint";
+        s.out().line(fmt::format("{:<7} {:<15} {:<4} {:<3} {:<18} {}", n, type, "keep", "y", "", w.expression));
+        if (w.hit_count > 0) {
+            s.out().line(fmt::format("\tbreakpoint already hit {} time{}", w.hit_count, w.hit_count == 1 ? "" : "s"));
+        }
+        list.push_back({{"number", n}, {"expression", w.expression}, {"kind", kind_name(w.kind)}, {"hits", w.hit_count}});
+    }
+    s.out().field("watchpoints", list);
+}
+
+}  // namespace
+
+bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
+    watchpoint* w = nullptr;
+    for (auto& [n, candidate] : s.watchpoints()) {
+        if (candidate.tracer_id == why.watchpoint_id && candidate.tracer_id != 0) {
+            w = &candidate;
+        }
+    }
+    if (w == nullptr) {
+        return false;
+    }
+    std::vector<std::byte> now = read_bytes(s, *w);
+    bool changed = now != w->old_bytes;
+    if (w->kind == watch_kind::write && !changed) {
+        return false;   // gdb: a write of the same value does not stop
+    }
+    switch_to_stopped_thread(s, why.tid);
+    ++w->hit_count;
+    std::string text = fmt::format("\n{} {}: {}\n\n", kind_title(*w), w->number, w->expression);
+    nlohmann::json j{{"watchpoint", w->number}, {"thread", s.thread_number(why.tid)}, {"expression", w->expression}};
+    if (changed) {
+        std::string old_text = format_bytes(s, *w, w->old_bytes);
+        std::string new_text = format_bytes(s, *w, now);
+        text += fmt::format("Old value = {}\nNew value = {}", old_text, new_text);
+        j["old"] = old_text;
+        j["new"] = new_text;
+    } else {
+        std::string value = format_bytes(s, *w, now);
+        text += fmt::format("Value = {}", value);
+        j["value"] = value;
+    }
+    w->old_bytes = now;
+    s.out().event("watchpoint-hit", j, text);
+    print_location(s, why.tid, true);
+    return true;
+}
+
+bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
+    std::vector<int> ended;
+    for (auto& [n, w] : s.watchpoints()) {
+        if (w.scope_pc != addr || w.scope_tid != tid) {
+            continue;
+        }
+        auto* t = s.process()->find_thread(tid);
+        // Returned when the stack pointer is above the frame's CFA minus the return address.
+        if (t != nullptr && t->regs().sp() >= w.scope_cfa) {
+            ended.push_back(n);
+        }
+    }
+    if (ended.empty()) {
+        return false;
+    }
+    switch_to_stopped_thread(s, tid);
+    for (int n : ended) {
+        disarm(s, s.watchpoints()[n]);
+        s.watchpoints().erase(n);
+        s.out().event("watchpoint-scope", {{"watchpoint", n}},
+                      fmt::format("\nWatchpoint {} deleted because the program has left the block in\n"
+                                  "which its expression is valid.",
+                                  n));
+    }
+    print_location(s, tid, true);
+    return true;
+}
+
+bool delete_watchpoint(session& s, int number) {
+    auto it = s.watchpoints().find(number);
+    if (it == s.watchpoints().end()) {
+        return false;
+    }
+    disarm(s, it->second);
+    s.watchpoints().erase(it);
+    return true;
+}
+
+void delete_all_watchpoints(session& s) {
+    for (auto& [n, w] : s.watchpoints()) {
+        disarm(s, w);
+    }
+    s.watchpoints().clear();
+}
+
+void rearm_watchpoints(session& s) {
+    std::vector<int> dropped;
+    for (auto& [n, w] : s.watchpoints()) {
+        w.tracer_id = 0;
+        if (w.scope_pc != 0) {
+            dropped.push_back(n);   // its frame belonged to the old process
+            continue;
+        }
+        try {
+            arm(s, w);
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("Could not insert watchpoint {}: {}", n, e.what()));
+            dropped.push_back(n);
+        }
+    }
+    for (int n : dropped) {
+        s.watchpoints().erase(n);
+    }
+}
+
+void register_watch_commands(command_table& t) {
+    t.add({"watch", {}, "Set a watchpoint for EXPRESSION.",
+           "watch [-l|-location] EXPRESSION\nStops when EXPRESSION's value changes (a variable, a member, *ptr, "
+           "an array element: 1, 2, 4 or 8 bytes in memory).\n-location watches the address EXPRESSION has now, "
+           "whatever happens to its frame.\nUses a debug register where they trap on this machine, else a software "
+           "watchpoint (the page is write-protected).",
+           [](session& s, std::string_view a) { cmd_watch(s, a, watch_kind::write); }, false, nullptr});
+    t.add({"rwatch", {}, "Set a read watchpoint for EXPRESSION.",
+           "rwatch [-l|-location] EXPRESSION\nStops when the program reads EXPRESSION.",
+           [](session& s, std::string_view a) { cmd_watch(s, a, watch_kind::read); }, false, nullptr});
+    t.add({"awatch", {}, "Set an access (read/write) watchpoint for EXPRESSION.",
+           "awatch [-l|-location] EXPRESSION\nStops when the program reads or writes EXPRESSION.",
+           [](session& s, std::string_view a) { cmd_watch(s, a, watch_kind::access); }, false, nullptr});
+    command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
+    info.add({"watchpoints", {}, "Status of specified watchpoints (all watchpoints if no argument).",
+              "info watchpoints", cmd_info_watchpoints, false, nullptr});
+    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    set.add({"can-use-hw-watchpoints", {}, "Set debugger's willingness to use watchpoint hardware.",
+             "set can-use-hw-watchpoints 0|1\n0: software watchpoints only; 1 (default): debug registers where they "
+             "trap on this machine.",
+             [](session&, std::string_view a) {
+                 std::string v = trimmed(a);
+                 if (v != "0" && v != "1") {
+                     error::send("\"set can-use-hw-watchpoints\" takes 0 or 1.");
+                 }
+                 settings().can_use_hw = v == "1";
+             },
+             false, nullptr});
+}
+
+}  // namespace ompdbg::app

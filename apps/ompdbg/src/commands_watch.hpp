@@ -1,0 +1,30 @@
+#pragma once
+/// Watchpoints as gdb shows them (`watch`, `rwatch`, `awatch`, `watch -l`, `info
+/// watchpoints`), on libtracer's debug-register or software watchpoints.
+
+#include <cstdint>
+
+#include "session.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+
+namespace ompdbg::app {
+
+/// Reports a stop_kind::watchpoint stop as gdb does ("Hardware watchpoint 2: x", "Old
+/// value = ...", "New value = ...", then the frame and source line). Returns false when
+/// the user need not see it (a write that left the value unchanged): the caller resumes.
+bool report_watchpoint_hit(session& s, const tracer::stop_reason& why);
+
+/// A breakpoint stop at the return address of a frame whose locals are watched: when the
+/// frame has returned, deletes those watchpoints with gdb's message and returns true (a
+/// stop the user sees). False when the stop is not about watchpoint scope.
+bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr);
+
+/// Deletes watchpoint `number` (false: no such watchpoint), or all of them.
+bool delete_watchpoint(session& s, int number);
+void delete_all_watchpoints(session& s);
+
+/// Arms the watchpoints again in a new process (after `run`): each expression is
+/// evaluated anew; one that cannot be is reported and dropped.
+void rearm_watchpoints(session& s);
+
+}  // namespace ompdbg::app

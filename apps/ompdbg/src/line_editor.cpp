@@ -1,0 +1,102 @@
+#include "line_editor.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <editline/readline.h>
+
+#include "completion.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+constexpr int history_size = 1000;
+
+// The editor calls plain C functions; the one live editor's session is reached here.
+session* completing_session = nullptr;
+completion current;
+std::size_t next_candidate = 0;
+
+char* candidate_generator(const char*, int state) {
+    if (state == 0) {
+        next_candidate = 0;
+    }
+    if (next_candidate >= current.candidates.size()) {
+        return nullptr;
+    }
+    return ::strdup(current.candidates[next_candidate++].c_str());
+}
+
+char** attempt_completion(const char* text, int start, int end) {
+    (void)start;
+    ::rl_attempted_completion_over = 1;
+    if (completing_session == nullptr) {
+        return nullptr;
+    }
+    std::string line(::rl_line_buffer, static_cast<std::size_t>(std::max(end, 0)));
+    current = complete_line(*completing_session, line);
+    if (current.kind == completion_kind::file) {
+        ::rl_attempted_completion_over = 0;
+        return ::rl_completion_matches(text, ::rl_filename_completion_function);
+    }
+    if (current.candidates.empty()) {
+        return nullptr;
+    }
+    return ::rl_completion_matches(text, candidate_generator);
+}
+
+}  // namespace
+
+std::filesystem::path history_file_path() {
+    if (const char* f = std::getenv("OMPDBG_HISTFILE"); f != nullptr && *f != '\0') {
+        return f;
+    }
+    if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        return std::filesystem::path(home) / ".ompdbg_history";
+    }
+    return {};
+}
+
+line_editor::line_editor(session& s) : session_(s), history_(history_file_path()) {
+    ::rl_readline_name = "ompdbg";
+    ::rl_basic_word_break_characters = completion_word_breaks;
+    ::rl_attempted_completion_function = attempt_completion;
+    completing_session = &session_;
+    ::using_history();
+    ::stifle_history(history_size);
+    if (!history_.empty()) {
+        // A missing file is the first session, not an error.
+        ::read_history(history_.c_str());
+    }
+}
+
+line_editor::~line_editor() {
+    completing_session = nullptr;
+    if (!history_.empty() && ::write_history(history_.c_str()) != 0) {
+        log::write(log::channel::cli, "cannot write history file {}", history_.string());
+    }
+}
+
+std::optional<std::string> line_editor::next_line(std::string_view prompt) {
+    std::string p(prompt);
+    std::fflush(stdout);
+    char* raw = ::readline(p.c_str());
+    if (raw == nullptr) {
+        std::fputs("quit\n", stdout);
+        std::fflush(stdout);
+        return std::nullopt;
+    }
+    std::string line(raw);
+    std::free(raw);
+    bool blank = line.find_first_not_of(" \t") == std::string::npos;
+    if (!blank && line != last_added_) {
+        ::add_history(line.c_str());
+        last_added_ = line;
+    }
+    return line;
+}
+
+}  // namespace ompdbg::app

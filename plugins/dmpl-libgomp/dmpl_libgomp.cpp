@@ -1,0 +1,130 @@
+// ompdbg's DMPL library for GNU libgomp (gcc -fopenmp), as the DMPL paper asks a vendor to
+// ship one (dmpl.h). It reaches the target only through the debugger's callbacks.
+//
+//  - Runtime routines: GOMP_parallel is what the encountering thread calls (it runs the
+//    outlined routine itself as thread 0); on the other threads of the team gomp_thread_start
+//    (libgomp's pthread start routine, a static function: only in libgomp's .symtab, which
+//    Debian strips) calls the outlined routine.
+//  - Names: gcc outlines a region of FUNC into FUNC._omp_fn.N (N counts the regions of the
+//    translation unit), tasks' copy functions into FUNC._omp_cpyfn.N. Shared variables
+//    reach the body through the .omp_data_i pointer; the body's own locals carry the user's
+//    names.
+//  - Threadprivate: gcc always makes a threadprivate variable native TLS (__thread), so
+//    DMPL_get_tls_address answers DMPL_tls_native: the debugger resolves the TLS offset in
+//    the thread with libthread_db (td_thr_tls_get_addr). The code is documented in dmpl.h.
+
+#include <string>
+#include <string_view>
+
+#include "dmpl_plugin_util.hpp"
+
+#define DMPL_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+using namespace ompdbg::dmpl_plugin;
+
+const DMPL_callbacks_t* cb = nullptr;  // the paper's Fig. 10 keeps it the same way
+
+enum { rc_bad_argument = DMPL_first_user_code };
+
+/// FUNC of "FUNC._omp_fn.N" (C++ names demangled); "" for a compiler helper
+/// (FUNC._omp_cpyfn.N); nullopt when `sym` is no outlined routine.
+std::optional<std::string> outlined_parent(std::string_view sym) {
+    if (sym.find("._omp_cpyfn.") != std::string_view::npos) {
+        return std::string();
+    }
+    auto pos = sym.find("._omp_fn.");
+    if (pos == std::string_view::npos || pos == 0) {
+        return std::nullopt;
+    }
+    // FUNC._omp_fn.N._omp_fn.M does not occur (gcc numbers per unit), but keep the first.
+    return source_function_name(sym.substr(0, pos));
+}
+
+}  // namespace
+
+DMPL_EXPORT int DMPL_initialise(const DMPL_callbacks_t* callbacks) {
+    if (callbacks == nullptr) {
+        return rc_bad_argument;
+    }
+    cb = callbacks;
+    return DMPL_ok;
+}
+
+DMPL_EXPORT int DMPL_version_compatibility(void) {
+    return XLD_INTERFACE_COMPATIBILITY;
+}
+
+DMPL_EXPORT const char* DMPL_version_string(void) {
+    return "ompdbg DMPL library for GNU libgomp (gcc outlining), version 1.0";
+}
+
+DMPL_EXPORT const char* DMPL_error_string(int rc) {
+    switch (rc) {
+        case rc_bad_argument: return "bad argument";
+        default: return standard_error_string(rc);
+    }
+}
+
+DMPL_EXPORT int DMPL_destroy_process_info(DMPL_process_info_t*) {
+    return DMPL_ok;  // nothing is attached to processes
+}
+
+DMPL_EXPORT int DMPL_destroy_thread_info(DMPL_thread_info_t*) {
+    return DMPL_ok;
+}
+
+DMPL_EXPORT const DMPL_rtl_names* DMPL_get_rtl_names(int language) {
+    static const DMPL_rtl_names names{"GOMP_parallel", "gomp_thread_start"};
+    return known_language(language) ? &names : nullptr;
+}
+
+DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
+                                   int* flags, int* decl_line) {
+    if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
+        return rc_bad_argument;
+    }
+    const int hints = *flags;
+    *flags = DMPL_varinfo_none;
+    *decl_line = 0;
+    std::string_view name(mangled);
+    if (auto q = split_variable(name)) {
+        auto parent = outlined_parent(q->routine);
+        if (!parent || parent->empty()) {
+            give_name(q->variable, res_len, demangled, buf_len);
+            return DMPL_name_unchanged;
+        }
+        // .omp_data_i / .omp_data_o: the block of shared variables; gcc's loop and
+        // reduction temporaries are named D.1234 (never in DWARF) or start with '.'.
+        if (q->variable.starts_with('.')) {
+            *res_len = 0;
+            return DMPL_name_internal;
+        }
+        // gcc reaches a shared variable that the body writes through .omp_data_i (a
+        // DW_OP_deref location): shared, needs a dereference. Everything else is a local
+        // of the body: a private copy, or a copy of a shared variable the body only reads
+        // (gcc does not say which), so no scoping is claimed for it.
+        *flags = (hints & DMPL_hint_by_reference)
+                     ? (DMPL_varinfo_shared | DMPL_varinfo_needs_dereference)
+                     : DMPL_varinfo_none;
+        return give_name(q->variable, res_len, demangled, buf_len);
+    }
+    auto parent = outlined_parent(name);
+    if (!parent) {
+        *res_len = static_cast<int>(name.size());
+        return DMPL_name_unchanged;
+    }
+    if (parent->empty()) {
+        *res_len = 0;
+        return DMPL_name_internal;
+    }
+    return give_name(*parent, res_len, demangled, buf_len);
+}
+
+DMPL_EXPORT int DMPL_get_tls_address(DMPL_thread_t* thr, DMPL_taddr_t, DMPL_taddr_t* out_addr) {
+    if (cb == nullptr || thr == nullptr || out_addr == nullptr) {
+        return rc_bad_argument;
+    }
+    return DMPL_tls_native;
+}

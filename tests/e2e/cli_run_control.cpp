@@ -1,0 +1,151 @@
+// Run control through the real ompdbg binary: `finish` values of small aggregates
+// (rax/rdx/xmm0/xmm1), `finish` out of an inlined frame, `break ... thread N`, and
+// `delete` followed by `continue` while other threads' hits are still queued.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "cli_common.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+std::string app_target(const std::string& name) {
+    return std::string(targets_dir) + "/app/" + name;
+}
+
+std::vector<std::string> app_target_variants(const std::string& name) {
+    std::vector<std::string> out;
+    for (const char* cc : {"gcc", "clang"}) {
+        for (int dw : {4, 5}) {
+            out.push_back(app_target(name) + "-" + cc + "-dwarf" + std::to_string(dw) + "-O0");
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("finish prints small struct return values from rax/rdx and xmm0/xmm1 as gdb does", "[cli]") {
+    auto program = GENERATE(from_range(app_target_variants("app_returns")));
+    std::vector<std::string> cmds;
+    for (const char* fn : {"make_two_doubles", "make_two_floats_int", "make_long_double", "make_three_ints",
+                           "make_one_float", "make_chars"}) {
+        cmds.push_back(std::string("break ") + fn);
+    }
+    cmds.push_back("run");
+    for (int i = 0; i < 6; ++i) {
+        cmds.push_back("finish");
+        cmds.push_back("continue");
+    }
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO(program << "\nompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto expected = grep(theirs.out, "^Value returned is ");
+    REQUIRE(expected.size() == 6);
+    CHECK(joined(grep(ours.out, "^Value returned is ")) == joined(expected));
+    // And what the program says it returned (gdb's formatting of the same values).
+    CHECK(ours.out.find("two_doubles = {x = 3.5, y = 12.75}") != std::string::npos);
+    CHECK(has_line(ours.out, "Value returned is $1 = {x = 3.5, y = 12.75}"));
+    CHECK(has_line(ours.out, "Value returned is $3 = {n = 3000009, d = 0.375}"));
+}
+
+TEST_CASE("finish out of an inlined frame runs to the end of the inlined copy, as gdb does", "[cli]") {
+    auto program = example_path("optimized", "gcc", 5, 2);
+    int body = example_line("optimized.c", "square_body");
+    std::vector<std::string> cmds{"break optimized.c:" + std::to_string(body), "run", "bt", "finish", "bt"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.exit_code == 0);
+    // The frames after the finish: the inlined square() frame is gone.
+    auto frames = grep(ours.out, "^#[0-9]+ ");
+    auto gdb_frames = grep(theirs.out, "^#[0-9]+ ");
+    REQUIRE(gdb_frames.size() >= 3);
+    auto names = [](const std::vector<std::string>& v) {
+        std::vector<std::string> out;
+        static const std::regex fn(R"(^#(\d+) +(?:0x[0-9a-f]+ in )?([A-Za-z_][A-Za-z_0-9]*) )");
+        for (auto& l : v) {
+            std::smatch m;
+            if (std::regex_search(l, m, fn)) {
+                out.push_back(m[1].str() + " " + m[2].str());
+            }
+        }
+        return out;
+    };
+    CHECK(joined(names(frames)) == joined(names(gdb_frames)));
+    // The location printed after the finish names the same line as gdb's.
+    auto line_after = [](const std::string& out) {
+        auto ls = lines_of(out);
+        for (std::size_t i = 0; i < ls.size(); ++i) {
+            if (ls[i].rfind("Run till exit", 0) == 0 || ls[i] == "finish") {
+                for (std::size_t j = i + 1; j < ls.size(); ++j) {
+                    if (std::regex_match(ls[j], std::regex(R"(^\d+\t.*)"))) {
+                        return ls[j];
+                    }
+                }
+            }
+        }
+        return std::string();
+    };
+    auto gdb_line = line_after(theirs.out);
+    REQUIRE_FALSE(gdb_line.empty());
+    // ompdbg in batch mode does not print "Run till exit": take the source line that
+    // follows the second backtrace's predecessor instead.
+    auto src_lines = grep(ours.out, R"(^\d+\t)");
+    CHECK(std::find(src_lines.begin(), src_lines.end(), gdb_line) != src_lines.end());
+}
+
+TEST_CASE("break LOCATION thread N stops only in that thread", "[cli]") {
+    int barrier = example_line("threads.c", "barrier");
+    int hit = example_line("threads.c", "hit");
+    // Four barrier hits: then every worker exists and none has passed the barrier.
+    std::vector<std::string> cmds{"break threads.c:" + std::to_string(barrier),
+                                  "run",
+                                  "continue",
+                                  "continue",
+                                  "continue",
+                                  "delete",
+                                  "break threads.c:" + std::to_string(hit) + " thread 3",
+                                  "info breakpoints",
+                                  "continue",
+                                  "print w->index",
+                                  "continue"};
+    auto r = ompdbg_cmds(example_path("threads"), cmds, {"4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    CHECK(count_lines_starting(r.out, "Thread ") >= 4);
+    CHECK(r.out.find("\tstop only in thread 3") != std::string::npos);
+    // Thread 3 is the second worker the main thread created: worker-1, works[1].
+    std::regex hit_re(R"re(Thread (\d+) "([^"]+)" hit Breakpoint 2, )re");
+    int hits = 0;
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_search(l, m, hit_re)) {
+            ++hits;
+            CHECK(m[1] == "3");
+            CHECK(m[2] == "worker-1");
+        }
+    }
+    CHECK(hits == 1);
+    CHECK(r.out.find("$1 = 1") != std::string::npos);
+    CHECK(r.out.find("threads done") != std::string::npos);
+    CHECK(r.out.find("exited normally]") != std::string::npos);
+}
+
+TEST_CASE("delete, then continue, while other threads' hits are still queued runs to the end", "[cli]") {
+    int hit = example_line("threads.c", "hit");
+    auto r = ompdbg_cmds(example_path("threads"), {"break threads.c:" + std::to_string(hit), "run", "delete", "continue"},
+                         {"16"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    CHECK(count_lines_starting(r.out, "Thread ") == 1);
+    CHECK(r.out.find("threads done") != std::string::npos);
+    CHECK(r.out.find("exited normally]") != std::string::npos);
+}
