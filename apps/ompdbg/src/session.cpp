@@ -2,6 +2,7 @@
 
 #include "commands_mpi.hpp"
 #include "commands_dmpl.hpp"
+#include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
 
 #include <unistd.h>
@@ -70,6 +71,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_dump_commands(commands_);
     register_omp_commands(commands_);
     register_mpi_commands(commands_);
+    register_mpi_queue_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last

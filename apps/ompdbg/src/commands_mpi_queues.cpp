@@ -1,0 +1,462 @@
+// `mpi queues` and `mpi deadlock`. The ranks come from queue_ranks(): every rank of the
+// session's MPI job when there is one, else the session's single process (a rank attached
+// by pid, its rank read from its environment).
+
+#include "commands_mpi_queues.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "command_prefix.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/plugins/msgq.hpp"
+#include "ompdbg/tracer/unwinder.hpp"
+#include "session.hpp"
+#include "wait_for_graph.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+/// One rank the queue commands look at.
+struct queue_rank {
+    int rank = 0;
+    tracer::target* target = nullptr;  ///< nullptr: the rank has ended
+    pid_t pid = 0;
+    std::string end_note;              ///< "exited with code 0"
+};
+
+/// The DLL and one msgq_process per live rank, kept across commands (the DLL caches each
+/// process's communicator list and refreshes it when it changed).
+struct msgq_state {
+    plugins::plugin_policy policy;
+    std::shared_ptr<plugins::msgq_library> library;
+    struct entry {
+        tracer::target* target = nullptr;
+        std::unique_ptr<plugins::msgq_process> process;
+    };
+    std::map<pid_t, entry> processes;
+};
+
+msgq_state& state_of(session& s) {
+    // Never destroyed: nothing here must run against a gone process in a static destructor.
+    static auto* states = new std::map<const session*, msgq_state>();
+    return (*states)[&s];
+}
+
+std::vector<queue_rank> queue_ranks(session& s) {
+    std::vector<queue_rank> out;
+    tracer::target* tgt = s.target();
+    if (tgt == nullptr) {
+        error::send("The program is not being run.");
+    }
+    queue_rank r;
+    r.target = tgt;
+    r.pid = tgt->pid();
+    auto rank = plugins::mpi_rank_from_environment(r.pid);
+    if (!rank) {
+        error::send(fmt::format("Process {} is not an MPI rank (no OMPI_COMM_WORLD_RANK, PMIX_RANK or "
+                                "PMI_RANK in its environment).",
+                                r.pid));
+    }
+    r.rank = *rank;
+    out.push_back(r);
+    return out;
+}
+
+plugins::msgq_process& msgq_of(session& s, const queue_rank& r) {
+    msgq_state& st = state_of(s);
+    auto it = st.processes.find(r.pid);
+    if (it != st.processes.end() && it->second.target == r.target && it->second.process) {
+        return *it->second.process;
+    }
+    st.processes.erase(r.pid);
+    if (!st.library) {
+        st.library = plugins::msgq_library::load_for(*r.target, st.policy);
+    }
+    auto proc = std::make_unique<plugins::msgq_process>(st.library, *r.target, r.rank);
+    auto& e = st.processes[r.pid];
+    e.target = r.target;
+    e.process = std::move(proc);
+    return *e.process;
+}
+
+/// "0-3,6" for a list of ranks.
+std::string rank_ranges(std::vector<int> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    std::string out;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
+            ++j;
+        }
+        out += out.empty() ? "" : ",";
+        out += j > i ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]);
+        i = j + 1;
+    }
+    return out;
+}
+
+std::string peer_text(const plugins::msgq_operation& op, bool send) {
+    if (op.desired_local_rank < 0 && !send) {
+        return "from any source";
+    }
+    std::string dir = send ? "to" : "from";
+    if (op.desired_global_rank == op.desired_local_rank) {
+        return fmt::format("{} rank {}", dir, op.desired_global_rank);
+    }
+    return fmt::format("{} local rank {} (world rank {})", dir, op.desired_local_rank, op.desired_global_rank);
+}
+
+std::string describe_operation(const plugins::msgq_operation& op) {
+    bool send = op.queue == plugins::msgq_queue::pending_sends;
+    std::string text = peer_text(op, send);
+    text += op.tag_wild ? ", any tag" : fmt::format(", tag {}", op.desired_tag);
+    if (op.count) {
+        text += fmt::format(", count {}", *op.count);
+        if (!op.datatype.empty()) {
+            text += " " + op.datatype;
+        }
+    }
+    text += fmt::format(", {} bytes, buffer {:#x}", op.desired_length, op.buffer);
+    if (op.system_buffer) {
+        text += " (system buffer)";
+    }
+    text += ", " + plugins::to_string(op.status);
+    if (op.status != plugins::msgq_status::pending && !send) {
+        text += fmt::format(" (from world rank {}, tag {}, {} bytes)", op.actual_global_rank, op.actual_tag,
+                            op.actual_length);
+    }
+    return text;
+}
+
+nlohmann::json operation_json(const plugins::msgq_operation& op) {
+    nlohmann::json j{{"status", plugins::to_string(op.status)},
+                     {"peer_local", op.desired_local_rank},
+                     {"peer_world", op.desired_global_rank},
+                     {"tag_wild", op.tag_wild},
+                     {"tag", op.desired_tag},
+                     {"bytes", op.desired_length},
+                     {"buffer", fmt::format("{:#x}", op.buffer)},
+                     {"system_buffer", op.system_buffer},
+                     {"actual_peer_world", op.actual_global_rank},
+                     {"actual_tag", op.actual_tag},
+                     {"actual_bytes", op.actual_length},
+                     {"extra_text", op.extra_text}};
+    if (op.count) {
+        j["count"] = *op.count;
+        j["datatype"] = op.datatype;
+    }
+    return j;
+}
+
+void print_queue(session& s, const char* title, const plugins::msgq_queue_contents& q, nlohmann::json& j) {
+    j = nlohmann::json{{"available", q.available}};
+    if (!q.available) {
+        j["reason"] = q.unavailable_reason;
+        s.out().line(fmt::format("    {}: not available ({})", title, q.unavailable_reason));
+        return;
+    }
+    if (q.operations.empty()) {
+        s.out().line(fmt::format("    {}: none", title));
+    } else {
+        s.out().line(fmt::format("    {} ({}):", title, q.operations.size()));
+    }
+    j["operations"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < q.operations.size(); ++i) {
+        s.out().line(fmt::format("      #{} {}", i, describe_operation(q.operations[i])));
+        j["operations"].push_back(operation_json(q.operations[i]));
+    }
+}
+
+void cmd_mpi_queues(session& s, std::string_view args) {
+    std::string arg(args);
+    arg.erase(0, arg.find_first_not_of(" \t"));
+    arg.erase(arg.find_last_not_of(" \t") + 1);
+    std::optional<int> only;
+    if (!arg.empty()) {
+        try {
+            std::size_t used = 0;
+            only = std::stoi(arg, &used);
+            if (used != arg.size() || *only < 0) {
+                throw std::invalid_argument(arg);
+            }
+        } catch (const std::exception&) {
+            error::send(fmt::format("Invalid rank \"{}\": mpi queues [RANK]", arg));
+        }
+    }
+    auto ranks = queue_ranks(s);
+    if (only) {
+        std::vector<int> have;
+        for (const auto& r : ranks) {
+            have.push_back(r.rank);
+        }
+        std::erase_if(ranks, [&](const queue_rank& r) { return r.rank != *only; });
+        if (ranks.empty()) {
+            error::send(fmt::format("No rank {} in this session (ranks {}).", *only, rank_ranges(have)));
+        }
+    }
+    nlohmann::json jranks = nlohmann::json::array();
+    std::vector<std::string> failures;
+    for (const auto& r : ranks) {
+        nlohmann::json jr{{"rank", r.rank}, {"pid", r.pid}};
+        if (r.target == nullptr) {
+            s.out().line(fmt::format("Rank {} (pid {}): {}", r.rank, r.pid, r.end_note.empty() ? "ended" : r.end_note));
+            jr["ended"] = r.end_note;
+            jranks.push_back(jr);
+            continue;
+        }
+        std::vector<plugins::msgq_communicator> comms;
+        try {
+            comms = msgq_of(s, r).communicators();
+        } catch (const ompdbg::error& e) {
+            if (ranks.size() == 1) {
+                throw;
+            }
+            s.out().error(fmt::format("Rank {}: {}", r.rank, e.what()));
+            failures.push_back(e.what());
+            continue;
+        }
+        s.out().line(fmt::format("Rank {} (pid {}): {} communicator{}", r.rank, r.pid, comms.size(),
+                                 comms.size() == 1 ? "" : "s"));
+        jr["communicators"] = nlohmann::json::array();
+        for (const auto& c : comms) {
+            // Open MPI reports MPI_UNDEFINED-like values as unsigned 32-bit numbers.
+            auto local = static_cast<std::int32_t>(c.local_rank);
+            s.out().line(fmt::format("  Communicator \"{}\": size {}, local rank {}, world ranks {}", c.name, c.size,
+                                     local < 0 ? "none" : std::to_string(local),
+                                     c.world_ranks.empty() ? "none" : rank_ranges(c.world_ranks)));
+            nlohmann::json jc{{"name", c.name},       {"id", c.unique_id},
+                              {"size", c.size},       {"local_rank", c.local_rank},
+                              {"world_ranks", c.world_ranks}};
+            print_queue(s, "Pending sends", c.sends, jc["sends"]);
+            print_queue(s, "Pending receives", c.receives, jc["receives"]);
+            print_queue(s, "Unexpected messages", c.unexpected, jc["unexpected"]);
+            jr["communicators"].push_back(std::move(jc));
+        }
+        jranks.push_back(std::move(jr));
+    }
+    s.out().field("ranks", jranks);
+    if (!failures.empty() && failures.size() == ranks.size()) {
+        error::send(fmt::format("No rank's message queues could be read ({}).", failures.front()));
+    }
+}
+
+// ---- deadlock ----
+
+const std::set<std::string>& p2p_calls() {
+    static const std::set<std::string> calls{
+        "MPI_Recv",    "MPI_Send",   "MPI_Ssend",   "MPI_Bsend",   "MPI_Rsend",    "MPI_Sendrecv",
+        "MPI_Sendrecv_replace",      "MPI_Wait",    "MPI_Waitall", "MPI_Waitany",  "MPI_Waitsome",
+        "MPI_Probe",   "MPI_Mprobe", "MPI_Mrecv"};
+    return calls;
+}
+const std::set<std::string>& collective_calls() {
+    static const std::set<std::string> calls{
+        "MPI_Barrier",     "MPI_Bcast",          "MPI_Reduce",        "MPI_Allreduce",   "MPI_Gather",
+        "MPI_Gatherv",     "MPI_Scatter",        "MPI_Scatterv",      "MPI_Allgather",   "MPI_Allgatherv",
+        "MPI_Alltoall",    "MPI_Alltoallv",      "MPI_Alltoallw",     "MPI_Reduce_scatter",
+        "MPI_Reduce_scatter_block",              "MPI_Scan",          "MPI_Exscan",      "MPI_Comm_split",
+        "MPI_Comm_dup",    "MPI_Comm_create",    "MPI_Comm_split_type", "MPI_Init",      "MPI_Init_thread",
+        "MPI_Win_fence",   "MPI_File_open"};
+    return calls;
+}
+
+/// The outermost MPI function on the main thread's stack ("MPI_Recv"; Open MPI's profiling
+/// names PMPI_X count as MPI_X), or empty when the rank is not in MPI.
+std::string mpi_call_of(session& s, tracer::target& tgt) {
+    std::string call;
+    try {
+        for (const auto& f : tracer::backtrace(tgt, tgt.pid(), 128)) {
+            const auto* m = tgt.module_at(f.lookup_pc());
+            if (m == nullptr) {
+                continue;
+            }
+            std::shared_ptr<dwarf::elf_file> elf = m->elf;
+            if (!elf) {
+                try {
+                    elf = s.elf_for(m->path);
+                } catch (const std::exception&) {
+                    continue;
+                }
+            }
+            if (!elf) {
+                continue;
+            }
+            auto sym = elf->symbol_at(m->to_file(f.lookup_pc()));
+            if (!sym) {
+                continue;
+            }
+            std::string name = sym->name;
+            if (name.rfind("PMPI_", 0) == 0) {
+                name.erase(0, 1);
+            }
+            if (name.rfind("MPI_", 0) == 0) {
+                call = name;  // keep going: the outermost one is what the program called
+            }
+        }
+    } catch (const std::exception&) {
+    }
+    return call;
+}
+
+void cmd_mpi_deadlock(session& s, std::string_view args) {
+    std::string arg(args);
+    std::optional<std::string> dot_file;
+    {
+        std::istringstream in(arg);
+        std::string word;
+        while (in >> word) {
+            if (word == "--dot") {
+                std::string file;
+                if (!(in >> file)) {
+                    error::send("--dot needs a file name: mpi deadlock [--dot FILE]");
+                }
+                dot_file = file;
+            } else {
+                error::send(fmt::format("Unknown argument \"{}\": mpi deadlock [--dot FILE]", word));
+            }
+        }
+    }
+    auto ranks = queue_ranks(s);
+    wait_for_graph g;
+    std::int64_t world_size = 0;
+    for (const auto& r : ranks) {
+        if (r.target == nullptr) {
+            g.add_rank(r.rank, rank_activity::finished, "", r.end_note);
+            continue;
+        }
+        std::string call = mpi_call_of(s, *r.target);
+        rank_activity activity = rank_activity::running;
+        if (call == "MPI_Finalize") {
+            activity = rank_activity::finished;
+        } else if (p2p_calls().count(call)) {
+            activity = rank_activity::blocked_p2p;
+        } else if (collective_calls().count(call)) {
+            activity = rank_activity::blocked_collective;
+        }
+        g.add_rank(r.rank, activity, call, activity == rank_activity::finished ? "in MPI_Finalize" : "");
+        if (activity != rank_activity::blocked_p2p) {
+            continue;
+        }
+        std::vector<plugins::msgq_communicator> comms;
+        try {
+            comms = msgq_of(s, r).communicators();
+        } catch (const ompdbg::error& e) {
+            s.out().error(fmt::format("Rank {}: {}", r.rank, e.what()));
+            continue;
+        }
+        bool wants_recv = call != "MPI_Send" && call != "MPI_Ssend" && call != "MPI_Bsend" && call != "MPI_Rsend";
+        bool wants_send = call != "MPI_Recv" && call != "MPI_Probe" && call != "MPI_Mprobe" && call != "MPI_Mrecv";
+        bool plain = call == "MPI_Recv" || call == "MPI_Send" || call == "MPI_Ssend" || call == "MPI_Bsend" ||
+                     call == "MPI_Rsend";
+        for (const auto& c : comms) {
+            if (c.name == "MPI_COMM_WORLD") {
+                world_size = std::max<std::int64_t>(world_size, c.size);
+            }
+            auto add = [&](const plugins::msgq_queue_contents& q, bool is_send) {
+                for (const auto& op : q.operations) {
+                    if (op.status != plugins::msgq_status::pending) {
+                        continue;
+                    }
+                    std::string tag = op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
+                    std::string what = plain ? fmt::format("{}({})", call, tag)
+                                             : fmt::format("{}({} {})", call, is_send ? "send" : "receive", tag);
+                    if (!is_send && op.desired_local_rank < 0) {
+                        std::vector<int> candidates;
+                        for (int w : c.world_ranks) {
+                            if (w != r.rank) {
+                                candidates.push_back(w);
+                            }
+                        }
+                        g.add_any_wait(r.rank, candidates,
+                                       plain ? fmt::format("{}(any source, {})", call, tag) : what);
+                    } else {
+                        g.add_wait(r.rank, static_cast<int>(op.desired_global_rank), what);
+                    }
+                }
+            };
+            if (wants_send) {
+                add(c.sends, true);
+            }
+            if (wants_recv) {
+                add(c.receives, false);
+            }
+        }
+    }
+    auto rep = g.analyze();
+    s.out().line(fmt::format("Wait-for graph of {} rank{}: {} blocked in point-to-point calls, {} in collectives, "
+                             "{} running, {} finished.",
+                             g.rank_count(), g.rank_count() == 1 ? "" : "s", g.count(rank_activity::blocked_p2p),
+                             g.count(rank_activity::blocked_collective), g.count(rank_activity::running),
+                             g.count(rank_activity::finished)));
+    if (world_size > static_cast<std::int64_t>(ranks.size())) {
+        std::vector<int> have;
+        for (const auto& r : ranks) {
+            have.push_back(r.rank);
+        }
+        s.out().line(fmt::format("Only rank{} {} of {} debugged: waits on the other ranks cannot be followed "
+                                 "(attach to mpirun to debug every rank).",
+                                 have.size() == 1 ? "" : "s", rank_ranges(have), world_size));
+    }
+    nlohmann::json jcycles = nlohmann::json::array(), jfinished = nlohmann::json::array(),
+                   jstarved = nlohmann::json::array();
+    for (const auto& c : rep.cycles) {
+        s.out().line("Deadlock: " + c.describe());
+        jcycles.push_back({{"ranks", c.ranks}, {"operations", c.whats}, {"text", c.describe()}});
+    }
+    if (rep.cycles_truncated) {
+        s.out().line(fmt::format("(only the first {} cycles are shown)", rep.cycles.size()));
+    }
+    for (const auto& w : rep.waits_on_finished) {
+        s.out().line("Waiting on a finished rank: " + w.describe(g));
+        jfinished.push_back({{"rank", w.rank}, {"peer", w.peer}, {"operation", w.what}});
+    }
+    for (const auto& st : rep.starved) {
+        s.out().line(fmt::format("Starved: rank {} {}", st.rank, st.why));
+        jstarved.push_back({{"rank", st.rank}, {"why", st.why}});
+    }
+    if (rep.empty()) {
+        s.out().line("No deadlock found.");
+    }
+    s.out().field("cycles", jcycles);
+    s.out().field("waits_on_finished", jfinished);
+    s.out().field("starved", jstarved);
+    if (dot_file) {
+        std::ofstream out(*dot_file);
+        out << g.to_dot();
+        out.close();
+        if (!out) {
+            error::send(fmt::format("{}: cannot write the graph", *dot_file));
+        }
+        s.out().line(fmt::format("Wait-for graph written to {}.", *dot_file));
+        s.out().field("dot_file", *dot_file);
+    }
+}
+
+}  // namespace
+
+void register_mpi_queue_commands(command_table& t) {
+    command_table& mpi = prefix_table(t, "mpi", "MPI jobs: ranks, stacks, message queues and deadlocks.");
+    mpi.add(command{"queues", {}, "Show the message queues of every rank (or of RANK).",
+                    "mpi queues [RANK]\n"
+                    "Per communicator (name, size, local rank, the world ranks it maps): the pending\n"
+                    "sends, pending receives and unexpected messages with peer, tag, count, byte length,\n"
+                    "buffer address and status, as the MPI library's message-queue DLL reports them.",
+                    cmd_mpi_queues, false, nullptr});
+    mpi.add(command{"deadlock", {}, "Find deadlocks in the wait-for graph of blocked point-to-point calls.",
+                    "mpi deadlock [--dot FILE]\n"
+                    "From the message queues and stacks of every rank: each cycle of ranks blocked in\n"
+                    "point-to-point calls on one another, ranks waiting on ranks that have finished, and\n"
+                    "ranks that look starved (waiting on ranks blocked elsewhere). --dot FILE writes the\n"
+                    "graph for Graphviz.",
+                    cmd_mpi_deadlock, false, nullptr});
+}
+
+}  // namespace ompdbg::app
