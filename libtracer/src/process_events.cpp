@@ -558,6 +558,23 @@ std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
     }
 }
 
+std::optional<stop_reason> process::impl::poll_report(bool& activity) {
+    if (!alive || !running) {
+        return std::nullopt;
+    }
+    if (!end && queue.empty() && poll_all()) {
+        activity = true;
+    }
+    if (end || !queue.empty() || interrupt_requested.load()) {
+        activity = true;
+        if (!end) {
+            stop_all();
+        }
+        return take_report();   // nullopt: handled internally (r_brk) and resumed
+    }
+    return std::nullopt;
+}
+
 bool process::impl::single_step(thread_record& t, int signo) {
     std::uint64_t pc = read_pc(t.tid_);
     breakpoint_site* site = nullptr;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
 #include "commands_watch.hpp"
 #include "commands_omp.hpp"
 #include "run_control.hpp"
@@ -109,6 +110,14 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
+    if (is_mpi_starter(*s.program())) {
+        // `run -- mpirun -np N prog`: acquire every rank through MPIR (`start` stops there).
+        start_mpi_job(s, *s.program(), s.program_args());
+        if (!stop_at_main) {
+            continue_until_stop(s);
+        }
+        return;
+    }
     tracer::launch_options opts;
     opts.env = omp_launch_environment(opts.env);
     if (s.out().is_json()) {
@@ -187,6 +196,9 @@ void cmd_attach(session& s, std::string_view args) {
         s.out().line(fmt::format("Attaching to process {}", pid));
     }
     auto proc = tracer::process::attach(pid, s.elf_provider());
+    if (attach_mpi_job(s, proc, false)) {
+        return;   // an MPI starter: its ranks are the inferiors now
+    }
     if (!s.program()) {
         std::error_code ec;
         auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec);

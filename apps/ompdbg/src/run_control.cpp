@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
 #include "stop_printer.hpp"
@@ -183,6 +184,10 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
 }
 
 void continue_until_stop(session& s) {
+    if (is_mpi_session(s)) {
+        mpi_continue_until_stop(s);   // every focused rank and the starter, all-stop
+        return;
+    }
     auto& st = s.bp_commands_state();
     while (s.process() && s.process()->is_alive()) {
         // Threads that hit a breakpoint in the same stop stay queued in the tracer, which

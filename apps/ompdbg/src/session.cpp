@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include "commands_mpi.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
@@ -48,7 +49,17 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view line) 
 
 }  // namespace
 
+inferior::~inferior() {
+    // Caches that refer to the process go first; the process' destructor kills a launched
+    // process and detaches an attached one.
+    stacks.clear();
+    thread_db.reset();
+    process.reset();
+}
+
 session::session(bool json, bool batch) : out_(json), batch_(batch) {
+    inferiors_.push_back(std::make_unique<inferior>());
+    focus_ = {0};
     register_control_commands(commands_);
     register_breakpoint_commands(commands_);
     register_thread_commands(commands_);
@@ -59,6 +70,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_watch_commands(commands_);
     register_dump_commands(commands_);
     register_omp_commands(commands_);
+    register_mpi_commands(commands_);
     register_mpi_queue_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
@@ -66,10 +78,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
 }
 
 session::~session() {
-    // The process' destructor kills a launched process and detaches an attached one.
-    stacks_.clear();
-    thread_db_.reset();
-    process_.reset();
+    end_target();
 }
 
 void session::set_program(const std::filesystem::path& path, std::vector<std::string> args) {
@@ -110,80 +119,131 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
 }
 
 tracer::target* session::target() {
-    if (process_ && process_->is_alive()) {
-        return process_.get();
+    auto* p = process();
+    if (p && p->is_alive()) {
+        return p;
     }
-    return core_ ? static_cast<tracer::target*>(core_.get()) : process_.get();
+    return core_ ? static_cast<tracer::target*>(core_.get()) : p;
 }
 
 void session::set_core(std::unique_ptr<tracer::core_file> c) {
-    stacks_.clear();
-    thread_numbers_.clear();
-    last_thread_number_ = 0;
-    thread_db_.reset();
-    thread_db_tried_ = false;
-    saw_multiple_threads_ = false;
+    auto& inf = current_inferior();
+    inf.stacks.clear();
+    inf.thread_numbers.clear();
+    inf.last_thread_number = 0;
+    inf.thread_db.reset();
+    inf.thread_db_tried = false;
+    inf.saw_multiple_threads = false;
     core_ = std::move(c);
-    selected_frame_ = 0;
-    selected_tid_ = 0;
+    inf.selected_frame = 0;
+    inf.selected_tid = 0;
     if (core_) {
         refresh_thread_numbers();
-        selected_tid_ = core_->threads().front()->tid();
+        inf.selected_tid = core_->threads().front()->tid();
     }
 }
 
 tracer::process& session::require_process() {
-    if (!process_ || !process_->is_alive()) {
+    auto* p = process();
+    if (!p || !p->is_alive()) {
+        if (current_inferior().rank >= 0) {
+            error::send(fmt::format("Rank {} is not running.", current_inferior().rank));
+        }
         error::send("The program is not being run.");
     }
-    return *process_;
+    return *p;
 }
 
 void session::set_process(std::unique_ptr<tracer::process> p) {
-    stacks_.clear();
-    thread_numbers_.clear();
-    last_thread_number_ = 0;
-    planted_.clear();
-    thread_db_.reset();
-    thread_db_tried_ = false;
-    saw_multiple_threads_ = false;
-    process_ = std::move(p);
-    selected_frame_ = 0;
-    selected_tid_ = process_ ? process_->pid() : 0;
-    if (process_) {
-        refresh_thread_numbers();
+    std::vector<std::unique_ptr<inferior>> list;
+    auto inf = std::make_unique<inferior>();
+    inf->process = std::move(p);
+    list.push_back(std::move(inf));
+    set_inferiors(std::move(list));
+}
+
+void session::set_inferiors(std::vector<std::unique_ptr<inferior>> list) {
+    if (list.empty()) {
+        list.push_back(std::make_unique<inferior>());
     }
+    inferiors_ = std::move(list);
+    focus_.clear();
+    for (std::size_t i = 0; i < inferiors_.size(); ++i) {
+        focus_.push_back(i);
+        auto& inf = *inferiors_[i];
+        if (inf.process) {
+            inf.pid = inf.process->pid();
+            inf.selected_tid = inf.process->pid();
+            current_ = i;
+            refresh_thread_numbers();
+        }
+    }
+    current_ = 0;
+}
+
+void session::switch_to(std::size_t index) {
+    if (index < inferiors_.size()) {
+        current_ = index;
+    }
+}
+
+inferior* session::find_rank(int rank) {
+    for (auto& inf : inferiors_) {
+        if (inf->rank == rank) {
+            return inf.get();
+        }
+    }
+    return nullptr;
+}
+
+void session::set_job(std::unique_ptr<mpi_job> j) {
+    job_ = std::move(j);
 }
 
 void session::drop_process() {
-    stacks_.clear();
-    thread_db_.reset();
-    thread_db_tried_ = false;
-    planted_.clear();
-    process_.reset();
-    thread_numbers_.clear();
-    last_thread_number_ = 0;
-    selected_tid_ = 0;
-    selected_frame_ = 0;
-    saw_multiple_threads_ = false;
+    auto& inf = current_inferior();
+    if (inf.rank >= 0 && inferiors_.size() > 1) {
+        // One rank of a job ended: it stays listed (mpi ranks), without a process.
+        inf.stacks.clear();
+        inf.thread_db.reset();
+        inf.thread_db_tried = false;
+        inf.pending_hits.clear();
+        inf.planted.clear();
+        inf.process.reset();
+        return;
+    }
+    job_.reset();
+    inferiors_.clear();
+    inferiors_.push_back(std::make_unique<inferior>());
+    current_ = 0;
+    focus_ = {0};
 }
 
 void session::end_target() {
-    if (!process_) {
-        return;
-    }
-    try {
-        if (process_->is_alive()) {
-            if (process_->is_attached()) {
-                process_->detach();
-            } else {
-                process_->kill();
-            }
+    // Ranks first (their starter would otherwise kill or orphan them), then the starter.
+    bool launched_job = job_ && job_->launched();
+    for (auto& inf : inferiors_) {
+        auto* p = inf->process.get();
+        if (!p) {
+            continue;
         }
-    } catch (const std::exception& e) {
-        log::write(log::channel::cli, "ending the target: {}", e.what());
+        try {
+            if (p->is_alive()) {
+                if (p->is_attached() && !launched_job) {
+                    p->detach();
+                } else {
+                    p->kill();
+                }
+            }
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "ending the target: {}", e.what());
+        }
     }
-    drop_process();
+    job_.reset();
+    inferiors_.clear();
+    inferiors_.push_back(std::make_unique<inferior>());
+    current_ = 0;
+    focus_ = {0};
 }
 
 std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& path) {
@@ -203,15 +263,16 @@ tracer::elf_provider session::elf_provider() {
 }
 
 void session::select_thread(pid_t tid) {
-    selected_tid_ = tid;
-    selected_frame_ = 0;
+    current_inferior().selected_tid = tid;
+    current_inferior().selected_frame = 0;
 }
 
 void session::select_frame(int level) {
-    selected_frame_ = level;
+    current_inferior().selected_frame = level;
 }
 
 const std::vector<stack_frame>& session::stack(pid_t tid) {
+    auto& stacks_ = current_inferior().stacks;
     if (auto it = stacks_.find(tid); it != stacks_.end()) {
         return it->second;
     }
@@ -220,22 +281,24 @@ const std::vector<stack_frame>& session::stack(pid_t tid) {
 }
 
 void session::refresh_thread_numbers() {
+    auto& inf = current_inferior();
     tracer::target* tgt = target();
-    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
+    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
         return;
     }
     auto threads = tgt->threads();
     for (auto* t : threads) {
-        if (!thread_numbers_.count(t->tid())) {
-            thread_numbers_[t->tid()] = ++last_thread_number_;
+        if (!inf.thread_numbers.count(t->tid())) {
+            inf.thread_numbers[t->tid()] = ++inf.last_thread_number;
         }
     }
     if (threads.size() > 1) {
-        saw_multiple_threads_ = true;
+        inf.saw_multiple_threads = true;
     }
 }
 
 int session::thread_number(pid_t tid) const {
+    const auto& thread_numbers_ = inferiors_[current_]->thread_numbers;
     if (auto it = thread_numbers_.find(tid); it != thread_numbers_.end()) {
         return it->second;
     }
@@ -243,7 +306,8 @@ int session::thread_number(pid_t tid) const {
 }
 
 std::optional<pid_t> session::tid_of_thread_number(int number) const {
-    for (auto& [tid, n] : thread_numbers_) {
+    const auto& process_ = inferiors_[current_]->process;
+    for (auto& [tid, n] : inferiors_[current_]->thread_numbers) {
         if (n == number) {
             auto* tgt = const_cast<session*>(this)->target();
             if (tgt && (!tgt->is_live() || process_->is_alive()) && tgt->find_thread(tid)) {
@@ -255,12 +319,14 @@ std::optional<pid_t> session::tid_of_thread_number(int number) const {
 }
 
 tracer::thread_db* session::thread_db() {
+    auto& inf = current_inferior();
+    auto& thread_db_ = inf.thread_db;
     tracer::target* tgt = target();
-    if (!tgt || (tgt->is_live() && !process_->is_alive())) {
+    if (!tgt || (tgt->is_live() && !process()->is_alive())) {
         return nullptr;
     }
-    if (!thread_db_ && !thread_db_tried_) {
-        thread_db_tried_ = true;
+    if (!thread_db_ && !inf.thread_db_tried) {
+        inf.thread_db_tried = true;
         try {
             std::string why;
             thread_db_ = tracer::thread_db::open(*tgt, &why);
@@ -284,7 +350,8 @@ std::string session::thread_target_id(pid_t tid) {
         }
         // thread_db not ready yet (before libpthread initialised): gdb says "process N".
     }
-    if (process_ && tid == process_->pid() && !saw_multiple_threads_) {
+    auto* process_ = process();
+    if (process_ && tid == process_->pid() && !multi_threaded()) {
         return fmt::format("process {}", tid);
     }
     return fmt::format("LWP {}", tid);
@@ -306,8 +373,8 @@ std::optional<dwarf::value> session::history(int index) const {
 }
 
 void session::on_resume() {
-    stacks_.clear();
-    selected_frame_ = 0;
+    current_inferior().stacks.clear();
+    current_inferior().selected_frame = 0;
 }
 
 bool session::execute(std::string_view line_in) {
@@ -364,7 +431,14 @@ bool session::execute(std::string_view line_in) {
         if (!cmd->handler) {
             error::send(fmt::format("\"{}\" must be followed by the name of a subcommand.", path));
         }
-        cmd->handler(*this, args);
+        if (is_mpi_session(*this)) {
+            std::string top(commands_.find(word)->name);
+            if (!mpi_execute(*this, top, line.substr(word.size()), [&] { cmd->handler(*this, args); })) {
+                error::send("The command failed in some ranks.");
+            }
+        } else {
+            cmd->handler(*this, args);
+        }
     } catch (const std::exception& e) {
         ok = false;
         out_.error(e.what());

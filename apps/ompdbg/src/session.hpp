@@ -76,6 +76,34 @@ struct breakpoint {
     std::function<bool(session&, pid_t, const std::string&)> test_condition;
 };
 
+class mpi_job;   // commands_mpi.hpp
+
+/// One debugged process and what the session knows about it: the only program, or one
+/// rank of an MPI job. The session's per-process accessors (process(), selected_tid(),
+/// stack(), thread numbers, planted sites, thread_db...) act on the current inferior.
+struct inferior {
+    std::unique_ptr<tracer::process> process;
+    int rank = -1;                      ///< MPI rank; -1 for a program that is not a rank
+    std::string host;                   ///< MPIR host name (ranks)
+    std::filesystem::path executable;   ///< MPIR executable name (ranks)
+    pid_t pid = 0;                      ///< kept after the process ended
+    /// How the process ended (exit code / signal), once it did; it stays listed.
+    std::optional<tracer::stop_reason> end;
+    pid_t selected_tid = 0;
+    int selected_frame = 0;
+    std::map<pid_t, std::vector<stack_frame>> stacks;
+    std::map<pid_t, int> thread_numbers;
+    int last_thread_number = 0;
+    std::deque<std::pair<pid_t, std::uint64_t>> pending_hits;
+    std::set<std::uint64_t> planted;
+    std::unique_ptr<tracer::thread_db> thread_db;
+    bool thread_db_tried = false;
+    bool saw_multiple_threads = false;
+    std::map<pid_t, std::string> thread_ids;
+
+    ~inferior();
+};
+
 /// A data watchpoint (`watch`, `rwatch`, `awatch`), numbered with the breakpoints
 /// (commands_watch.cpp).
 struct watchpoint {
@@ -109,7 +137,7 @@ public:
     const std::optional<std::filesystem::path>& program() const { return program_; }
     std::vector<std::string>& program_args() { return args_; }
     /// The live process, or nullptr.
-    tracer::process* process() { return process_.get(); }
+    tracer::process* process() { return current_inferior().process.get(); }
     /// The current target (the live process, else the core file), or nullptr.
     tracer::target* target();
     /// The core file being examined (`ompdbg core PROG CORE`, `core-file`), or nullptr.
@@ -121,6 +149,24 @@ public:
     void set_process(std::unique_ptr<tracer::process> p);
     void drop_process();                    ///< after exit/kill/detach
 
+    // ---- inferiors: several for an MPI job (one per rank), one otherwise ----
+    std::vector<std::unique_ptr<inferior>>& inferiors() { return inferiors_; }
+    inferior& current_inferior() { return *inferiors_[current_]; }
+    std::size_t current_index() const { return current_; }
+    /// Makes inferior `index` current (its process, threads, selection, sites).
+    void switch_to(std::size_t index);
+    /// Replaces every inferior by one per given process (an MPI job's ranks); the first
+    /// becomes current and the focus is all of them.
+    void set_inferiors(std::vector<std::unique_ptr<inferior>> list);
+    /// The inferior of MPI rank `rank`, or nullptr.
+    inferior* find_rank(int rank);
+    /// Indexes of the inferiors that commands apply to (`rank 0-3,6`); never empty while
+    /// there is an inferior.
+    std::vector<std::size_t>& focus() { return focus_; }
+    /// The MPI job (starter process and process table), or nullptr.
+    mpi_job* job() { return job_.get(); }
+    void set_job(std::unique_ptr<mpi_job> j);
+
     /// ELF files, shared by every process that maps them (key: canonical path).
     std::shared_ptr<dwarf::elf_file> elf_for(const std::filesystem::path& path);
     /// elf_for as libtracer's elf_provider: processes launched or attached by this session
@@ -128,9 +174,9 @@ public:
     tracer::elf_provider elf_provider();
 
     // ---- selection ----
-    pid_t selected_tid() const { return selected_tid_; }
+    pid_t selected_tid() const { return inferiors_[current_]->selected_tid; }
     void select_thread(pid_t tid);
-    int selected_frame() const { return selected_frame_; }
+    int selected_frame() const { return inferiors_[current_]->selected_frame; }
     void select_frame(int level);
     /// The stack of a thread (cached until the next resume).
     const std::vector<stack_frame>& stack(pid_t tid);
@@ -181,8 +227,11 @@ public:
     void end_target();
 
     // ---- run state shared by control/breakpoint/thread commands ----
+    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
+    /// (gdb reports them one at a time on the following continues).
+    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return current_inferior().pending_hits; }
     /// Addresses where user breakpoint sites are planted in the live process.
-    std::set<std::uint64_t>& planted_sites() { return planted_; }
+    std::set<std::uint64_t>& planted_sites() { return current_inferior().planted; }
     /// libthread_db for the live process (opened on first use, nullptr when unusable).
     tracer::thread_db* thread_db();
     /// gdb's "Thread 0x7ffff7d8a6c0 (LWP 1234)" / "process 1234" / "LWP 1234".
@@ -190,10 +239,10 @@ public:
     /// Assigns gdb thread numbers to threads not seen before (creation order).
     void refresh_thread_numbers();
     /// Whether the selected program has more than one thread (stop reports name it).
-    bool multi_threaded() const { return saw_multiple_threads_; }
-    void note_multiple_threads() { saw_multiple_threads_ = true; }
+    bool multi_threaded() const { return inferiors_[current_]->saw_multiple_threads; }
+    void note_multiple_threads() { current_inferior().saw_multiple_threads = true; }
     /// Target ids remembered per thread (a thread that exited can no longer be asked).
-    std::map<pid_t, std::string>& thread_ids() { return thread_ids_; }
+    std::map<pid_t, std::string>& thread_ids() { return current_inferior().thread_ids; }
 
     /// Set while a breakpoint's `commands` run: `continue` then only asks the stop loop to
     /// resume (no recursion, however many times the breakpoint is hit).
@@ -209,14 +258,12 @@ private:
     command_table commands_;
     std::optional<std::filesystem::path> program_;
     std::vector<std::string> args_;
-    std::unique_ptr<tracer::process> process_;
     std::unique_ptr<tracer::core_file> core_;
     std::map<std::string, std::shared_ptr<dwarf::elf_file>> elves_;
-    pid_t selected_tid_ = 0;
-    int selected_frame_ = 0;
-    std::map<pid_t, std::vector<stack_frame>> stacks_;
-    std::map<pid_t, int> thread_numbers_;
-    int last_thread_number_ = 0;
+    std::vector<std::unique_ptr<inferior>> inferiors_;
+    std::size_t current_ = 0;
+    std::vector<std::size_t> focus_;
+    std::unique_ptr<mpi_job> job_;
     std::map<int, breakpoint> breakpoints_;
     std::map<int, watchpoint> watchpoints_;
     int last_breakpoint_number_ = 0;
@@ -226,11 +273,6 @@ private:
     std::vector<std::string> failed_;
     std::string last_repeatable_;
     int start_count_ = 0;
-    std::set<std::uint64_t> planted_;
-    std::unique_ptr<tracer::thread_db> thread_db_;
-    bool thread_db_tried_ = false;
-    bool saw_multiple_threads_ = false;
-    std::map<pid_t, std::string> thread_ids_;
     command_state bp_state_;
     signal_policy signals_;
     process_event_settings process_events_;

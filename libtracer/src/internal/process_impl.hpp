@@ -107,6 +107,11 @@ struct process::impl {
     /// Pops the next reportable event (nullopt: handled internally, keep waiting).
     std::optional<stop_reason> take_report();
     std::optional<stop_reason> wait_impl(int timeout_ms);
+    /// One non-blocking round of wait_impl for process_group: collects what waitpid has,
+    /// and when something is to be reported stops the other threads and returns it.
+    /// Never drains the wake-up pipe itself (the group does, once for all members);
+    /// `activity` is set when anything happened, so the group polls again before sleeping.
+    std::optional<stop_reason> poll_report(bool& activity);
     /// After take_report() dropped every queued event as stale: resumes the stopped process.
     void resume_if_everything_stale();
     void resume_all();

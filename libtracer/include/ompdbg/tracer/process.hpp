@@ -122,6 +122,7 @@ public:
 
 private:
     friend class thread_record;
+    friend class process_group;   // polls members without draining the shared wake-up pipe
     process();
     struct impl;
     std::unique_ptr<impl> impl_;

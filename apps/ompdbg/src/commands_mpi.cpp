@@ -1,0 +1,795 @@
+// MPI jobs: acquisition through MPIR, one inferior per rank, the rank focus, job-wide
+// continue and the merged stack tree (`mpi stacks`, as STAT prints it).
+
+#include "commands_mpi.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
+#include "run_control.hpp"
+#include "session.hpp"
+#include "stack.hpp"
+#include "stop_printer.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::app {
+
+mpi_job::mpi_job(std::unique_ptr<tracer::process> starter, tracer::mpir::interface iface,
+                 std::vector<tracer::mpir::proc_desc> table, bool launched)
+    : starter_(std::move(starter)), mpir_(iface), table_(std::move(table)), launched_(launched) {}
+
+mpi_job::~mpi_job() {
+    if (starter_ && starter_->is_alive()) {
+        try {
+            if (launched_) {
+                starter_->kill();
+            } else {
+                starter_->detach();
+            }
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "ending the MPI starter: {}", e.what());
+        }
+    }
+}
+
+void mpi_job::drop_starter() {
+    starter_.reset();
+}
+
+namespace {
+
+std::string trim_copy(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
+
+std::string rank_label(const inferior& inf) {
+    return fmt::format("[rank {}]", inf.rank);
+}
+
+std::size_t index_of(session& s, const inferior& inf) {
+    auto& list = s.inferiors();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i].get() == &inf) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+/// Re-resolves every breakpoint against the current rank and plants its sites (ranks of
+/// one job may map their libraries at different addresses).
+void sync_current_rank(session& s) {
+    if (s.process() && s.process()->is_alive()) {
+        try {
+            refresh_breakpoints(s, false);
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("{} {}", rank_label(s.current_inferior()), e.what()));
+        }
+    }
+}
+
+/// Attaches every rank of `table` (each is stopped on return) into inferiors.
+std::vector<std::unique_ptr<inferior>> attach_ranks(const std::vector<tracer::mpir::proc_desc>& table) {
+    std::vector<std::unique_ptr<inferior>> list;
+    for (const auto& d : table) {
+        auto inf = std::make_unique<inferior>();
+        inf->rank = d.rank;
+        inf->host = d.host_name;
+        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
+        inf->pid = d.pid;
+        try {
+            inf->process = tracer::process::attach(d.pid);
+        } catch (const std::exception& e) {
+            error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
+                                    e.what()));
+        }
+        list.push_back(std::move(inf));
+    }
+    return list;
+}
+
+/// Makes the ranks the session's inferiors, plants the breakpoints in each, says so.
+void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
+    std::size_t n = ranks.size();
+    std::string exe = ranks.empty() ? std::string() : ranks.front()->executable.string();
+    if (!s.program() && !exe.empty()) {
+        try {
+            s.set_program(exe, {});
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+    }
+    s.set_inferiors(std::move(ranks));
+    s.set_job(std::move(job));
+    s.count_start();
+    for (std::size_t i = 0; i < n; ++i) {
+        s.switch_to(i);
+        sync_current_rank(s);
+    }
+    s.switch_to(0);
+    s.out().event("mpi-job", {{"ranks", n}, {"executable", exe}},
+                  fmt::format("[MPI job: {} ranks of {} acquired]", n, exe));
+}
+
+std::atomic<tracer::process_group*> g_group{nullptr};
+
+struct group_guard {
+    explicit group_guard(tracer::process_group& g) { g_group.store(&g); }
+    ~group_guard() { g_group.store(nullptr); }
+};
+
+extern "C" void on_job_sigint(int) {
+    if (auto* g = g_group.load()) {
+        g->interrupt();
+    }
+}
+
+/// While a job runs, Ctrl-C stops every process of it (the previous handler returns after).
+struct sigint_guard {
+    struct sigaction old {};
+    sigint_guard() {
+        struct sigaction sa {};
+        sa.sa_handler = on_job_sigint;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESTART;
+        sigaction(SIGINT, &sa, &old);
+    }
+    ~sigint_guard() { sigaction(SIGINT, &old, nullptr); }
+};
+
+inferior* inferior_of(session& s, tracer::process* p) {
+    for (auto& inf : s.inferiors()) {
+        if (inf->process.get() == p) {
+            return inf.get();
+        }
+    }
+    return nullptr;
+}
+
+/// A rank ended: report it, keep it listed; the others go on.
+void report_rank_end(session& s, inferior& inf, const tracer::stop_reason& why) {
+    s.switch_to(index_of(s, inf));
+    inf.end = why;
+    std::string text =
+        why.kind == tracer::stop_kind::exited
+            ? fmt::format("{} process {} exited with code {:02o}", rank_label(inf), inf.pid, why.exit_code)
+            : fmt::format("{} process {} was killed by signal {}, {}", rank_label(inf), inf.pid,
+                          signal_name(why.signo), signal_description(why.signo));
+    s.out().event(why.kind == tracer::stop_kind::exited ? "rank-exited" : "rank-terminated",
+                  {{"rank", inf.rank}, {"pid", inf.pid}, {"exit_code", why.exit_code}, {"signal", why.signo}},
+                  text);
+    s.drop_process();
+}
+
+/// Starter events while the job runs: everything is passed on silently; true when the
+/// starter ended (the job is over for it).
+bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why) {
+    auto* st = job.starter();
+    if (why.is_process_end()) {
+        std::string name = st ? st->executable().filename().string() : "mpirun";
+        s.out().event("starter-exited", {{"exit_code", why.exit_code}, {"signal", why.signo}},
+                      why.kind == tracer::stop_kind::exited
+                          ? fmt::format("[{} exited with code {:02o}]", name, why.exit_code)
+                          : fmt::format("[{} was killed by signal {}]", name, signal_name(why.signo)));
+        return true;
+    }
+    if (why.kind == tracer::stop_kind::signal && (why.signo == SIGINT || why.signo == SIGTRAP)) {
+        st->set_pending_signal(why.tid, 0);   // our Ctrl-C, not the starter's
+    }
+    return false;
+}
+
+/// Whether `continue` must keep waiting: a focused rank still runs, or every rank of the
+/// job ended and the starter is finishing (its last output, its exit status).
+bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job) {
+    for (auto* p : group.members()) {
+        if (inferior_of(s, p)) {
+            return true;
+        }
+    }
+    if (!job || !job->starter()) {
+        return false;
+    }
+    for (auto& inf : s.inferiors()) {
+        if (inf->process && inf->process->is_alive()) {
+            return false;   // stopped ranks outside the focus hold the job
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool is_mpi_session(session& s) {
+    return s.job() != nullptr;
+}
+
+bool is_mpi_starter(const std::filesystem::path& program) {
+    static const std::set<std::string> names = {"mpirun", "mpiexec", "orterun", "mpirun.openmpi",
+                                                "mpiexec.openmpi", "prterun"};
+    std::error_code ec;
+    auto real = std::filesystem::canonical(program, ec);
+    return names.count(program.filename().string()) || (!ec && names.count(real.filename().string()));
+}
+
+void start_mpi_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {
+    tracer::launch_options opts;
+    // Open MPI warns that MPIR is deprecated on every start; the user did not ask for that.
+    opts.env = omp_launch_environment({});
+    opts.env.push_back("OMPI_MPIR_DO_NOT_WARN=1");
+    // mpirun forwards its stdin to rank 0: it would eat the debugger's own commands.
+    opts.stdin_path = "/dev/null";
+    auto starter = tracer::process::launch(starter_path, args, opts);
+    auto iface = tracer::mpir::run_to_spawn(*starter);
+    auto table = iface.proctable(*starter);
+    auto ranks = attach_ranks(table);
+    // The ranks wait in MPI_Init for the starter to return from MPIR_Breakpoint; they stay
+    // stopped under ptrace until the first continue releases the whole job together.
+    adopt_job(s, std::make_unique<mpi_job>(std::move(starter), iface, std::move(table), true), std::move(ranks));
+}
+
+bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool required) {
+    auto not_starter = [&](const std::string& why) -> bool {
+        if (required) {
+            error::send(fmt::format("Process {} ({}) is not an MPI starter: {}", proc->pid(),
+                                    proc->executable().filename().string(), why));
+        }
+        return false;
+    };
+    auto iface = tracer::mpir::interface::find(*proc);
+    if (!iface) {
+        return not_starter("it has no MPIR_Breakpoint/MPIR_proctable.");
+    }
+    std::vector<tracer::mpir::proc_desc> table;
+    try {
+        table = iface->proctable(*proc);
+    } catch (const std::exception& e) {
+        return not_starter(e.what());
+    }
+    iface->set_being_debugged(*proc, true);
+    auto ranks = attach_ranks(table);
+    adopt_job(s, std::make_unique<mpi_job>(std::move(proc), *iface, std::move(table), false), std::move(ranks));
+    return true;
+}
+
+void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn) {
+    std::size_t saved = s.current_index();
+    std::vector<std::size_t> focus = s.focus();
+    struct restore {
+        session& s;
+        std::size_t i;
+        ~restore() { s.switch_to(i); }
+    } r{s, saved};
+    for (std::size_t i : focus) {
+        if (i >= s.inferiors().size()) {
+            continue;
+        }
+        s.switch_to(i);
+        auto& inf = *s.inferiors()[i];
+        if (label && focus.size() > 1) {
+            s.out().line(rank_label(inf));
+        }
+        fn(inf);
+    }
+}
+
+std::string format_rank_list(std::vector<int> ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    std::string out;
+    for (std::size_t i = 0; i < ranks.size();) {
+        std::size_t j = i;
+        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
+            ++j;
+        }
+        if (!out.empty()) {
+            out += ",";
+        }
+        out += j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+        i = j + 1;
+    }
+    return out;
+}
+
+std::vector<int> parse_rank_list(session& s, std::string_view text) {
+    std::string t = trim_copy(text);
+    std::vector<int> all;
+    for (auto& inf : s.inferiors()) {
+        if (inf->rank >= 0) {
+            all.push_back(inf->rank);
+        }
+    }
+    if (all.empty()) {
+        error::send("No MPI job is being debugged.");
+    }
+    if (t == "all") {
+        return all;
+    }
+    int max_rank = *std::max_element(all.begin(), all.end());
+    auto number = [&](const std::string& w) {
+        std::size_t used = 0;
+        long v = -1;
+        try {
+            v = std::stol(w, &used, 10);
+        } catch (const std::logic_error&) {
+            used = 0;
+        }
+        if (used != w.size() || w.empty() || v < 0) {
+            error::send(fmt::format("Invalid rank list \"{}\": expected N, N-M, N,M or all.", t));
+        }
+        if (v > max_rank) {
+            error::send(fmt::format("No rank {}: the job has ranks 0-{}.", v, max_rank));
+        }
+        return static_cast<int>(v);
+    };
+    std::vector<int> out;
+    std::stringstream in(t);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        part = trim_copy(part);
+        auto dash = part.find('-');
+        if (dash == std::string::npos) {
+            out.push_back(number(part));
+            continue;
+        }
+        int a = number(trim_copy(part.substr(0, dash)));
+        int b = number(trim_copy(part.substr(dash + 1)));
+        if (b < a) {
+            error::send(fmt::format("Invalid rank range \"{}\".", part));
+        }
+        for (int r = a; r <= b; ++r) {
+            out.push_back(r);
+        }
+    }
+    if (out.empty()) {
+        error::send("Argument required (rank list: N, N-M, N,M or all).");
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+bool is_job_wide_command(const std::string& name, std::string_view args) {
+    static const std::set<std::string> once = {
+        "run", "start", "continue", "kill", "detach", "attach", "quit", "mpi", "rank", "break", "tbreak",
+        "delete", "disable", "enable", "condition", "commands", "ignore", "help", "echo", "set", "show",
+        "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list"};
+    std::string a = trim_copy(args);
+    auto first = a.substr(0, a.find_first_of(" \t"));
+    if (name == "set" && (first == "var" || first == "variable")) {
+        return false;   // a variable of each rank
+    }
+    if (name == "info" && !first.empty() && std::string("breakpoints").starts_with(first)) {
+        return true;
+    }
+    return once.count(name) > 0;
+}
+
+namespace {
+
+/// `detach` / `kill` of an MPI session: every rank, then the starter.
+void end_job(session& s, bool kill) {
+    std::size_t n = 0;
+    for (auto& inf : s.inferiors()) {
+        auto* p = inf->process.get();
+        if (!p || !p->is_alive()) {
+            continue;
+        }
+        try {
+            kill ? p->kill() : p->detach();
+            ++n;
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("{} {}", rank_label(*inf), e.what()));
+        }
+    }
+    if (auto* job = s.job(); job && job->starter() && job->starter()->is_alive()) {
+        try {
+            kill ? job->starter()->kill() : job->starter()->detach();
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+        job->drop_starter();
+    }
+    s.out().event(kill ? "mpi-job-killed" : "mpi-job-detached", {{"ranks", n}},
+                  fmt::format("[MPI job: {} ranks {}]", n, kill ? "killed" : "detached"));
+    s.end_target();
+}
+
+}  // namespace
+
+bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler) {
+    if ((name == "detach" || name == "kill") && is_mpi_session(s)) {
+        if (name == "kill" && !s.query("Kill the program being debugged? ")) {
+            error::send("Not confirmed.");
+        }
+        end_job(s, name == "kill");
+        return true;
+    }
+    if (is_job_wide_command(name, args)) {
+        handler();
+        static const std::set<std::string> breakpoint_changes = {"break", "tbreak", "delete", "disable", "enable",
+                                                                 "condition"};
+        if (breakpoint_changes.count(name) && is_mpi_session(s)) {
+            std::size_t saved = s.current_index();
+            for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+                s.switch_to(i);
+                sync_current_rank(s);
+            }
+            s.switch_to(saved);
+            sync_current_rank(s);
+        }
+        return true;
+    }
+    bool ok = true;
+    for_each_focused_rank(s, true, [&](inferior& inf) {
+        try {
+            if (s.focus().size() > 1 && (!inf.process || !inf.process->is_alive())) {
+                return;   // an ended rank has nothing to show; `mpi ranks` says how it ended
+            }
+            sync_current_rank(s);
+            handler();
+        } catch (const std::exception& e) {
+            ok = false;
+            s.out().error(s.focus().size() > 1 ? std::string(e.what()) : fmt::format("{} {}", rank_label(inf), e.what()));
+        }
+    });
+    return ok;
+}
+
+void mpi_continue_until_stop(session& s) {
+    auto* job = s.job();
+    auto& st = s.bp_commands_state();
+    for (;;) {
+        // Ranks that hit a breakpoint in an earlier stop are reported before anything runs.
+        for (std::size_t i : s.focus()) {
+            auto& inf = *s.inferiors()[i];
+            while (inf.process && inf.process->is_alive() && !inf.pending_hits.empty()) {
+                auto [tid, addr] = inf.pending_hits.front();
+                inf.pending_hits.pop_front();
+                s.switch_to(i);
+                sync_current_rank(s);
+                auto* t = inf.process->find_thread(tid);
+                try {
+                    if (!t || t->regs().pc() != addr || breakpoints_at(s, addr).empty()) {
+                        continue;
+                    }
+                } catch (const std::exception&) {
+                    continue;
+                }
+                s.out().line(rank_label(inf));
+                if (report_breakpoint_hit(s, tid, addr)) {
+                    return;
+                }
+            }
+        }
+        tracer::process_group group;
+        for (std::size_t i : s.focus()) {
+            auto& inf = *s.inferiors()[i];
+            if (inf.process && inf.process->is_alive()) {
+                s.switch_to(i);
+                sync_current_rank(s);
+                s.on_resume();
+                group.add(*inf.process);
+            }
+        }
+        if (group.members().empty()) {
+            error::send("No rank of the focus is running.");
+        }
+        if (job && job->starter() && job->starter()->is_alive()) {
+            group.add(*job->starter());
+        }
+        group_guard gg(group);
+        sigint_guard sg;
+        group.resume_all();
+        for (;;) {
+            auto e = group.wait_any();
+            if (!e) {
+                continue;
+            }
+            bool forced = false;   // a Ctrl-C the starter saw first, reported on a rank
+            if (job && e->proc == job->starter()) {
+                if (handle_starter_event(s, *job, e->why)) {
+                    group.remove(*e->proc);
+                    job->drop_starter();
+                } else if (e->why.kind == tracer::stop_kind::interrupted) {
+                    for (auto* p : group.members()) {
+                        if (inferior_of(s, p) && p->is_alive()) {
+                            tracer::stop_reason why;
+                            why.kind = tracer::stop_kind::interrupted;
+                            why.signo = SIGINT;
+                            why.tid = p->pid();
+                            e = tracer::process_group::event{p, why};
+                            forced = true;
+                            break;
+                        }
+                    }
+                    if (!forced) {
+                        group.stop_all();
+                        return;
+                    }
+                } else {
+                    e->proc->resume();
+                }
+                if (!forced) {
+                    if (!focused_rank_running(s, group, job)) {
+                        return;
+                    }
+                    continue;
+                }
+            }
+            inferior* inf = inferior_of(s, e->proc);
+            if (!inf) {
+                e->proc->resume();
+                continue;
+            }
+            s.switch_to(index_of(s, *inf));
+            if (!forced && e->why.is_process_end()) {
+                group.remove(*e->proc);
+                report_rank_end(s, *inf, e->why);
+                if (!focused_rank_running(s, group, job)) {
+                    return;
+                }
+                continue;
+            }
+            if (!forced && consume_background_event(s, e->why)) {
+                e->proc->resume();
+                continue;
+            }
+            // A stop the user sees: everything else stops too (all-stop across ranks).
+            for (pid_t other : e->why.other_breakpoint_tids) {
+                if (auto* t = e->proc->find_thread(other)) {
+                    try {
+                        inf->pending_hits.emplace_back(other, t->regs().pc());
+                    } catch (const std::exception&) {
+                    }
+                }
+            }
+            auto kept = group.stop_all();
+            for (auto& k : kept) {
+                if (job && k.proc == job->starter()) {
+                    if (handle_starter_event(s, *job, k.why)) {
+                        job->drop_starter();
+                    }
+                    continue;
+                }
+                inferior* other = inferior_of(s, k.proc);
+                if (!other) {
+                    continue;
+                }
+                if (k.why.is_process_end()) {
+                    report_rank_end(s, *other, k.why);
+                } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
+                    other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
+                } else if (k.why.kind == tracer::stop_kind::thread_created ||
+                           k.why.kind == tracer::stop_kind::library_event) {
+                    s.switch_to(index_of(s, *other));
+                    consume_background_event(s, k.why);
+                }
+            }
+            s.switch_to(index_of(s, *inf));
+            sync_current_rank(s);
+            s.out().line(rank_label(*inf));
+            st.resume_requested = false;
+            bool shown = report_stop(s, e->why);
+            if (!shown || (st.resume_requested && !st.in_breakpoint_commands)) {
+                st.resume_requested = false;
+                break;   // resume the job again
+            }
+            return;
+        }
+    }
+}
+
+namespace {
+
+void cmd_mpi_ranks(session& s, std::string_view) {
+    if (!is_mpi_session(s)) {
+        error::send("No MPI job is being debugged.");
+    }
+    std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
+    s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {}", "Rank", "Host", "PID", "State", "Executable"));
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+        auto& inf = *s.inferiors()[i];
+        std::string state;
+        if (inf.process && inf.process->is_alive()) {
+            state = "stopped";
+        } else if (inf.end && inf.end->kind == tracer::stop_kind::exited) {
+            state = fmt::format("exited({})", inf.end->exit_code);
+        } else if (inf.end) {
+            state = signal_name(inf.end->signo);
+        } else {
+            state = "gone";
+        }
+        s.out().line(fmt::format("{} {:<5} {:<16} {:<8} {:<10} {}", focused.count(i) ? "*" : " ", inf.rank, inf.host,
+                                 inf.pid, state, inf.executable.string()));
+        rows.push_back({{"rank", inf.rank}, {"host", inf.host}, {"pid", inf.pid}, {"state", state},
+                        {"executable", inf.executable.string()}, {"focused", focused.count(i) > 0}});
+    }
+    s.out().field("ranks", rows);
+}
+
+void cmd_rank(session& s, std::string_view args) {
+    if (!is_mpi_session(s)) {
+        error::send("No MPI job is being debugged.");
+    }
+    if (trim_copy(args).empty()) {
+        std::vector<int> ranks;
+        for (std::size_t i : s.focus()) {
+            ranks.push_back(s.inferiors()[i]->rank);
+        }
+        s.out().line(fmt::format("Focus: rank {}.", format_rank_list(ranks)));
+        return;
+    }
+    auto ranks = parse_rank_list(s, args);
+    std::vector<std::size_t> focus;
+    for (int r : ranks) {
+        for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+            if (s.inferiors()[i]->rank == r) {
+                focus.push_back(i);
+            }
+        }
+    }
+    s.focus() = focus;
+    s.switch_to(focus.front());
+    s.out().field("focus", ranks);
+    s.out().line(fmt::format("Focus: rank {}.", format_rank_list(ranks)));
+}
+
+void cmd_mpi_attach(session& s, std::string_view args) {
+    auto a = trim_copy(args);
+    pid_t pid = 0;
+    try {
+        std::size_t used = 0;
+        pid = static_cast<pid_t>(std::stol(a, &used, 0));
+        if (used != a.size() || pid <= 0) {
+            throw std::invalid_argument(a);
+        }
+    } catch (const std::logic_error&) {
+        error::send(fmt::format("Illegal process-id: {}.", a));
+    }
+    if (s.process() && s.process()->is_alive()) {
+        error::send("A program is being debugged already.  Kill it first (\"kill\").");
+    }
+    auto proc = tracer::process::attach(pid);
+    attach_mpi_job(s, proc, true);
+}
+
+// ---- mpi stacks: STAT's merged prefix tree ----------------------------------------------
+
+struct stack_node {
+    std::set<int> ranks;
+    std::map<std::string, stack_node> children;   // ordered by name: stable output
+};
+
+void print_tree(session& s, const stack_node& n, const std::string& name, const std::string& indent, bool last,
+                bool root, std::vector<std::string>& lines) {
+    std::vector<int> r(n.ranks.begin(), n.ranks.end());
+    if (!root) {
+        lines.push_back(fmt::format("{}{}{} [rank {}]", indent, last ? "`- " : "|- ", name, format_rank_list(r)));
+    }
+    std::string next = root ? "" : indent + (last ? "   " : "|  ");
+    std::size_t i = 0;
+    for (auto& [child_name, child] : n.children) {
+        print_tree(s, child, child_name, next, ++i == n.children.size(), false, lines);
+    }
+}
+
+void dot_tree(const stack_node& n, const std::string& name, int& next_id, int parent, std::ostream& out) {
+    int id = next_id++;
+    std::vector<int> r(n.ranks.begin(), n.ranks.end());
+    std::string escaped;
+    for (char c : name) {
+        if (c == '"' || c == '\\') {
+            escaped += '\\';
+        }
+        escaped += c;
+    }
+    out << fmt::format("  n{} [label=\"{}\\n{}:[{}]\"];\n", id, escaped, r.size(), format_rank_list(r));
+    if (parent >= 0) {
+        out << fmt::format("  n{} -> n{} [label=\"{}\"];\n", parent, id, r.size());
+    }
+    for (auto& [child_name, child] : n.children) {
+        dot_tree(child, child_name, next_id, id, out);
+    }
+}
+
+void cmd_mpi_stacks(session& s, std::string_view args) {
+    if (!is_mpi_session(s)) {
+        error::send("No MPI job is being debugged.");
+    }
+    std::string a = trim_copy(args);
+    std::optional<std::string> dot_file;
+    if (a.starts_with("--dot")) {
+        dot_file = trim_copy(a.substr(5));
+        if (dot_file->empty()) {
+            error::send("Argument required (--dot FILE).");
+        }
+    } else if (!a.empty()) {
+        error::send(fmt::format("Unknown argument \"{}\": mpi stacks [--dot FILE]", a));
+    }
+    stack_node root;
+    for_each_focused_rank(s, false, [&](inferior& inf) {
+        if (!inf.process || !inf.process->is_alive()) {
+            return;
+        }
+        root.ranks.insert(inf.rank);
+        for (auto* t : inf.process->threads()) {
+            std::vector<stack_frame> frames;
+            try {
+                frames = s.stack(t->tid());
+            } catch (const std::exception& e) {
+                log::write(log::channel::cli, "mpi stacks rank {} thread {}: {}", inf.rank, t->tid(), e.what());
+                continue;
+            }
+            // Outermost first: the tree grows from main (or clone3 for other threads).
+            stack_node* n = &root;
+            for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+                n = &n->children[frame_function_name(*it)];
+                n->ranks.insert(inf.rank);
+            }
+        }
+    });
+    std::vector<std::string> lines;
+    print_tree(s, root, "", "", true, true, lines);
+    std::vector<int> all(root.ranks.begin(), root.ranks.end());
+    s.out().line(fmt::format("Merged stacks of rank {} (every thread):", format_rank_list(all)));
+    for (auto& l : lines) {
+        s.out().line(l);
+    }
+    s.out().field("tree", lines);
+    if (dot_file) {
+        std::ofstream out(*dot_file);
+        if (!out) {
+            error::send(fmt::format("{}: {}.", *dot_file, std::strerror(errno)));
+        }
+        out << "digraph mpi_stacks {\n  node [shape=box];\n";
+        int id = 0;
+        dot_tree(root, "job", id, -1, out);
+        out << "}\n";
+        if (!out) {
+            error::send(fmt::format("{}: write error.", *dot_file));
+        }
+        s.out().line(fmt::format("Graph written to {}.", *dot_file));
+    }
+}
+
+}  // namespace
+
+void register_mpi_commands(command_table& t) {
+    auto& mpi = t.prefix("mpi", {}, "MPI job commands (ranks, stacks, message queues).");
+    mpi.add({"ranks", {}, "List the ranks of the MPI job.",
+             "mpi ranks\nEvery rank: number, host, pid, state (stopped, exited(N), signal) and executable; `*` marks "
+             "the focus.",
+             cmd_mpi_ranks, false, nullptr});
+    mpi.add({"stacks", {}, "Merged stack tree of every thread of every focused rank (as STAT).",
+             "mpi stacks [--dot FILE]\nThe stacks of every thread of every rank in the focus merged into one prefix "
+             "tree, each branch labelled with its ranks; --dot FILE also writes it as a Graphviz graph.",
+             cmd_mpi_stacks, false, nullptr});
+    mpi.add({"attach", {}, "Attach to an MPI starter (mpirun) and every rank of its job.",
+             "mpi attach PID\nLike `attach PID`, but PID must be an MPI starter whose job is running.", cmd_mpi_attach,
+             false, nullptr});
+    t.add({"rank", {}, "Set the ranks that commands apply to.",
+           "rank [N | N-M,K,... | all]\nCommands that inspect (bt, print, info ...) run once per focused rank, "
+           "labelled [rank N]; `break` plants in every rank; `continue` resumes every focused rank.",
+           cmd_rank, false, nullptr});
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,94 @@
+#pragma once
+/// MPI jobs (issue 6): acquisition of every rank through the starter's MPIR interface
+/// (`run -- mpirun ...`, `attach MPIRUN_PID`, `mpi attach PID`), one inferior per rank with
+/// a focus (`rank N`, `rank 0-3,6`, `rank all`), job-wide run control (continue resumes
+/// every focused rank and the starter, Ctrl-C stops them all), `mpi ranks` and `mpi stacks`.
+/// The message-queue commands (`mpi queues`, `mpi deadlock`) add themselves to the same
+/// `mpi` prefix (t.prefix("mpi")) and walk the ranks with for_each_focused_rank().
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "command_table.hpp"
+#include "ompdbg/tracer/mpir.hpp"
+#include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/process_group.hpp"
+
+namespace ompdbg::app {
+
+class session;
+struct inferior;
+
+/// The starter of an MPI job (mpirun, kept traced: it forwards the ranks' output and
+/// would take a Ctrl-C meant for us), its MPIR interface and process table.
+class mpi_job {
+public:
+    mpi_job(std::unique_ptr<tracer::process> starter, tracer::mpir::interface iface,
+            std::vector<tracer::mpir::proc_desc> table, bool launched);
+    ~mpi_job();
+    /// nullptr once the starter exited.
+    tracer::process* starter() { return starter_.get(); }
+    const tracer::mpir::interface& mpir() const { return mpir_; }
+    const std::vector<tracer::mpir::proc_desc>& proctable() const { return table_; }
+    /// Launched by us (`run -- mpirun`: the job dies with the session) or attached.
+    bool launched() const { return launched_; }
+    void drop_starter();
+
+private:
+    std::unique_ptr<tracer::process> starter_;
+    tracer::mpir::interface mpir_;
+    std::vector<tracer::mpir::proc_desc> table_;
+    bool launched_;
+};
+
+/// Registers `mpi ranks|stacks|attach`, `rank`.
+void register_mpi_commands(command_table& t);
+
+/// True when `program` is an MPI starter run() hands to start_mpi_job (mpirun, mpiexec,
+/// orterun, after resolving symlinks such as Debian's /usr/bin/mpirun alternatives).
+bool is_mpi_starter(const std::filesystem::path& program);
+/// `run` of an MPI starter: launches it, runs it to MPIR_Breakpoint, attaches every rank
+/// (held in MPI_Init), plants the breakpoints in every rank, releases the job and
+/// continues every rank until a stop the user must see.
+void start_mpi_job(session& s, const std::filesystem::path& starter, const std::vector<std::string>& args);
+/// `attach PID`: when the freshly attached `proc` is an MPI starter whose job is running
+/// (MPIR interface, MPIR_proctable filled), attaches every rank, makes them the session's
+/// inferiors and returns true (`proc` is taken). Otherwise returns false and leaves `proc`
+/// alone, unless `required` (`mpi attach`): then throws "Process N (NAME) is not an MPI
+/// starter: ...".
+bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool required);
+
+/// Whether the session debugs an MPI job (ranks are inferiors).
+bool is_mpi_session(session& s);
+/// Runs `fn` with each focused rank current in turn (alive or not; `fn` checks), restoring
+/// the current inferior afterwards. `label`: prints "[rank N]" before each when more than
+/// one rank is focused.
+void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
+/// "0-3,6" for a set of ranks (STAT's rank lists).
+std::string format_rank_list(std::vector<int> ranks);
+/// Parses "3", "0-3,6", "all" into ranks; throws for a rank the job does not have.
+std::vector<int> parse_rank_list(session& s, std::string_view text);
+
+/// Commands that act once for the whole job, never per rank (run control, breakpoints,
+/// settings but `set var`, `info breakpoints`, `mpi`, `rank`). Others run once per focused
+/// rank, labelled.
+bool is_job_wide_command(const std::string& name, std::string_view args);
+
+/// Runs command `name` (resolved top-level name) with `handler` the way an MPI session
+/// wants: job-wide commands once (then breakpoint changes are planted in every rank),
+/// others once per focused rank, labelled. Returns false when it failed in some rank (the
+/// errors are printed per rank).
+bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler);
+
+/// `continue` for an MPI session: reports pending hits of focused ranks first, otherwise
+/// resumes every focused rank and the starter, waits for the first stop a user must see,
+/// stops every other process and reports the stop labelled with its rank.
+void mpi_continue_until_stop(session& s);
+
+}  // namespace ompdbg::app

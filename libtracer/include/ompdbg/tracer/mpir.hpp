@@ -1,0 +1,63 @@
+#pragma once
+/// The MPIR process-acquisition interface of an MPI starter (`mpirun`): the symbols a
+/// debugger reads and writes (MPIR_being_debugged, MPIR_Breakpoint, MPIR_debug_state,
+/// MPIR_proctable, MPIR_proctable_size), as the MPI Forum's "MPIR Process Acquisition
+/// Interface" document describes them, and the launch protocol on top of them: run the
+/// starter until it has spawned the job and stopped in MPIR_Breakpoint.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ompdbg/base/addr.hpp"
+#include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/target.hpp"
+
+namespace ompdbg::tracer::mpir {
+
+/// MPIR_debug_state values (MPIR document, section 9.5).
+constexpr int debug_null = 0;
+constexpr int debug_spawned = 1;
+constexpr int debug_aborting = 2;
+
+/// One MPIR_PROCDESC; its index in MPIR_proctable is the rank in MPI_COMM_WORLD.
+struct proc_desc {
+    int rank = 0;
+    std::string host_name;
+    std::string executable_name;
+    pid_t pid = 0;
+};
+
+/// Where the MPIR symbols are in one starter's address space.
+class interface {
+public:
+    /// Looks the symbols up in every loaded module of `starter` (Open MPI defines them
+    /// in libopen-rte.so, other starters in the executable). nullopt when MPIR_Breakpoint
+    /// or MPIR_proctable is missing: not an MPI starter (or its libraries are not loaded).
+    static std::optional<interface> find(target& starter);
+
+    virt_addr breakpoint_address() const { return breakpoint_; }
+    /// Writes MPIR_being_debugged (before the job is spawned: the starter then holds the
+    /// ranks in MPI_Init until it returns from MPIR_Breakpoint).
+    void set_being_debugged(target& starter, bool on) const;
+    int debug_state(target& starter) const;
+    /// MPIR_proctable, read with the documented layout {char *host_name; char
+    /// *executable_name; int pid;} (24 bytes on x86-64). Throws when the table is absent,
+    /// its size is implausible, or an entry cannot be read.
+    std::vector<proc_desc> proctable(target& starter) const;
+
+private:
+    virt_addr being_debugged_, breakpoint_, debug_state_, proctable_, proctable_size_;
+};
+
+/// Runs a freshly launched starter until it has spawned the job and stops in
+/// MPIR_Breakpoint with MPIR_debug_state == MPIR_DEBUG_SPAWNED (signals it receives are
+/// passed on; library, thread and exec events are resumed over). Returns the interface;
+/// the starter is left stopped there. Throws "<starter> exited with code N before
+/// spawning the MPI job" (its own error output went to the terminal), or "... is not an
+/// MPI starter" when its libraries are loaded and no MPIR interface appeared.
+interface run_to_spawn(process& starter);
+
+}  // namespace ompdbg::tracer::mpir
