@@ -270,7 +270,11 @@ TEST_CASE("doctor --json gives one object with every check", "[doctor][e2e][json
     std::istringstream in(r.out);
     std::string first;
     std::getline(in, first);
-    auto j = nlohmann::json::parse(first);
+    auto whole = nlohmann::json::parse(first);
+    // docs/json.md: a command's structured answer is its "result" object.
+    REQUIRE(whole.contains("result"));
+    const auto& j = whole["result"];
+    CHECK(whole["ok"] == true);
     REQUIRE(j.contains("checks"));
     REQUIRE(j["checks"].is_array());
     bool saw_libompd = false;
