@@ -65,7 +65,11 @@ int mpi2dd_init(void) {
         snprintf(line, sizeof line, "READY %d\n", (int)getpid());
         send_line(line);
         volatile MPI2DD_UINT32_T* flags = &MPI2DD_info.debugger_flags;
+        pid_t parent = getppid();
         while (!(*flags & MPI2DD_FLAG_GATE)) {
+            if (getppid() != parent) {
+                _exit(3);   /* the starter is gone: nobody will open the gate */
+            }
             struct timespec ts = {0, 1000000};
             nanosleep(&ts, NULL);
         }

@@ -47,6 +47,22 @@ struct MPI2DD_INFO MPI2DD_info = {
     MPI2DD_MPIFLAG_I_AM_STARTER | MPI2DD_MPIFLAG_I_AM_DIR | MPI2DD_MPIFLAG_IGNORE_QUEUE,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}};
 
+#ifdef MPI2DD_ALSO_MPIR
+/* mpi2dd-run-mpir also offers the MPIR interface (the debugger must prefer MPI2DD). */
+struct MPIR_PROCDESC {
+    char* host_name;
+    char* executable_name;
+    int pid;
+};
+struct MPIR_PROCDESC* MPIR_proctable = NULL;
+int MPIR_proctable_size = 0;
+volatile int MPIR_debug_state = 0;
+volatile int MPIR_being_debugged = 0;
+__attribute__((noinline)) void MPIR_Breakpoint(void) {
+    __asm__ volatile("" ::: "memory");
+}
+#endif
+
 /* Where a debugger plants its breakpoint; must not be inlined or merged away. */
 __attribute__((noinline)) void MPI2DD_breakpoint(void) {
     __asm__ volatile("" ::: "memory");
@@ -146,6 +162,18 @@ static void add_dir(pid_t pid, const char* exe) {
     publish();
 }
 
+static int remove_dir(pid_t pid) {
+    for (int i = 0; i < g_dir_count; ++i) {
+        if (g_dirs[i].pid == pid) {
+            memmove(&g_dirs[i], &g_dirs[i + 1], sizeof *g_dirs * (size_t)(g_dir_count - i - 1));
+            --g_dir_count;
+            publish();
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---- children -------------------------------------------------------------------- */
 
 struct child {
@@ -185,6 +213,9 @@ static int reap(void) {
             }
             g_children[i] = g_children[--g_child_count];
             break;
+        }
+        if (remove_dir(pid) && directory_events()) {
+            raise_event(MPI2DD_DEBUG_METADIRECTORY_CHANGED);
         }
         if (MPI2DD_info.mpi_flags & MPI2DD_MPIFLAG_I_AM_DIR) {
             int before = g_table_size;
@@ -300,28 +331,52 @@ static void defer(const char* line) {
     g_deferred[g_deferred_count++] = xstrdup(line);
 }
 
-/* Waits until `count` READY (ranks at their gate) or DIRREADY lines arrived; gives up
- * when children die meanwhile or after a minute (the job then starts without them). */
-static void wait_ready(const char* what, int count) {
+static int is_child(pid_t pid) {
+    for (int i = 0; i < g_child_count; ++i) {
+        if (g_children[i].pid == pid) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Waits until each of `pids` sent its `what` line (READY: a rank at its gate; DIRREADY: a
+ * directory whose ranks are) or ended; gives up after a minute (the job then starts
+ * without it). Other requests are deferred. */
+static void wait_ready(const char* what, pid_t* pids, int count) {
     time_t deadline = time(NULL) + 60;
-    int live_before = g_child_count;
-    while (count > 0 && time(NULL) < deadline) {
+    size_t len = strlen(what);
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < count; ++i) {
+            if (pids[i] > 0 && !is_child(pids[i])) {
+                fprintf(stderr, "mpi2dd-run: process %d ended before it reached MPI2DD start-up\n", (int)pids[i]);
+                pids[i] = 0;
+            }
+            waiting += pids[i] > 0;
+        }
+        if (waiting == 0) {
+            return;
+        }
+        if (time(NULL) >= deadline) {
+            fprintf(stderr, "mpi2dd-run: %d processes did not reach MPI2DD start-up\n", waiting);
+            return;
+        }
         char* line = next_line(100);
         if (!line) {
-            if (reap() < live_before) {
-                fprintf(stderr, "mpi2dd-run: a process ended before it reached MPI2DD start-up\n");
-                return;
-            }
+            reap();
             continue;
         }
-        if (strncmp(line, what, strlen(what)) == 0 && line[strlen(what)] == ' ') {
-            --count;
+        if (strncmp(line, what, len) == 0 && line[len] == ' ') {
+            pid_t pid = atoi(line + len + 1);
+            for (int i = 0; i < count; ++i) {
+                if (pids[i] == pid) {
+                    pids[i] = 0;
+                }
+            }
         } else {
             defer(line);
         }
-    }
-    if (count > 0) {
-        fprintf(stderr, "mpi2dd-run: %d processes did not reach MPI2DD start-up\n", count);
     }
 }
 
@@ -359,14 +414,17 @@ static void run_directory(const char* exe, char* const* args, int first, int cou
     }
     signal(SIGTERM, on_sigterm);
     pid_t meta = getppid();
+    pid_t* pids = xrealloc(NULL, sizeof *pids * (size_t)(count + 1));
     for (int r = first; r < first + count; ++r) {
         pid_t pid = start_rank(exe, args, r, size, world, parent_world, parent_rank, seq, g_ctl[1]);
         add_child(pid, r, world);
         add_proc(pid, r, world, exe, g_host, spawn);
+        pids[r - first] = pid;
     }
     if (debugged()) {
-        wait_ready("READY", count);
+        wait_ready("READY", pids, count);
     }
+    free(pids);
     char line[64];
     snprintf(line, sizeof line, "DIRREADY %d\n", (int)getpid());
     if (write(up, line, strlen(line)) < 0) {
@@ -495,8 +553,8 @@ static void do_spawn(char* request) {
     spawn->sequence = seq;
     if (g_hier_dirs > 0) {
         /* A new directory holds the new comm world. */
-        start_directory(exe, args, 0, count, count, world, spawn, parent_world, parent_rank, seq);
-        wait_ready("DIRREADY", 1);
+        pid_t dir = start_directory(exe, args, 0, count, count, world, spawn, parent_world, parent_rank, seq);
+        wait_ready("DIRREADY", &dir, 1);
         if (directory_events()) {
             raise_event(MPI2DD_DEBUG_METADIRECTORY_CHANGED);
         }
@@ -507,10 +565,10 @@ static void do_spawn(char* request) {
             add_child(pids[r], r, world);
             add_proc(pids[r], r, world, exe, g_host, spawn);
         }
-        free(pids);
         if (debugged()) {
-            wait_ready("READY", count);
+            wait_ready("READY", pids, count);
         }
+        free(pids);
     }
     raise_event(MPI2DD_DEBUG_SPAWN);
 }
@@ -769,29 +827,44 @@ int main(int argc, char** argv) {
     const char* corrupt_kind = getenv("MPI2DD_RUN_CORRUPT");
     if (g_hier_dirs > 0) {
         MPI2DD_info.mpi_flags = MPI2DD_MPIFLAG_I_AM_STARTER | MPI2DD_MPIFLAG_I_AM_METADIR | MPI2DD_MPIFLAG_IGNORE_QUEUE;
+        pid_t* dirs = xrealloc(NULL, sizeof *dirs * (size_t)g_hier_dirs);
         for (int d = 0; d < g_hier_dirs; ++d) {
             int first = d * np / g_hier_dirs;
             int last = (d + 1) * np / g_hier_dirs;
             if (d == 0 && corrupt_kind && strcmp(corrupt_kind, "dir-cycle") == 0) {
                 g_list_back = getpid();
             }
-            start_directory(exe, args, first, last - first, np, world, NULL, NULL, -1, -1);
+            dirs[d] = start_directory(exe, args, first, last - first, np, world, NULL, NULL, -1, -1);
             g_list_back = 0;
         }
-        wait_ready("DIRREADY", g_hier_dirs);
+        wait_ready("DIRREADY", dirs, g_hier_dirs);
+        free(dirs);
     } else {
+        pid_t* pids = xrealloc(NULL, sizeof *pids * (size_t)np);
         for (int r = 0; r < np; ++r) {
-            pid_t pid = start_rank(exe, args, r, np, world, NULL, -1, -1, g_ctl[1]);
-            add_child(pid, r, world);
-            add_proc(pid, r, world, exe, g_host, NULL);
+            pids[r] = start_rank(exe, args, r, np, world, NULL, -1, -1, g_ctl[1]);
+            add_child(pids[r], r, world);
+            add_proc(pids[r], r, world, exe, g_host, NULL);
         }
         if (debugged()) {
-            wait_ready("READY", np);
+            wait_ready("READY", pids, np);
         }
+        free(pids);
     }
     if (corrupt_kind) {
         corrupt(corrupt_kind);
     }
+#ifdef MPI2DD_ALSO_MPIR
+    MPIR_proctable = xrealloc(NULL, sizeof *MPIR_proctable * (size_t)g_table_size);
+    for (int r = 0; r < g_table_size; ++r) {
+        MPIR_proctable[r].host_name = (char*)(uintptr_t)g_table[r].host_name;
+        MPIR_proctable[r].executable_name = (char*)(uintptr_t)g_table[r].executable_name;
+        MPIR_proctable[r].pid = g_table[r].pid;
+    }
+    MPIR_proctable_size = g_table_size;
+    MPIR_debug_state = 1;
+    MPIR_Breakpoint();
+#endif
     raise_event(MPI2DD_DEBUG_START);
     handle_deferred();
     while (reap() > 0) {

@@ -7,6 +7,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
+#include "commands_mpi2dd.hpp"
 #include "commands_watch.hpp"
 #include "commands_omp.hpp"
 #include "run_control.hpp"
@@ -110,6 +111,15 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
+    if (is_mpi2dd_starter(*s.program())) {
+        // `run -- mpi2dd-run -np N prog`: acquire every rank through MPI2DD (preferred over
+        // MPIR when the starter has both).
+        start_mpi2dd_job(s, *s.program(), s.program_args());
+        if (!stop_at_main) {
+            continue_until_stop(s);
+        }
+        return;
+    }
     if (is_mpi_starter(*s.program())) {
         // `run -- mpirun -np N prog`: acquire every rank through MPIR (`start` stops there).
         start_mpi_job(s, *s.program(), s.program_args());
@@ -196,7 +206,7 @@ void cmd_attach(session& s, std::string_view args) {
         s.out().line(fmt::format("Attaching to process {}", pid));
     }
     auto proc = tracer::process::attach(pid, s.elf_provider());
-    if (attach_mpi_job(s, proc, false)) {
+    if (attach_mpi2dd_job(s, proc) || attach_mpi_job(s, proc, false)) {
         return;   // an MPI starter: its ranks are the inferiors now
     }
     if (!s.program()) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -213,6 +214,35 @@ bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job
         }
     }
     return true;
+}
+
+/// Events the other processes of the job produced while stop_all stopped them: ends and
+/// breakpoint hits are kept for later, MPI2DD events acted on, the rest absorbed.
+void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::process_group::event>& kept) {
+    for (auto& k : kept) {
+        if (job && job->mpi2dd && mpi2dd_job_event(s, *job, nullptr, k) != mpi2dd_outcome::not_mine) {
+            continue;
+        }
+        if (job && k.proc == job->starter()) {
+            if (handle_starter_event(s, *job, k.why)) {
+                job->drop_starter();
+            }
+            continue;
+        }
+        inferior* other = inferior_of(s, k.proc);
+        if (!other) {
+            continue;
+        }
+        if (k.why.is_process_end()) {
+            report_rank_end(s, *other, k.why);
+        } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
+            other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
+        } else if (k.why.kind == tracer::stop_kind::thread_created ||
+                   k.why.kind == tracer::stop_kind::library_event) {
+            s.switch_to(index_of(s, *other));
+            consume_background_event(s, k.why);
+        }
+    }
 }
 
 }  // namespace
@@ -495,6 +525,11 @@ void mpi_continue_until_stop(session& s) {
         if (job && job->starter() && job->starter()->is_alive()) {
             group.add(*job->starter());
         }
+        if (job && job->mpi2dd) {
+            for (auto* p : job->mpi2dd->helpers()) {
+                group.add(*p);   // MPI2DD directory processes raise events too
+            }
+        }
         group_guard gg(group);
         sigint_guard sg;
         group.resume_all();
@@ -504,6 +539,22 @@ void mpi_continue_until_stop(session& s) {
                 continue;
             }
             bool forced = false;   // a Ctrl-C the starter saw first, reported on a rank
+            if (job && job->mpi2dd) {
+                auto outcome = mpi2dd_job_event(s, *job, &group, *e);
+                if (outcome == mpi2dd_outcome::handled) {
+                    if (!focused_rank_running(s, group, job)) {
+                        return;
+                    }
+                    continue;
+                }
+                if (outcome == mpi2dd_outcome::abort) {
+                    // MPI_Abort: every process stops for inspection before the starter
+                    // ends the job.
+                    absorb_kept_events(s, job, group.stop_all());
+                    report_mpi2dd_abort(s, *job);
+                    return;
+                }
+            }
             if (job && e->proc == job->starter()) {
                 if (handle_starter_event(s, *job, e->why)) {
                     group.remove(*e->proc);
@@ -561,28 +612,7 @@ void mpi_continue_until_stop(session& s) {
                     }
                 }
             }
-            auto kept = group.stop_all();
-            for (auto& k : kept) {
-                if (job && k.proc == job->starter()) {
-                    if (handle_starter_event(s, *job, k.why)) {
-                        job->drop_starter();
-                    }
-                    continue;
-                }
-                inferior* other = inferior_of(s, k.proc);
-                if (!other) {
-                    continue;
-                }
-                if (k.why.is_process_end()) {
-                    report_rank_end(s, *other, k.why);
-                } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
-                    other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
-                } else if (k.why.kind == tracer::stop_kind::thread_created ||
-                           k.why.kind == tracer::stop_kind::library_event) {
-                    s.switch_to(index_of(s, *other));
-                    consume_background_event(s, k.why);
-                }
-            }
+            absorb_kept_events(s, job, group.stop_all());
             s.switch_to(index_of(s, *inf));
             sync_current_rank(s);
             s.out().line(rank_label(*inf));
@@ -597,27 +627,35 @@ void mpi_continue_until_stop(session& s) {
     }
 }
 
+std::string rank_state(const inferior& inf) {
+    if (inf.process && inf.process->is_alive()) {
+        return "stopped";
+    }
+    if (inf.end && inf.end->kind == tracer::stop_kind::exited) {
+        return fmt::format("exited({})", inf.end->exit_code);
+    }
+    if (inf.end) {
+        return signal_name(inf.end->signo);
+    }
+    return "gone";
+}
+
 namespace {
 
 void cmd_mpi_ranks(session& s, std::string_view) {
     if (!is_mpi_session(s)) {
         error::send("No MPI job is being debugged.");
     }
+    if (s.job()->mpi2dd) {
+        print_mpi2dd_ranks(s, *s.job());
+        return;
+    }
     std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
     s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {}", "Rank", "Host", "PID", "State", "Executable"));
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
         auto& inf = *s.inferiors()[i];
-        std::string state;
-        if (inf.process && inf.process->is_alive()) {
-            state = "stopped";
-        } else if (inf.end && inf.end->kind == tracer::stop_kind::exited) {
-            state = fmt::format("exited({})", inf.end->exit_code);
-        } else if (inf.end) {
-            state = signal_name(inf.end->signo);
-        } else {
-            state = "gone";
-        }
+        std::string state = rank_state(inf);
         s.out().line(fmt::format("{} {:<5} {:<16} {:<8} {:<10} {}", focused.count(i) ? "*" : " ", inf.rank, inf.host,
                                  inf.pid, state, inf.executable.string()));
         rows.push_back({{"rank", inf.rank}, {"host", inf.host}, {"pid", inf.pid}, {"state", state},
@@ -668,8 +706,10 @@ void cmd_mpi_attach(session& s, std::string_view args) {
     if (s.process() && s.process()->is_alive()) {
         error::send("A program is being debugged already.  Kill it first (\"kill\").");
     }
-    auto proc = tracer::process::attach(pid);
-    attach_mpi_job(s, proc, true);
+    auto proc = tracer::process::attach(pid, s.elf_provider());
+    if (!attach_mpi2dd_job(s, proc)) {
+        attach_mpi_job(s, proc, true);
+    }
 }
 
 // ---- mpi stacks: STAT's merged prefix tree ----------------------------------------------

@@ -24,6 +24,7 @@ namespace ompdbg::app {
 
 class session;
 struct inferior;
+class mpi2dd_job;   // commands_mpi2dd.hpp
 
 /// The starter of an MPI job (mpirun, kept traced: it forwards the ranks' output and
 /// would take a Ctrl-C meant for us), its MPIR interface and process table.
@@ -39,6 +40,9 @@ public:
     /// Launched by us (`run -- mpirun`: the job dies with the session) or attached.
     bool launched() const { return launched_; }
     void drop_starter();
+    /// Set when the job was acquired through MPI2DD (then mpir() and proctable() are empty):
+    /// its directory processes and table events (commands_mpi2dd.hpp).
+    std::unique_ptr<mpi2dd_job> mpi2dd;
 
 private:
     std::unique_ptr<tracer::process> starter_;
@@ -70,6 +74,8 @@ bool is_mpi_session(session& s);
 /// the current inferior afterwards. `label`: prints "[rank N]" before each when more than
 /// one rank is focused.
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
+/// "stopped", "exited(N)", "SIGSEGV", "gone": the State column of `mpi ranks`.
+std::string rank_state(const inferior& inf);
 /// "0-3,6" for a set of ranks (STAT's rank lists).
 std::string format_rank_list(std::vector<int> ranks);
 /// Parses "3", "0-3,6", "all" into ranks; throws for a rank the job does not have.

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include "commands_mpi.hpp"
+#include "commands_mpi2dd.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
@@ -72,6 +73,7 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_omp_commands(commands_);
     register_mpi_commands(commands_);
     register_mpi_queue_commands(commands_);
+    register_mpi2dd_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last

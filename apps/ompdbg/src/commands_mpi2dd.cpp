@@ -1,0 +1,629 @@
+// MPI2DD jobs: acquisition through the MPI-2 debugger interface, its events while the job
+// runs, and the MPI2DD views of `mpi ranks` and `mpi directories`.
+
+#include "commands_mpi2dd.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
+#include "commands_omp.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/tracer/mpir.hpp"
+
+namespace ompdbg::app {
+
+namespace mdd = tracer::mpi2dd;
+
+mpi2dd_job::mpi2dd_job(mdd::interface starter, bool launched) : starter_(starter), launched_(launched) {}
+
+mpi2dd_job::~mpi2dd_job() {
+    for (auto& d : dirs_) {
+        if (!d.proc || !d.proc->is_alive()) {
+            continue;
+        }
+        try {
+            launched_ ? d.proc->kill() : d.proc->detach();
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "ending MPI2DD directory {}: {}", d.pid, e.what());
+        }
+    }
+}
+
+std::vector<tracer::process*> mpi2dd_job::helpers() {
+    std::vector<tracer::process*> out;
+    for (auto& d : dirs_) {
+        if (d.proc && d.proc->is_alive()) {
+            out.push_back(d.proc.get());
+        }
+    }
+    return out;
+}
+
+namespace {
+
+constexpr std::uint32_t debugger_flags = MPI2DD_FLAG_BEING_DEBUGGED | MPI2DD_FLAG_REQUEST_DIRECTORY_EVENTS;
+
+std::string starter_name(mpi_job& job) {
+    return job.starter() ? job.starter()->executable().filename().string() : std::string("the starter");
+}
+
+pid_t parent_of(pid_t pid) {
+    std::ifstream in(fmt::format("/proc/{}/stat", pid));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = text.rfind(')');
+    if (close == std::string::npos) {
+        return 0;
+    }
+    std::istringstream rest(text.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    return ppid;
+}
+
+/// Why a process the tables name must not be attached, or nullopt when it may: it must
+/// exist and descend from the starter or run the executable its entry names.
+std::optional<std::string> refusal(pid_t pid, const std::string& executable, pid_t starter) {
+    if (pid <= 0) {
+        return fmt::format("{} is not a process id", pid);
+    }
+    std::error_code ec;
+    if (!std::filesystem::exists(fmt::format("/proc/{}", pid), ec)) {
+        return fmt::format("process {} does not exist", pid);
+    }
+    for (pid_t p = pid, depth = 0; p > 1 && depth < 256; ++depth) {
+        p = parent_of(p);
+        if (p == starter) {
+            return std::nullopt;
+        }
+    }
+    auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec);
+    if (!ec && !executable.empty()) {
+        std::error_code ec2;
+        auto named = std::filesystem::canonical(executable, ec2);
+        if (!ec2 && std::filesystem::equivalent(exe, named, ec2)) {
+            return std::nullopt;
+        }
+    }
+    return fmt::format("process {} ({}) does not descend from the starter (pid {}) and does not run {}", pid,
+                       ec ? std::string("?") : exe.string(), starter, executable.empty() ? "(no name)" : executable);
+}
+
+/// Whether `p` still runs (not ended, nor a zombie whose exit we have not waited yet).
+bool is_live(tracer::process& p) {
+    if (!p.is_alive()) {
+        return false;
+    }
+    std::ifstream in(fmt::format("/proc/{}/stat", p.pid()));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z' && text[close + 2] != 'X';
+}
+
+/// Reads the tables of directory `index` of `job` and, recursively, of every directory and
+/// metadirectory they list (attached on first sight, kept traced with their breakpoint).
+/// Appends the processes of every proctable to `out`. Throws for a malformed structure, a
+/// table that lists its own process, or tables that list each other.
+void walk(session& s, mpi_job& job, std::size_t index, std::vector<pid_t>& path, std::set<pid_t>& seen,
+          std::vector<mpi2dd_job::rank_desc>& out) {
+    auto& dd = *job.mpi2dd;
+    tracer::process* p = dd.directories()[index].proc ? dd.directories()[index].proc.get() : job.starter();
+    if (!p) {
+        return;
+    }
+    pid_t self = dd.directories()[index].pid;
+    mdd::info info;
+    try {
+        info = dd.directories()[index].iface.read(*p);
+    } catch (const error&) {
+        if (index > 0 && !is_live(*p)) {
+            log::write(log::channel::cli, "MPI2DD: directory process {} ended", self);
+            return;   // a directory that ended is still listed until its parent reaps it
+        }
+        throw;
+    }
+    path.push_back(self);
+    seen.insert(self);
+    for (auto& d : info.proctable) {
+        out.push_back({d, self});
+    }
+    std::vector<std::pair<std::string, mdd::directory_entry>> listed;
+    for (auto& d : info.directories) {
+        listed.emplace_back("directory_table", d);
+    }
+    for (auto& d : info.metadirectories) {
+        listed.emplace_back("metadirectory_table", d);
+    }
+    dd.directories()[index].last = std::move(info);
+    pid_t starter = job.starter() ? job.starter()->pid() : dd.directories().front().pid;
+    for (auto& [table, entry] : listed) {
+        if (entry.pid == self) {
+            error::send(fmt::format("MPI2DD {} of process {} lists the process itself.", table, self));
+        }
+        if (std::find(path.begin(), path.end(), entry.pid) != path.end()) {
+            std::string chain;
+            for (pid_t q : path) {
+                chain += fmt::format("{} -> ", q);
+            }
+            error::send(fmt::format("MPI2DD directory tables list each other: {}{}.", chain, entry.pid));
+        }
+        if (seen.count(entry.pid)) {
+            continue;
+        }
+        std::size_t next = dd.directories().size();
+        for (std::size_t i = 0; i < dd.directories().size(); ++i) {
+            if (dd.directories()[i].pid == entry.pid) {
+                next = i;
+            }
+        }
+        if (next == dd.directories().size()) {
+            if (auto why = refusal(entry.pid, entry.executable_name, starter)) {
+                s.out().error(fmt::format("warning: MPI2DD: not attaching to directory process {}: {}.", entry.pid,
+                                          *why));
+                continue;
+            }
+            mpi2dd_job::directory d;
+            d.pid = entry.pid;
+            d.proc = tracer::process::attach(entry.pid, s.elf_provider());
+            auto iface = mdd::interface::find(*d.proc);
+            if (!iface) {
+                error::send(fmt::format("MPI2DD directory process {} ({}) has no MPI2DD_info.", entry.pid,
+                                        d.proc->executable().string()));
+            }
+            d.iface = *iface;
+            d.iface.read_header(*d.proc);
+            d.iface.set_debugger_flags(*d.proc, debugger_flags);
+            if (d.iface.breakpoint_address()) {
+                d.proc->add_breakpoint_site(*d.iface.breakpoint_address(), true);
+            }
+            log::write(log::channel::cli, "MPI2DD: attached directory process {}", entry.pid);
+            dd.attached_since_event.push_back(d.proc.get());
+            dd.directories().push_back(std::move(d));
+        }
+        walk(s, job, next, path, seen, out);
+    }
+    path.pop_back();
+}
+
+/// Every process of the job's tables that is not a rank of the session yet.
+std::vector<mpi2dd_job::rank_desc> new_processes(session& s, mpi_job& job) {
+    std::vector<mpi2dd_job::rank_desc> all;
+    std::vector<pid_t> path;
+    std::set<pid_t> seen;
+    walk(s, job, 0, path, seen, all);
+    std::vector<mpi2dd_job::rank_desc> out;
+    std::set<pid_t> taken;
+    for (auto& r : all) {
+        if (job.mpi2dd->ranks().count(r.desc.pid) || !taken.insert(r.desc.pid).second) {
+            continue;   // known, or listed by two directories
+        }
+        out.push_back(std::move(r));
+    }
+    // Comm worlds in the order they first appear, each by rank: the starter's world gets
+    // session ranks equal to its MPI ranks.
+    std::vector<std::string> worlds;
+    for (auto& r : out) {
+        if (std::find(worlds.begin(), worlds.end(), r.desc.comm_world_id) == worlds.end()) {
+            worlds.push_back(r.desc.comm_world_id);
+        }
+    }
+    auto order = [&](const mpi2dd_job::rank_desc& r) {
+        return std::pair(std::find(worlds.begin(), worlds.end(), r.desc.comm_world_id) - worlds.begin(), r.desc.rank);
+    };
+    std::stable_sort(out.begin(), out.end(), [&](auto& a, auto& b) { return order(a) < order(b); });
+    return out;
+}
+
+/// Attaches the processes of `descs` (after the safety check), opens their gates, records
+/// them in the job; returns one inferior per process attached, numbered from `first_rank`.
+std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job,
+                                                        const std::vector<mpi2dd_job::rank_desc>& descs,
+                                                        int first_rank) {
+    std::vector<std::unique_ptr<inferior>> list;
+    pid_t starter = job.starter() ? job.starter()->pid() : job.mpi2dd->directories().front().pid;
+    std::error_code ec;
+    auto starter_exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", starter), ec);
+    int next = first_rank;
+    for (auto& r : descs) {
+        const auto& d = r.desc;
+        std::string who = fmt::format("rank {} of {} (pid {})", d.rank, d.comm_world_id, d.pid);
+        std::error_code ec2;
+        auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", d.pid), ec2);
+        if (!ec && !ec2 && exe == starter_exe && std::filesystem::path(d.executable_name) != starter_exe) {
+            // Forked by a directory and not exec'd yet: a later event of its directory
+            // (which waits for it) acquires it.
+            log::write(log::channel::cli, "MPI2DD: {} has not started {} yet", who, d.executable_name);
+            continue;
+        }
+        if (auto why = refusal(d.pid, d.executable_name, starter)) {
+            s.out().error(fmt::format("warning: MPI2DD: not attaching to {}: {}.", who, *why));
+            continue;
+        }
+        auto inf = std::make_unique<inferior>();
+        try {
+            inf->process = tracer::process::attach(d.pid, s.elf_provider());
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("warning: MPI2DD: cannot attach to {}: {}", who, e.what()));
+            continue;
+        }
+        // Open the gate: the rank leaves its start-up as soon as it runs again.
+        try {
+            auto iface = mdd::interface::find(*inf->process);
+            if (!iface) {
+                s.out().error(fmt::format("warning: MPI2DD: {} has no MPI2DD_info: its gate cannot be opened.", who));
+            } else {
+                iface->read_header(*inf->process);
+                iface->set_debugger_flags(*inf->process, MPI2DD_FLAG_GATE | MPI2DD_FLAG_BEING_DEBUGGED);
+            }
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("warning: MPI2DD: {}: {}", who, e.what()));
+        }
+        inf->rank = next++;
+        inf->host = d.host_name;
+        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
+        inf->pid = d.pid;
+        job.mpi2dd->ranks()[d.pid] = r;
+        list.push_back(std::move(inf));
+    }
+    return list;
+}
+
+/// Plants the session's breakpoints in the current rank.
+void plant_breakpoints(session& s) {
+    try {
+        refresh_breakpoints(s, false);
+    } catch (const std::exception& e) {
+        s.out().error(fmt::format("[rank {}] {}", s.current_inferior().rank, e.what()));
+    }
+}
+
+std::vector<int> ranks_of(const std::vector<std::unique_ptr<inferior>>& list) {
+    std::vector<int> r;
+    for (auto& inf : list) {
+        r.push_back(inf->rank);
+    }
+    return r;
+}
+
+/// The first acquisition (START or attach): the tables' processes become the inferiors.
+void adopt(session& s, std::unique_ptr<mpi_job> job) {
+    auto descs = new_processes(s, *job);
+    job->mpi2dd->attached_since_event.clear();   // the group takes them through helpers()
+    if (descs.empty()) {
+        error::send(fmt::format("{} lists no process of its MPI job (empty MPI2DD proctable).", starter_name(*job)));
+    }
+    auto ranks = attach_processes(s, *job, descs, 0);
+    if (ranks.empty()) {
+        error::send(fmt::format("No process of the MPI job of {} could be attached.", starter_name(*job)));
+    }
+    std::size_t n = ranks.size();
+    std::string exe = ranks.front()->executable.string();
+    std::string name = starter_name(*job);
+    pid_t starter_pid = job->starter() ? job->starter()->pid() : 0;
+    std::size_t dirs = job->mpi2dd->directories().size() - 1;
+    if (!s.program()) {
+        try {
+            s.set_program(exe, {});
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+    }
+    s.set_inferiors(std::move(ranks));
+    s.set_job(std::move(job));
+    s.count_start();
+    for (std::size_t i = 0; i < n; ++i) {
+        s.switch_to(i);
+        plant_breakpoints(s);
+    }
+    s.switch_to(0);
+    s.out().event("mpi-job",
+                  {{"ranks", n}, {"executable", exe}, {"interface", "MPI2DD"}, {"starter", starter_pid},
+                   {"directories", dirs}},
+                  fmt::format("[MPI job: {} ranks of {} acquired through MPI2DD from {} (pid {}){}]", n, exe, name,
+                              starter_pid,
+                              dirs ? fmt::format(", {} directory processes", dirs) : std::string()));
+}
+
+/// Says that MPIR is present too and not used.
+void note_mpir(session& s, tracer::process& starter) {
+    if (tracer::mpir::interface::find(starter)) {
+        s.out().event("mpi-interface", {{"interface", "MPI2DD"}, {"also", "MPIR"}},
+                      fmt::format("[{} offers MPI2DD and MPIR: using MPI2DD]", starter.executable().filename().string()));
+    }
+}
+
+std::unique_ptr<mpi_job> make_job(std::unique_ptr<tracer::process> starter, const mdd::interface& iface,
+                                  bool launched) {
+    pid_t pid = starter->pid();
+    auto job = std::make_unique<mpi_job>(std::move(starter), tracer::mpir::interface{},
+                                         std::vector<tracer::mpir::proc_desc>{}, launched);
+    job->mpi2dd = std::make_unique<mpi2dd_job>(iface, launched);
+    mpi2dd_job::directory self;
+    self.iface = iface;
+    self.pid = pid;
+    job->mpi2dd->directories().push_back(std::move(self));
+    return job;
+}
+
+/// A table event while the job runs: acquires the new processes and reports them.
+void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int state, pid_t raised_by) {
+    std::vector<mpi2dd_job::rank_desc> descs;
+    try {
+        descs = new_processes(s, job);
+    } catch (const std::exception& e) {
+        s.out().error(fmt::format("warning: MPI2DD {}: {}", mdd::event_name(state), e.what()));
+        return;
+    }
+    // Directories found now run on with the job (they raise the next events).
+    for (auto* p : job.mpi2dd->attached_since_event) {
+        if (group && p->is_alive()) {
+            group->add(*p);
+            p->resume();
+        }
+    }
+    job.mpi2dd->attached_since_event.clear();
+    bool focus_all = s.focus().size() >= s.inferiors().size();
+    int first = 0;
+    for (auto& inf : s.inferiors()) {
+        first = std::max(first, inf->rank + 1);
+    }
+    auto list = attach_processes(s, job, descs, first);
+    std::string event = mdd::event_name(state);
+    if (list.empty()) {
+        if (state == MPI2DD_DEBUG_DIRECTORY_CHANGED || state == MPI2DD_DEBUG_METADIRECTORY_CHANGED) {
+            std::size_t listed = 0;
+            for (auto& d : job.mpi2dd->directories()) {
+                if (d.pid == raised_by) {
+                    listed = d.last.proctable.size() + d.last.directories.size();
+                }
+            }
+            s.out().event("mpi2dd-event", {{"event", event}, {"process", raised_by}, {"new_ranks", nlohmann::json::array()}},
+                          fmt::format("[MPI2DD {} in process {}: it now lists {} {}]", event, raised_by, listed,
+                                      listed == 1 ? "entry" : "entries"));
+        }
+        return;
+    }
+    auto ranks = ranks_of(list);
+    const auto& first_desc = job.mpi2dd->ranks()[list.front()->pid].desc;
+    std::string world = first_desc.comm_world_id;
+    std::size_t saved = s.current_index();
+    std::vector<std::size_t> added;
+    for (auto& inf : list) {
+        s.inferiors().push_back(std::move(inf));
+        added.push_back(s.inferiors().size() - 1);
+    }
+    for (std::size_t i : added) {
+        s.switch_to(i);
+        plant_breakpoints(s);
+        if (focus_all) {
+            s.focus().push_back(i);
+        }
+        if (group && focus_all) {
+            s.on_resume();
+            group->add(*s.inferiors()[i]->process);
+            s.inferiors()[i]->process->resume();
+        }
+    }
+    s.switch_to(saved);
+    nlohmann::json fields = {{"event", event},         {"process", raised_by},
+                             {"comm_world", world},    {"new_ranks", ranks},
+                             {"pids", nlohmann::json::array()}};
+    for (std::size_t i : added) {
+        fields["pids"].push_back(s.inferiors()[i]->pid);
+    }
+    std::string origin;
+    if (first_desc.spawn) {
+        fields["parent"] = {{"comm_world", first_desc.spawn->parent_comm_world_id},
+                            {"rank", first_desc.spawn->parent_rank},
+                            {"sequence", first_desc.spawn->sequence}};
+        origin = fmt::format(" spawned by rank {} of {} (spawn {})", first_desc.spawn->parent_rank,
+                             first_desc.spawn->parent_comm_world_id, first_desc.spawn->sequence);
+    }
+    s.out().event("mpi2dd-event", fields,
+                  fmt::format("[MPI2DD {}: {} new process{} of {}{}: rank {}{}]", event, list.size(),
+                              list.size() == 1 ? "" : "es", world, origin, format_rank_list(ranks),
+                              focus_all ? "" : " (not in the focus: `rank all` includes them)"));
+}
+
+}  // namespace
+
+bool is_mpi2dd_starter(const std::filesystem::path& program) {
+    auto flags = mdd::initial_mpi_flags(program);
+    return flags && (*flags & MPI2DD_MPIFLAG_I_AM_STARTER);
+}
+
+void start_mpi2dd_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {
+    tracer::launch_options opts;
+    opts.env = omp_launch_environment({});
+    opts.stdin_path = "/dev/null";   // the starter must not read the debugger's commands
+    opts.elves = s.elf_provider();
+    auto starter = tracer::process::launch(starter_path, args, opts);
+    auto iface = mdd::run_to_start(*starter);
+    note_mpir(s, *starter);
+    adopt(s, make_job(std::move(starter), iface, true));
+}
+
+bool attach_mpi2dd_job(session& s, std::unique_ptr<tracer::process>& proc) {
+    auto iface = mdd::interface::find(*proc);
+    if (!iface) {
+        return false;
+    }
+    auto header = iface->read_header(*proc);
+    if (!header.is_starter() && !header.is_directory() && !header.is_metadirectory()) {
+        return false;   // a rank: debugged as a process of its own
+    }
+    if (!iface->breakpoint_address()) {
+        error::send(fmt::format("Process {} defines MPI2DD_info but no MPI2DD_breakpoint.", proc->pid()));
+    }
+    iface->set_debugger_flags(*proc, debugger_flags);
+    proc->add_breakpoint_site(*iface->breakpoint_address(), true);
+    note_mpir(s, *proc);
+    adopt(s, make_job(std::move(proc), *iface, false));
+    return true;
+}
+
+mpi2dd_outcome mpi2dd_job_event(session& s, mpi_job& job, tracer::process_group* group,
+                                const tracer::process_group::event& e) {
+    auto& dd = *job.mpi2dd;
+    mpi2dd_job::directory* dir = nullptr;
+    for (auto& d : dd.directories()) {
+        if ((d.proc && d.proc.get() == e.proc) || (!d.proc && e.proc == job.starter())) {
+            dir = &d;
+        }
+    }
+    if (!dir) {
+        return mpi2dd_outcome::not_mine;
+    }
+    bool is_starter = !dir->proc;
+    const auto& why = e.why;
+    if (why.kind == tracer::stop_kind::breakpoint && why.breakpoint_addr &&
+        why.breakpoint_addr == dir->iface.breakpoint_address()) {
+        int state = 0;
+        pid_t pid = dir->pid;
+        try {
+            state = dir->iface.debug_state(*e.proc);
+        } catch (const std::exception& ex) {
+            s.out().error(fmt::format("warning: MPI2DD: {}", ex.what()));
+        }
+        log::write(log::channel::cli, "MPI2DD event {} in process {}", mdd::event_name(state), pid);
+        if (state == MPI2DD_DEBUG_ABORT) {
+            try {
+                dd.abort_message = dir->iface.read(*e.proc).abort_string;
+            } catch (const std::exception& ex) {
+                dd.abort_message = fmt::format("(abort_string unreadable: {})", ex.what());
+            }
+            if (dd.abort_message.empty()) {
+                dd.abort_message = "(no abort_string)";
+            }
+            return mpi2dd_outcome::abort;
+        }
+        if (state != MPI2DD_DEBUG_START) {
+            acquire_new(s, job, group, state, pid);
+        }
+        if (group) {
+            e.proc->resume();
+        }
+        return mpi2dd_outcome::handled;
+    }
+    if (is_starter) {
+        return mpi2dd_outcome::not_mine;   // the starter's other events: commands_mpi.cpp
+    }
+    if (why.is_process_end()) {
+        if (group) {
+            group->remove(*e.proc);
+        }
+        log::write(log::channel::cli, "MPI2DD directory process {} ended", dir->pid);
+        return mpi2dd_outcome::handled;
+    }
+    if (why.kind == tracer::stop_kind::interrupted) {
+        return mpi2dd_outcome::handled;   // stays stopped; the ranks report the interrupt
+    }
+    if (group) {
+        if (why.kind == tracer::stop_kind::signal && (why.signo == SIGINT || why.signo == SIGTRAP)) {
+            e.proc->set_pending_signal(why.tid, 0);
+        }
+        e.proc->resume();
+    }
+    return mpi2dd_outcome::handled;
+}
+
+void report_mpi2dd_abort(session& s, mpi_job& job) {
+    auto& dd = *job.mpi2dd;
+    std::size_t stopped = 0;
+    for (auto& inf : s.inferiors()) {
+        if (inf->process && inf->process->is_alive()) {
+            ++stopped;
+        }
+    }
+    s.out().event("mpi2dd-abort", {{"message", dd.abort_message}, {"stopped_ranks", stopped}},
+                  fmt::format("[MPI2DD ABORT: {}]\n[Every rank of the job is stopped ({} ranks); `continue` lets {} "
+                              "end the job.]",
+                              dd.abort_message, stopped, starter_name(job)));
+}
+
+void print_mpi2dd_ranks(session& s, mpi_job& job) {
+    auto& dd = *job.mpi2dd;
+    std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
+    s.out().line(fmt::format("  {:<5} {:<18} {:<5} {:<8} {:<10} {:<28} {}", "Rank", "Comm world", "MPI", "PID",
+                             "State", "Spawned by", "Executable"));
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+        auto& inf = *s.inferiors()[i];
+        std::string state = rank_state(inf);
+        auto it = dd.ranks().find(inf.pid);
+        mdd::proc_desc d;
+        if (it != dd.ranks().end()) {
+            d = it->second.desc;
+        }
+        std::string parent = "-";
+        nlohmann::json row = {{"rank", inf.rank},
+                              {"comm_world", d.comm_world_id},
+                              {"world_rank", d.rank},
+                              {"host", inf.host},
+                              {"pid", inf.pid},
+                              {"state", state},
+                              {"executable", inf.executable.string()},
+                              {"focused", focused.count(i) > 0},
+                              {"listed_by", it != dd.ranks().end() ? it->second.listed_by : 0}};
+        if (d.spawn) {
+            parent = fmt::format("{}:{} (spawn {})", d.spawn->parent_comm_world_id, d.spawn->parent_rank,
+                                 d.spawn->sequence);
+            row["parent"] = {{"comm_world", d.spawn->parent_comm_world_id},
+                             {"rank", d.spawn->parent_rank},
+                             {"sequence", d.spawn->sequence}};
+        }
+        s.out().line(fmt::format("{} {:<5} {:<18} {:<5} {:<8} {:<10} {:<28} {}", focused.count(i) ? "*" : " ",
+                                 inf.rank, d.comm_world_id, d.rank, inf.pid, state, parent, inf.executable.string()));
+        rows.push_back(std::move(row));
+    }
+    s.out().field("ranks", rows);
+}
+
+namespace {
+
+void cmd_mpi_directories(session& s, std::string_view) {
+    auto* job = s.job();
+    if (!job || !job->mpi2dd) {
+        error::send("No MPI2DD job is being debugged.");
+    }
+    s.out().line(fmt::format("  {:<8} {:<26} {:<6} {:<6} {}", "PID", "Role", "Procs", "Dirs", "Executable"));
+    nlohmann::json rows = nlohmann::json::array();
+    for (auto& d : job->mpi2dd->directories()) {
+        tracer::process* p = d.proc ? d.proc.get() : job->starter();
+        std::string exe = p ? p->executable().string() : std::string();
+        std::string role = mdd::describe_mpi_flags(d.last.mpi_flags);
+        bool alive = p && p->is_alive();
+        s.out().line(fmt::format("  {:<8} {:<26} {:<6} {:<6} {}{}", d.pid, role, d.last.proctable.size(),
+                                 d.last.directories.size() + d.last.metadirectories.size(), exe,
+                                 alive ? "" : " (ended)"));
+        rows.push_back({{"pid", d.pid},
+                        {"mpi_flags", role},
+                        {"processes", d.last.proctable.size()},
+                        {"directories", d.last.directories.size()},
+                        {"metadirectories", d.last.metadirectories.size()},
+                        {"executable", exe},
+                        {"alive", alive}});
+    }
+    s.out().field("directories", rows);
+}
+
+}  // namespace
+
+void register_mpi2dd_commands(command_table& t) {
+    auto& mpi = t.prefix("mpi", {}, "MPI job commands (ranks, stacks, message queues).");
+    mpi.add({"directories", {}, "List the MPI2DD starter, directory and metadirectory processes of the job.",
+             "mpi directories\nThe processes whose MPI2DD_info lists the job (starter, directories, "
+             "metadirectories): pid, role (mpi_flags), how many processes and directories each lists.",
+             cmd_mpi_directories, false, nullptr});
+}
+
+}  // namespace ompdbg::app
