@@ -4,11 +4,14 @@
  *   --abort        rank 1 calls mpi2dd_abort()
  *   --crash        rank 1 dereferences a null pointer (SIGSEGV)
  *   --accept PORT / --connect PORT / --join PORT   rank 0 connects this job to another
+ *   --wait-for-debugger   every rank waits (up to a minute) until a debugger traces it
+ * With --abort the other ranks wait for the end of the job (as in a barrier).
 
  * and ends with compute() and a final MPI2DD-LOG "done" line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi2dd_rank.h"
@@ -32,6 +35,40 @@ void crash_here(int rank) {
     }
 }
 
+/* Whether a debugger traces this process (TracerPid of /proc/self/status). */
+static int traced(void) {
+    FILE* f = fopen("/proc/self/status", "r");
+    char line[256];
+    int pid = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "TracerPid: %d", &pid) == 1) {
+            break;
+        }
+    }
+    if (f) {
+        fclose(f);
+    }
+    return pid != 0;
+}
+
+static void wait_for_debugger(void) {
+    for (int i = 0; i < 6000 && !traced(); ++i) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    if (!traced()) {
+        fprintf(stderr, "mpi2dd_app: no debugger came\n");
+        exit(4);
+    }
+}
+
+/* The other ranks of an aborting job wait here until the starter ends them. */
+void wait_in_barrier(void) {
+    for (;;) {
+        pause();
+    }
+}
+
 int main(int argc, char** argv) {
     if (mpi2dd_init() != 0) {
         fprintf(stderr, "%s: not started by mpi2dd-run\n", argv[0]);
@@ -39,8 +76,9 @@ int main(int argc, char** argv) {
     }
     int rank = mpi2dd_rank();
     const char* parent = mpi2dd_parent_world();
-    printf("MPI2DD-LOG rank=%d size=%d world=%s pid=%d parent=%s:%d seq=%d\n", rank, mpi2dd_size(), mpi2dd_world(),
-           (int)getpid(), parent ? parent : "-", mpi2dd_parent_rank(), mpi2dd_spawn_sequence());
+    printf("MPI2DD-LOG rank=%d size=%d world=%s pid=%d ppid=%d parent=%s:%d seq=%d\n", rank, mpi2dd_size(),
+           mpi2dd_world(), (int)getpid(), (int)getppid(), parent ? parent : "-", mpi2dd_parent_rank(),
+           mpi2dd_spawn_sequence());
     fflush(stdout);
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--spawn") == 0 && i + 1 < argc) {
@@ -53,6 +91,9 @@ int main(int argc, char** argv) {
             if (rank == 1) {
                 mpi2dd_abort("rank 1 found an inconsistent state");
             }
+            wait_in_barrier();
+        } else if (strcmp(argv[i], "--wait-for-debugger") == 0) {
+            wait_for_debugger();
         } else if (strcmp(argv[i], "--crash") == 0) {
             crash_here(rank);
         } else if ((strcmp(argv[i], "--accept") == 0 || strcmp(argv[i], "--connect") == 0 ||

@@ -645,6 +645,8 @@ static int listen_and_accept(const char* port) {
         close(s);
         return -1;
     }
+    printf("mpi2dd-run: listening on %s\n", port);   /* for whoever connects */
+    fflush(stdout);
     struct pollfd p = {s, POLLIN, 0};
     int fd = -1;
     if (poll(&p, 1, 120000) == 1) {

@@ -224,15 +224,26 @@ std::vector<mpi2dd_job::rank_desc> new_processes(session& s, mpi_job& job) {
 }
 
 /// Attaches the processes of `descs` (after the safety check), opens their gates, records
-/// them in the job; returns one inferior per process attached, numbered from `first_rank`.
+/// them in the job; returns one inferior per process attached, numbered from `first_rank`,
+/// except that with `world_ranks` the processes of the first comm world keep their MPI rank
+/// (a rank missing from the job leaves a gap rather than renumbering the others).
 std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job,
                                                         const std::vector<mpi2dd_job::rank_desc>& descs,
-                                                        int first_rank) {
+                                                        int first_rank, bool world_ranks = false) {
+    std::string first_world = descs.empty() ? std::string() : descs.front().desc.comm_world_id;
+    if (world_ranks) {
+        for (auto& r : descs) {
+            if (r.desc.comm_world_id == first_world) {
+                first_rank = std::max(first_rank, r.desc.rank + 1);
+            }
+        }
+    }
     std::vector<std::unique_ptr<inferior>> list;
     pid_t starter = job.starter() ? job.starter()->pid() : job.mpi2dd->directories().front().pid;
     std::error_code ec;
     auto starter_exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", starter), ec);
     int next = first_rank;
+    std::set<int> used;
     for (auto& r : descs) {
         const auto& d = r.desc;
         std::string who = fmt::format("rank {} of {} (pid {})", d.rank, d.comm_world_id, d.pid);
@@ -267,7 +278,8 @@ std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job
         } catch (const std::exception& e) {
             s.out().error(fmt::format("warning: MPI2DD: {}: {}", who, e.what()));
         }
-        inf->rank = next++;
+        bool keep = world_ranks && d.comm_world_id == first_world && d.rank >= 0 && used.insert(d.rank).second;
+        inf->rank = keep ? d.rank : next++;
         inf->host = d.host_name;
         inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
         inf->pid = d.pid;
@@ -301,7 +313,7 @@ void adopt(session& s, std::unique_ptr<mpi_job> job) {
     if (descs.empty()) {
         error::send(fmt::format("{} lists no process of its MPI job (empty MPI2DD proctable).", starter_name(*job)));
     }
-    auto ranks = attach_processes(s, *job, descs, 0);
+    auto ranks = attach_processes(s, *job, descs, 0, true);
     if (ranks.empty()) {
         error::send(fmt::format("No process of the MPI job of {} could be attached.", starter_name(*job)));
     }
