@@ -869,12 +869,17 @@ int main(int argc, char** argv) {
 #endif
     raise_event(MPI2DD_DEBUG_START);
     handle_deferred();
-    while (reap() > 0) {
-        char* line = next_line(100);
+    for (;;) {
+        /* A request sent just before its rank ended is still handled. */
+        int live = reap();
+        char* line = next_line(live > 0 ? 100 : 0);
         if (line) {
             handle_request(line);
         }
         handle_deferred();
+        if (!line && live == 0) {
+            break;
+        }
     }
     return g_failed ? 1 : 0;
 }
