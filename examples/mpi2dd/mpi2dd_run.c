@@ -445,22 +445,22 @@ static void run_directory(const char* exe, char* const* args, int first, int cou
             }
             g_terminate = 0;
         }
-        if (reap() == 0) {
-            break;
-        }
+        int live = reap();
         if (getppid() != meta) {
             for (int i = 0; i < g_child_count; ++i) {
                 kill(g_children[i].pid, SIGKILL);
             }
             _exit(3);
         }
-        char* l = next_line(100);
+        char* l = next_line(live > 0 ? 100 : 0);
         if (l) {
             size_t n = strlen(l);
             l[n] = '\n';
             if (write(up, l, n + 1) < 0) {
                 _exit(2);
             }
+        } else if (live == 0) {
+            break;
         }
     }
     _exit(g_failed ? 1 : 0);
