@@ -285,13 +285,15 @@ TEST_CASE("mpi2dd: ACCEPT and CONNECT attach the processes of the other job", "[
 
 TEST_CASE("mpi2dd: JOIN attaches the processes of the joined job", "[e2e][mpi2dd]") {
     std::string port = "/tmp/ompdbg-mpi2dd-" + std::to_string(::getpid()) + "-j";
-    background_process other({starter(), "--job", "other", "-np", "1", app(), "--join", port,
+    // Two ranks each: a job whose only rank ends is over for the session before its starter
+    // has joined (commands_mpi drops a single-rank job with its rank).
+    background_process other({starter(), "--job", "other", "-np", "2", app(), "--join", port,
                               "--wait-for-debugger"});
     REQUIRE(other.wait_for_line(std::regex("^mpi2dd-run: listening on "), std::chrono::seconds(60)));
-    auto r = ompdbg_job({"start", "continue", "mpi ranks"}, {starter(), "--job", "mine", "-np", "1", app(), "--join", port});
+    auto r = ompdbg_job({"start", "continue", "mpi ranks"}, {starter(), "--job", "mine", "-np", "2", app(), "--join", port});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
-    CHECK(has_line(r.out, "[MPI2DD JOIN: 1 new process of other/world0: rank 1]"));
+    CHECK(has_line(r.out, "[MPI2DD JOIN: 2 new processes of other/world0: rank 2-3]"));
     CHECK(other.wait_exit(std::chrono::seconds(60)));
 }
 
