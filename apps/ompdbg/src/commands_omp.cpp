@@ -17,6 +17,7 @@
 
 #include "command_prefix.hpp"
 #include "commands_omp_state.hpp"
+#include "ompd_tls.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
@@ -89,16 +90,7 @@ ompd_address_space& require_ompd(session& s) {
     ensure_library(st, probe);
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
-    plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
-                                     std::uint64_t off) -> std::optional<std::uint64_t> {
-        try {
-            if (tracer::thread_db* tdb = s.thread_db()) {
-                return tdb->tls_address(tid, m, off);
-            }
-        } catch (const std::exception&) {
-        }
-        return std::nullopt;
-    };
+    plugins::tls_resolver tls = make_tls_resolver([&s] { return s.thread_db(); });
     st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();

@@ -57,7 +57,7 @@ inferior::~inferior() {
     process.reset();
 }
 
-session::session(bool json, bool batch) : out_(json), batch_(batch) {
+session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(json, out, err), batch_(batch) {
     inferiors_.push_back(std::make_unique<inferior>());
     focus_ = {0};
     register_control_commands(commands_);

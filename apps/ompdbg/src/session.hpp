@@ -124,7 +124,9 @@ struct watchpoint {
 
 class session {
 public:
-    session(bool json, bool batch);
+    /// `out`/`err`: where the session's output goes (`ompdbg triage` gathers through a
+    /// session that writes to /dev/null and prints its own report).
+    session(bool json, bool batch, std::FILE* out = stdout, std::FILE* err = stderr);
     ~session();
 
     output& out() { return out_; }
