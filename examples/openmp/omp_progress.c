@@ -9,7 +9,7 @@
 
 #include "omp_common.h"
 
-#define WORK 4000000L
+#define WORK 32000000L
 
 /* The value of step n: sum over i < WORK of (i * n) % 7. */
 static long step_value(long n) {
