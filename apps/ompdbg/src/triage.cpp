@@ -27,6 +27,7 @@
 
 #include "commands_core.hpp"
 #include "commands_mpi.hpp"
+#include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
 #include "session.hpp"
@@ -88,6 +89,7 @@ struct process_view {
     std::string openmp_source;   ///< "OMPD", or how the labels were found
     std::string openmp_note;     ///< why OMPD could not be used
     std::string mpi_call;        ///< outermost MPI_ function of the main thread
+    rank_activity activity = rank_activity::running;
     json queues;                 ///< communicators (docs/json.md); null when not read
     std::string queues_error;
     std::string error;           ///< the process could not be gathered
@@ -136,24 +138,6 @@ std::string frame_node_name(const stack_frame& f) {
         name += fmt::format(" at {}:{}", fs::path(f.line->file).filename().string(), f.line->line);
     }
     return name;
-}
-
-bool is_p2p(const std::string& call) {
-    static const std::set<std::string> calls{"MPI_Recv",    "MPI_Send",    "MPI_Ssend",   "MPI_Bsend",
-                                             "MPI_Rsend",   "MPI_Sendrecv", "MPI_Sendrecv_replace",
-                                             "MPI_Wait",    "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
-                                             "MPI_Probe",   "MPI_Mprobe",  "MPI_Mrecv"};
-    return calls.count(call) > 0;
-}
-
-bool is_collective(const std::string& call) {
-    static const std::set<std::string> calls{
-        "MPI_Barrier",   "MPI_Bcast",      "MPI_Reduce",       "MPI_Allreduce",      "MPI_Gather",
-        "MPI_Gatherv",   "MPI_Scatter",    "MPI_Scatterv",     "MPI_Allgather",      "MPI_Allgatherv",
-        "MPI_Alltoall",  "MPI_Alltoallv",  "MPI_Alltoallw",    "MPI_Reduce_scatter", "MPI_Scan",
-        "MPI_Exscan",    "MPI_Comm_split", "MPI_Comm_dup",     "MPI_Comm_create",    "MPI_Init",
-        "MPI_Init_thread", "MPI_Win_fence", "MPI_Finalize"};
-    return calls.count(call) > 0;
 }
 
 /// The OpenMP labels of every thread of the current inferior, through OMPD.
@@ -222,36 +206,18 @@ std::string describe_op(const plugins::msgq_operation& op, bool send) {
                        op.desired_length, plugins::to_string(op.status));
 }
 
-/// Reads the rank's queues into `pv` and adds its waits to the graph.
-void gather_queues(session& s, process_view& pv, std::shared_ptr<plugins::msgq_library>& lib,
-                   const plugins::plugin_policy& policy, wait_for_graph& g) {
-    tracer::target& tgt = *s.target();
-    rank_activity activity = rank_activity::running;
-    if (pv.mpi_call == "MPI_Finalize") {
-        activity = rank_activity::finished;
-    } else if (is_p2p(pv.mpi_call)) {
-        activity = rank_activity::blocked_p2p;
-    } else if (is_collective(pv.mpi_call)) {
-        activity = rank_activity::blocked_collective;
-    }
-    g.add_rank(pv.rank, activity, pv.mpi_call, activity == rank_activity::finished ? "in MPI_Finalize" : "");
-    std::vector<plugins::msgq_communicator> comms;
-    try {
-        if (!lib) {
-            lib = plugins::msgq_library::load_for(tgt, policy);
-        }
-        plugins::msgq_process mp(lib, tgt, pv.rank);
-        comms = mp.communicators();
-    } catch (const std::exception& e) {
-        pv.queues_error = e.what();
+/// What gather_job_queues found for one rank, as the report shows it.
+void take_queues(process_view& pv, const rank_queue_state& st) {
+    pv.mpi_call = st.call;
+    pv.activity = st.activity;
+    if (!st.queues_read) {
+        pv.queues_error = st.ended ? st.end_note : st.queue_error;
         return;
     }
     pv.queues = json::array();
-    bool plain = pv.mpi_call == "MPI_Recv" || pv.mpi_call == "MPI_Send" || pv.mpi_call == "MPI_Ssend";
-    for (const auto& c : comms) {
+    for (const auto& c : st.communicators) {
         json jc{{"name", c.name}, {"size", c.size}, {"world_ranks", c.world_ranks}};
-        auto queue = [&](const char* key, const char* title, const plugins::msgq_queue_contents& q, bool send,
-                         bool waits) {
+        auto queue = [&](const char* key, const char* title, const plugins::msgq_queue_contents& q, bool send) {
             json ops = json::array();
             for (const auto& op : q.operations) {
                 std::string text = describe_op(op, send);
@@ -263,29 +229,12 @@ void gather_queues(session& s, process_view& pv, std::shared_ptr<plugins::msgq_l
                                {"status", plugins::to_string(op.status)},
                                {"text", text}});
                 pv.queue_lines.push_back(fmt::format("{} {}: {}", c.name, title, text));
-                if (!waits || op.status != plugins::msgq_status::pending || activity != rank_activity::blocked_p2p) {
-                    continue;
-                }
-                std::string tag = op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
-                std::string what = plain ? fmt::format("{}({})", pv.mpi_call, tag)
-                                         : fmt::format("{}({} {})", pv.mpi_call, send ? "send" : "receive", tag);
-                if (!send && op.desired_local_rank < 0) {
-                    std::vector<int> candidates;
-                    for (int w : c.world_ranks) {
-                        if (w != pv.rank) {
-                            candidates.push_back(w);
-                        }
-                    }
-                    g.add_any_wait(pv.rank, candidates, what);
-                } else {
-                    g.add_wait(pv.rank, static_cast<int>(op.desired_global_rank), what);
-                }
             }
             jc[key] = q.available ? ops : json(nullptr);
         };
-        queue("sends", "pending send", c.sends, true, true);
-        queue("receives", "pending receive", c.receives, false, true);
-        queue("unexpected", "unexpected message", c.unexpected, false, false);
+        queue("sends", "pending send", c.sends, true);
+        queue("receives", "pending receive", c.receives, false);
+        queue("unexpected", "unexpected message", c.unexpected, false);
         pv.queues.push_back(std::move(jc));
     }
 }
@@ -319,17 +268,6 @@ void gather_current(session& s, process_view& pv) {
                     break;
                 }
             }
-            if (tv.tid == tgt->pid()) {
-                for (const auto& f : frames) {
-                    std::string name = frame_function_name(f);
-                    if (name.rfind("PMPI_", 0) == 0) {
-                        name.erase(0, 1);
-                    }
-                    if (name.rfind("MPI_", 0) == 0) {
-                        pv.mpi_call = name;   // keep going: the outermost is what the program called
-                    }
-                }
-            }
         } catch (const std::exception& e) {
             tv.frames.push_back(fmt::format("<stack unreadable: {}>", e.what()));
         }
@@ -346,6 +284,8 @@ void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::m
     switches[pid] = voluntary_switches(pid);
     auto proc = tracer::process::attach(pid, s.elf_provider());
     std::vector<std::unique_ptr<inferior>> list;
+    std::optional<tracer::mpir::interface> iface_of_job;
+    std::vector<tracer::mpir::proc_desc> job_table;
     if (auto iface = tracer::mpir::interface::find(*proc)) {
         std::vector<tracer::mpir::proc_desc> table;
         try {
@@ -356,6 +296,8 @@ void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::m
                                     proc->executable().filename().string(), e.what()));
         }
         snap.kind = "mpi-job";
+        iface_of_job = iface;
+        job_table = table;
         snap.starter = proc->executable().string();
         snap.mpi = true;
         proc->detach();
@@ -384,18 +326,34 @@ void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::m
         inf->process = std::move(proc);
         list.push_back(std::move(inf));
     }
-    std::vector<int> ranks;
-    for (auto& inf : list) {
-        ranks.push_back(inf->rank);
-    }
     s.set_inferiors(std::move(list));
-    // set_inferiors takes pid from the process; keep the MPIR pid of a rank we could not attach.
-    for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
-        s.inferiors()[i]->rank = ranks[i];
+    if (snap.kind == "mpi-job") {
+        // The job without its starter (detached above): the ranks are the session's MPI
+        // job, so gather_job_queues() walks all of them.
+        s.set_job(std::make_unique<mpi_job>(nullptr, *iface_of_job, std::move(job_table), false));
     }
 }
 
-snapshot gather(const options& o, session& s, const plugins::plugin_policy& policy) {
+/// Detaches every process of the session and keeps their objects in `graveyard` until the
+/// triage ends: per-session caches (OMPD, message queues) key their entries by target
+/// address, which a later sample's new process objects must never reuse.
+void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
+    omp_impl::state_of(s).aspace.reset();
+    for (auto& inf : s.inferiors()) {
+        if (inf->process && inf->process->is_alive()) {
+            try {
+                inf->process->detach();
+            } catch (const std::exception& e) {
+                log::write(log::channel::cli, "triage: detaching {}: {}", inf->pid, e.what());
+            }
+        }
+        graveyard.push_back(std::move(inf));
+    }
+    s.inferiors().clear();
+    s.end_target();
+}
+
+snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
     snapshot snap;
     snap.when = std::chrono::steady_clock::now();
     omp_impl::state_of(s).aspace.reset();
@@ -415,7 +373,6 @@ snapshot gather(const options& o, session& s, const plugins::plugin_policy& poli
     snap.pid = *o.pid;
     std::map<pid_t, std::map<pid_t, long>> switches;
     attach_target(s, *o.pid, snap, switches);
-    std::shared_ptr<plugins::msgq_library> msgq;
     for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
         s.switch_to(i);
         auto& inf = *s.inferiors()[i];
@@ -426,25 +383,32 @@ snapshot gather(const options& o, session& s, const plugins::plugin_policy& poli
         pv.executable = inf.executable.string();
         if (!inf.process || !inf.process->is_alive()) {
             pv.error = "could not attach";
-            if (snap.mpi) {
-                snap.graph.add_rank(pv.rank, rank_activity::running, "", "not attached");
-            }
-            snap.procs.push_back(std::move(pv));
-            continue;
-        }
-        pv.switches = switches[pv.pid];
-        gather_current(s, pv);
-        if (snap.mpi && pv.rank >= 0) {
-            gather_queues(s, pv, msgq, policy, snap.graph);
+        } else {
+            pv.switches = switches[pv.pid];
+            gather_current(s, pv);
         }
         snap.procs.push_back(std::move(pv));
     }
     s.switch_to(0);
-    omp_impl::state_of(s).aspace.reset();
-    s.end_target();   // detaches every process: they run on
     if (snap.mpi) {
-        snap.deadlock = snap.graph.analyze();
+        try {
+            job_queue_report rep = gather_job_queues(s);
+            for (const auto& st : rep.ranks) {
+                for (auto& pv : snap.procs) {
+                    if (pv.rank == st.rank) {
+                        take_queues(pv, st);
+                    }
+                }
+            }
+            snap.graph = std::move(rep.graph);
+            snap.deadlock = std::move(rep.verdict);
+        } catch (const std::exception& e) {
+            for (auto& pv : snap.procs) {
+                pv.queues_error = e.what();
+            }
+        }
     }
+    detach_all(s, graveyard);   // every process runs on
     return snap;
 }
 
@@ -653,18 +617,18 @@ std::vector<std::string> mpi_findings(const snapshot& snap) {
     if (!snap.mpi || snap.procs.size() < 2) {
         return out;
     }
-    std::map<std::string, std::vector<int>> by_call;
+    // Ranks inside collectives, by call: all in one (a slow or hung collective), or some
+    // ranks in one while others are elsewhere (those never arrived).
+    std::map<std::string, std::vector<int>> in_collective;
     for (const auto& p : snap.procs) {
-        by_call[p.mpi_call.empty() ? "(not in MPI)" : p.mpi_call].push_back(p.rank);
-    }
-    if (by_call.size() == 1 && is_collective(by_call.begin()->first)) {
-        out.push_back(fmt::format("all {} ranks are in {}", snap.procs.size(), by_call.begin()->first));
-    } else {
-        for (const auto& [call, ranks] : by_call) {
-            if (is_collective(call)) {
-                out.push_back(fmt::format("rank {} in {}; the other ranks are elsewhere", format_rank_list(ranks), call));
-            }
+        if (p.activity == rank_activity::blocked_collective) {
+            in_collective[p.mpi_call].push_back(p.rank);
         }
+    }
+    for (const auto& [call, ranks] : in_collective) {
+        out.push_back(ranks.size() == snap.procs.size()
+                          ? fmt::format("all {} ranks are in {}", ranks.size(), call)
+                          : fmt::format("rank {} in {}; the other ranks are elsewhere", format_rank_list(ranks), call));
     }
     for (const auto& w : snap.deadlock.waits_on_finished) {
         out.push_back("waiting on a finished rank: " + w.describe(snap.graph));
@@ -858,13 +822,14 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     std::string gather_error;
     {
         session s(false, true, null_out, null_out);
-        omp_plugin_policy(s) = policy;
+        s.plugin_policy() = policy;
+        std::vector<std::unique_ptr<inferior>> graveyard;
         for (int i = 0; i < o.samples; ++i) {
             if (i > 0) {
                 std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
             }
             try {
-                snaps.push_back(gather(o, s, policy));
+                snaps.push_back(gather(o, s, graveyard));
             } catch (const std::exception& e) {
                 gather_error = e.what();
                 s.end_target();
