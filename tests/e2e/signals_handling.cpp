@@ -171,3 +171,102 @@ TEST_CASE("signals: stop, print and pass decide what the user sees and what the 
         CHECK(r.err.find("The program is not being run.") != std::string::npos);
     }
 }
+
+TEST_CASE("signals: signal SIG at a breakpoint runs the handler, then reports the breakpoint again as gdb",
+          "[cli][signals]") {
+    auto program = example_path("crash");
+    std::string at = "crash.c:" + std::to_string(example_line("crash.c", "raise"));
+    std::vector<std::string> cmds{"break " + at, "run", "signal SIGUSR1", "info breakpoints", "continue", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"usr1"});
+    auto gdb = gdb_cmds(program, cmds, {"usr1"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto reports = [](const std::string& out) {
+        std::vector<std::string> keep;
+        for (auto& l : lines_of(out)) {
+            if (l.rfind("Breakpoint 1, ", 0) == 0 || l.rfind("Program received", 0) == 0 ||
+                l.rfind("handler: ", 0) == 0 || l.rfind("after raise", 0) == 0 || l.find("already hit") != std::string::npos) {
+                keep.push_back(std::regex_replace(l, std::regex("argv=0x[0-9a-f]+"), "argv=..."));
+            }
+        }
+        return keep;
+    };
+    auto expected = reports(gdb.out);
+    // Hit, handler, hit again (2 hits), the raise's SIGUSR1, its handler, the end.
+    REQUIRE(expected.size() == 6);
+    CHECK(joined(reports(ours.out)) == joined(expected));
+    CHECK(ours.out.find("exited normally]") != std::string::npos);
+}
+
+TEST_CASE("signals: $_siginfo of a SIGSEGV stop holds the signal and the faulting address, as gdb",
+          "[cli][signals][siginfo]") {
+    auto program = example_path("crash");
+    std::vector<std::string> cmds{"print $_siginfo", "run", "print $_siginfo.si_signo", "print $_siginfo.si_code",
+                                  "print $_siginfo._sifields._sigfault.si_addr", "print $_siginfo.si_errno"};
+    auto ours = ompdbg_cmds(program, cmds, {"segv"});
+    auto gdb = gdb_cmds(program, cmds, {"segv"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto values = [](const std::string& out) {
+        std::vector<std::string> keep;
+        for (auto& l : lines_of(out)) {
+            if (l.rfind("$", 0) == 0) {
+                keep.push_back(l);
+            }
+        }
+        return keep;
+    };
+    REQUIRE(values(gdb.out).size() == 4);
+    CHECK(joined(values(ours.out)) == joined(values(gdb.out)));
+    CHECK(has_line(ours.out, "$1 = 11"));
+    CHECK(has_line(ours.out, "$3 = (void *) 0x0"));
+    // Before the program runs there is no signal: one line, as gdb's.
+    CHECK(ours.err.find("The program has no registers now.") != std::string::npos ||
+          ours.err.find("Unable to read siginfo") != std::string::npos);
+}
+
+TEST_CASE("core: generate-core-file writes a core that ompdbg and gdb both read like the live process",
+          "[cli][core][gcore]") {
+    scratch_dir dir;
+    auto program = example_path("crash");
+    auto mode = GENERATE(std::string("segv"), std::string("threads"));
+    CAPTURE(mode);
+    std::string core = (dir.path() / "ours.core").string();
+    auto live = ompdbg_cmds(program, {"run", "generate-core-file " + core, "bt", "info threads"}, {mode});
+    CAPTURE(live.all());
+    REQUIRE_FALSE(live.timed_out);
+    REQUIRE(has_line(live.out, "Saved corefile " + core));
+    // gdb reads it: the same signal, the same crash stack.
+    std::vector<std::string> cmds{"bt", "info threads", "print global_counter", "x/2i $pc", "info sharedlibrary"};
+    auto ours = ompdbg_core(program, core, cmds);
+    auto gdb = gdb_core(program, core, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(gdb.out, "Program terminated with signal SIGSEGV, Segmentation fault."));
+    CHECK(has_line(ours.out, "Program terminated with signal SIGSEGV, Segmentation fault."));
+    CHECK(joined(nonempty_lines(ours.out)) == joined(gdb_core_lines(gdb.out)));
+    // The live session's stack is the core's.
+    auto frames = [](const std::string& out) {
+        std::vector<std::string> keep;
+        for (auto& l : lines_of(out)) {
+            if (l.rfind("#", 0) == 0) {
+                keep.push_back(l);
+            }
+        }
+        return keep;
+    };
+    CHECK(frames(gdb.out).size() >= 2);
+    CHECK(joined(frames(live.out)) == joined(frames(gdb.out)));
+}
+
+TEST_CASE("core: generate-core-file without a process or into a bad path is one clear error", "[cli][core][gcore]") {
+    auto program = example_path("crash");
+    auto none = ompdbg_cmds(program, {"generate-core-file", "echo alive\\n"});
+    CHECK(none.err.find("The program is not being run.") != std::string::npos);
+    CHECK(none.out.find("alive") != std::string::npos);
+    auto bad = ompdbg_cmds(program, {"run", "gcore /nonexistent-dir/core", "echo alive\\n"}, {"segv"});
+    CAPTURE(bad.all());
+    CHECK(bad.err.find("Failed to open '/nonexistent-dir/core' for output.") != std::string::npos);
+    CHECK(bad.out.find("alive") != std::string::npos);
+    CHECK(bad.term_signal == 0);
+}
