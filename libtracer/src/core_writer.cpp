@@ -102,7 +102,12 @@ std::uint64_t dumped_size(const internal::map_entry& m, process& p) {
     }
     bool file_backed = !m.path.empty() && m.path.front() == '/';
     bool writable = m.perms.size() > 1 && m.perms[1] == 'w';
-    if (!file_backed || writable) {
+    bool executable = m.perms.size() > 2 && m.perms[2] == 'x';
+    // Read-only data of a file may differ from the file: the RELRO part (GOT, relocated
+    // pointers) was written before it was made read-only. The kernel dumps such written
+    // private pages; here every non-executable one is copied (they are small). Code is
+    // read from the file (ompdbg's int3s are not in it).
+    if (!file_backed || writable || !executable) {
         return m.end - m.start;
     }
     if (m.offset == 0) {
@@ -153,10 +158,9 @@ void write_core_file(process& p, const std::filesystem::path& path, pid_t first_
         prs.pr_ppid = ppid;
         prs.pr_pgrp = pgrp;
         prs.pr_sid = sid;
-        if (first) {
-            prs.pr_cursig = static_cast<short>(signo);
-            prs.pr_info.si_signo = signo;
-        }
+        // Every thread carries the signal, as in the kernel's cores (BFD keeps the last one).
+        prs.pr_cursig = static_cast<short>(signo);
+        prs.pr_info.si_signo = signo;
         static_assert(sizeof(prs.pr_reg) == sizeof(user_regs_struct));
         std::memcpy(&prs.pr_reg, &r.gp(), sizeof(user_regs_struct));
         prs.pr_fpvalid = 1;

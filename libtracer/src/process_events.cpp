@@ -61,6 +61,7 @@ void process::impl::require_stopped() const {
 
 void process::impl::cont(thread_record& t, int signo) {
     t.forget_regs();
+    t.signal_first = false;
     t.step_over_pc.reset();
     // catch syscall: PTRACE_SYSCALL stops at every system call entry and exit as well.
     auto r = try_ptrace(syscall_catch ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
@@ -689,7 +690,7 @@ void process::impl::resume_all() {
         if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
             continue;
         }
-        if (t.pending_signal != 0 && has_handler(pid, t.pending_signal)) {
+        if (t.signal_first && t.pending_signal != 0 && has_handler(pid, t.pending_signal)) {
             // gdb: the handler runs first and returns to the breakpoint, which is then
             // reported again; the instruction under it has not run yet.
             continue;
@@ -801,6 +802,7 @@ std::optional<siginfo_t> process::last_siginfo(pid_t tid) const {
 void process::set_pending_signal(pid_t tid, int signo) {
     if (auto* t = impl_->find(tid)) {
         t->pending_signal = signo;
+        t->signal_first = signo != 0;
     }
 }
 

@@ -231,9 +231,10 @@ void info_breakpoints(session& s, std::string_view args) {
             }
         }
     }
-    // gdb's column widths: Type at least 14, Address 18 when anything has an address.
+    // gdb's column widths: Type at least 14, Address 18 when anything has an address (a
+    // watchpoint has one while the process lives).
     std::size_t type_width = 14;
-    bool addresses = !s.watchpoints().empty();
+    bool addresses = !s.watchpoints().empty() && s.process() != nullptr && s.process()->is_alive();
     for (auto& [n, r] : others) {
         type_width = std::max(type_width, r.type.size());
     }

@@ -327,7 +327,7 @@ bool enable_catchpoint(session& s, int number, bool enable) {
 std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, pid_t tid) {
     tracer::process* p = s.process();
     if (p == nullptr || !p->is_alive()) {
-        error::send("Unable to read siginfo");
+        return std::nullopt;   // gdb: void without a process
     }
     auto si = p->last_siginfo(tid);
     if (!si) {

@@ -215,11 +215,13 @@ void cmd_info_watchpoints(session& s, std::string_view) {
     for (const auto& r : rows) {
         width = std::max(width, r.type.size());
     }
-    s.out().line(fmt::format("Num     {:<{}} Disp Enb Address            What", "Type", width));
+    // gdb: the Address column is 18 wide while the process lives (watchpoints have one), else 10.
+    std::size_t addr_width = s.process() != nullptr && s.process()->is_alive() ? 18 : 10;
+    s.out().line(fmt::format("Num     {:<{}} Disp Enb {:<{}} What", "Type", width, "Address", addr_width));
     nlohmann::json list = nlohmann::json::array();
     for (const auto& r : rows) {
-        s.out().line(fmt::format("{:<7} {:<{}} keep {:<3} {:<18} {}", r.number, r.type, width, r.enabled ? "y" : "n", "",
-                                 r.what));
+        s.out().line(fmt::format("{:<7} {:<{}} keep {:<3} {:<{}} {}", r.number, r.type, width, r.enabled ? "y" : "n", "",
+                                 addr_width, r.what));
         for (const auto& d : r.details) {
             s.out().line(d);
         }

@@ -59,6 +59,9 @@ public:
     bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
     bool step_done = false;                    ///< the single-step trap arrived
     bool in_syscall = false;                   ///< between syscall-entry and -exit stops
+    /// The pending signal was given by the user (`signal SIG`): at a breakpoint, it is
+    /// delivered before stepping over it (gdb re-reports the breakpoint after the handler).
+    bool signal_first = false;
     std::optional<siginfo_t> last_siginfo;     ///< of its last signal-delivery stop
     /// Sent through an out-of-line slot (out_of_line.cpp): slot, site and insn length.
     std::uint64_t ool_slot = 0, ool_site = 0, ool_length = 0;
