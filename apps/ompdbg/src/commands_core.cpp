@@ -1,5 +1,6 @@
 // Post-mortem: `core-file CORE` (`core`) and `ompdbg core PROG CORE`.
 #include "commands_core.hpp"
+#include "command_args.hpp"
 
 #include <fmt/format.h>
 
@@ -10,16 +11,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 void cmd_core_file(session& s, std::string_view args) {
     std::string path = trim_copy(args);

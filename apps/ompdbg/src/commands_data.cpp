@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
@@ -28,16 +29,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 /// "/x foo" → ("x", "foo"); "foo" → ("", "foo").
 std::pair<std::string, std::string_view> split_format(std::string_view args) {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -18,16 +19,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 std::vector<std::string> words(std::string_view s) {
     std::vector<std::string> out;
