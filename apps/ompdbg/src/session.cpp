@@ -1,5 +1,6 @@
 #include "session.hpp"
 #include "command_args.hpp"
+#include "inline_frames.hpp"
 
 #include "commands_mpi.hpp"
 #include "commands_dmpl.hpp"
@@ -376,6 +377,7 @@ std::optional<dwarf::value> session::history(int index) const {
 
 void session::on_resume() {
     current_inferior().stacks.clear();
+    forget_hidden_inline_frames(*this);
     current_inferior().selected_frame = 0;
 }
 
