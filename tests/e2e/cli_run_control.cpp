@@ -102,6 +102,51 @@ TEST_CASE("finish out of an inlined frame runs to the end of the inlined copy, a
     CHECK(std::find(src_lines.begin(), src_lines.end(), gdb_line) != src_lines.end());
 }
 
+namespace {
+
+/// The stops of a stepping transcript: "frame NAME LINE" for a frame line (with or without
+/// its pc), "line N" for a source line; breakpoint reports and other lines left out.
+std::vector<std::string> step_stops(const std::string& out) {
+    static const std::regex frame(R"(^(?:0x[0-9a-f]+ in )?([A-Za-z_][A-Za-z_0-9:]*) \(.*\) at \S+:(\d+)$)");
+    static const std::regex source(R"(^(?:0x[0-9a-f]+\t)?(\d+)\t)");
+    std::vector<std::string> stops;
+    for (const auto& l : lines_of(out)) {
+        std::smatch m;
+        if (l.rfind("Breakpoint ", 0) == 0) {
+            continue;
+        }
+        if (std::regex_match(l, m, frame)) {
+            stops.push_back("frame " + m[1].str() + " " + m[2].str());
+        } else if (std::regex_search(l, m, source)) {
+            stops.push_back("line " + m[1].str());
+        }
+    }
+    return stops;
+}
+
+}  // namespace
+
+TEST_CASE("step enters inlined calls and next steps over them in -O2 code, as gdb does", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("optimized", 2)));
+    CAPTURE(program);
+    // Each sequence stays in the program's own code (the next step would enter libc).
+    std::vector<std::vector<std::string>> sequences{
+        {"break sum_squares", "run", "step", "step", "step", "step"},
+        {"break sum_squares", "run", "next", "next", "next"},
+        {"break main", "run", "next", "step", "step"},
+    };
+    for (const auto& cmds : sequences) {
+        auto ours = ompdbg_cmds(program, cmds);
+        auto theirs = gdb_cmds(program, cmds);
+        INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+        REQUIRE_FALSE(ours.timed_out);
+        CHECK(ours.exit_code == 0);
+        auto expected = step_stops(theirs.out);
+        REQUIRE(expected.size() >= cmds.size());
+        CHECK(joined(step_stops(ours.out)) == joined(expected));
+    }
+}
+
 TEST_CASE("break LOCATION thread N stops only in that thread", "[cli]") {
     int barrier = example_line("threads.c", "barrier");
     int hit = example_line("threads.c", "hit");

@@ -130,3 +130,31 @@ TEST_CASE("stack commands without a process say there is no stack", "[cli]") {
         CHECK(ours.exit_code != 0);
     }
 }
+
+TEST_CASE("info threads shows each thread's own arguments, as gdb does", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("threads")));
+    CAPTURE(program);
+    // The condition makes the stopped worker deterministic (works[0]); `thread 1` selects
+    // main, so the worker's row must not be formatted with main's registers.
+    std::vector<std::string> cmds{"break worker if w->index == 0", "run", "thread 1", "info threads"};
+    auto ours = ompdbg_cmds(program, cmds, {"2"});
+    auto gdb = gdb_cmds(program, cmds, {"2"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    // The frame column of worker-0's row: "worker (w=0x... <works>) at .../threads.c:24".
+    auto frame_of = [](const std::string& out) {
+        static const std::regex row(R"re("worker-0" (worker \(.*)$)re");
+        std::vector<std::string> found;
+        for (const auto& l : lines_of(out)) {
+            std::smatch m;
+            if (std::regex_search(l, m, row)) {
+                found.push_back(m[1]);
+            }
+        }
+        return found;
+    };
+    auto expected = frame_of(gdb.out);
+    REQUIRE(expected.size() == 1);
+    REQUIRE(expected[0].find("w=0x") != std::string::npos);
+    CHECK(joined(frame_of(ours.out)) == joined(expected));
+}
