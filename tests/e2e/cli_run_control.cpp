@@ -53,9 +53,7 @@ TEST_CASE("finish prints small struct return values from rax/rdx and xmm0/xmm1 a
     CHECK(has_line(ours.out, "Value returned is $3 = {n = 3000009, d = 0.375}"));
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("finish out of an inlined frame runs to the end of the inlined copy, as gdb does", "[cli][!mayfail]") {
+TEST_CASE("finish out of an inlined frame runs to the end of the inlined copy, as gdb does", "[cli]") {
     auto program = example_path("optimized", "gcc", 5, 2);
     int body = example_line("optimized.c", "square_body");
     std::vector<std::string> cmds{"break optimized.c:" + std::to_string(body), "run", "bt", "finish", "bt"};

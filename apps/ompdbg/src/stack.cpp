@@ -158,6 +158,12 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
 
 std::string frame_function_name(const stack_frame& f) {
     if (f.function) {
+        // A C function with an assembler name (glibc's `exit` is `__GI_exit`): gdb shows
+        // that name. C++ linkage names are mangled ("_Z...") and keep the source name.
+        const std::string& linkage = f.function->linkage_name;
+        if (!linkage.empty() && !linkage.starts_with("_Z") && linkage != f.function->name) {
+            return linkage;
+        }
         return f.function->name;
     }
     if (!f.symbol_name.empty()) {
