@@ -676,6 +676,7 @@ void process::impl::resume_all() {
     if (!queue.empty() || end) {
         return;   // all-stop: report what is pending before letting anything run
     }
+    unsigned long dead_probe = 0;
     // Threads reported at a breakpoint get over it out of line (out_of_line.cpp): the
     // instruction runs from a slot of its own, or is emulated, and the int3 never leaves.
     // Those that cannot step over it alone, the others staying stopped, so that no thread
@@ -685,31 +686,42 @@ void process::impl::resume_all() {
         if (t.st != tstate::stopped || !t.step_over_pc) {
             continue;
         }
-        std::uint64_t pc = read_pc(t.tid_);
-        auto it = sites.find(pc);
-        if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
-            continue;
-        }
-        if (t.signal_first && t.pending_signal != 0 && has_handler(pid, t.pending_signal)) {
-            // gdb: the handler runs first and returns to the breakpoint, which is then
-            // reported again; the instruction under it has not run yet.
-            continue;
-        }
-        if (step_over_out_of_line(t, *it->second)) {
-            continue;
-        }
-        int sig = t.pending_signal;
-        t.pending_signal = 0;
         pid_t tid = t.tid_;
-        bool done = single_step(t, 0);
-        if (thread_record* tp = find(tid)) {
-            tp->pending_signal = sig;
-        }
-        if (!done || !queue.empty() || end) {
-            return;   // the step produced an event: report it first
-        }
-        if (thread_record* tp = find(tid)) {
-            tp->st = tstate::stopped;
+        try {
+            std::uint64_t pc = read_pc(tid);
+            auto it = sites.find(pc);
+            if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
+                continue;
+            }
+            if (t.signal_first && t.pending_signal != 0 && has_handler(pid, t.pending_signal)) {
+                // gdb: the handler runs first and returns to the breakpoint, which is then
+                // reported again; the instruction under it has not run yet.
+                continue;
+            }
+            if (step_over_out_of_line(t, *it->second)) {
+                continue;
+            }
+            int sig = t.pending_signal;
+            t.pending_signal = 0;
+            bool done = single_step(t, 0);
+            if (thread_record* tp = find(tid)) {
+                tp->pending_signal = sig;
+            }
+            if (!done || !queue.empty() || end) {
+                return;   // the step produced an event: report it first
+            }
+            if (thread_record* tp = find(tid)) {
+                tp->st = tstate::stopped;
+            }
+        } catch (const error&) {
+            // ESRCH: the thread died while stopped (SIGKILL from outside). Resume the rest:
+            // waitpid reports its end, as cont() below expects for such a thread.
+            if (try_ptrace(PTRACE_GETEVENTMSG, tid, nullptr, &dead_probe).err != ESRCH) {
+                throw;
+            }
+            if (thread_record* tp = find(tid)) {
+                tp->step_over_pc.reset();
+            }
         }
     }
     for (auto& t : threads) {

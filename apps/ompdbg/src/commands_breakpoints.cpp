@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
@@ -20,16 +21,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 /// Splits "LOCATION if COND" at the `if` keyword.
 std::pair<std::string, std::string> split_condition(std::string_view args) {

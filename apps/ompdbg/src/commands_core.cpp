@@ -1,6 +1,7 @@
 // Post-mortem: `core-file CORE` (`core`), `ompdbg core PROG CORE`, and writing one of a
 // live process: `generate-core-file [FILE]` (`gcore`).
 #include "commands_core.hpp"
+#include "command_args.hpp"
 
 #include <csignal>
 
@@ -14,16 +15,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 void cmd_core_file(session& s, std::string_view args) {
     std::string path = trim_copy(args);

@@ -4,6 +4,7 @@
 // commands_omp_events.cpp.
 
 #include "commands_omp.hpp"
+#include "command_args.hpp"
 
 #include <cstdlib>
 #include <map>
@@ -41,16 +42,6 @@ omp_state& state_of(session& s) {
     // here must run against them in a static destructor.
     static auto* states = new std::map<const session*, omp_state>();
     return (*states)[&s];
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
 }
 
 void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy) {

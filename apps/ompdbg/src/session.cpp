@@ -1,4 +1,6 @@
 #include "session.hpp"
+#include "command_args.hpp"
+#include "inline_frames.hpp"
 
 #include "commands_mpi.hpp"
 #include "commands_dmpl.hpp"
@@ -18,16 +20,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 bool is_word_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
@@ -385,6 +377,7 @@ std::optional<dwarf::value> session::history(int index) const {
 
 void session::on_resume() {
     current_inferior().stacks.clear();
+    forget_hidden_inline_frames(*this);
     current_inferior().selected_frame = 0;
 }
 

@@ -246,9 +246,6 @@ public:
     void end_target();
 
     // ---- run state shared by control/breakpoint/thread commands ----
-    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
-    /// (gdb reports them one at a time on the following continues).
-    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return current_inferior().pending_hits; }
     /// Addresses where user breakpoint sites are planted in the live process.
     std::set<std::uint64_t>& planted_sites() { return current_inferior().planted; }
     /// libthread_db for the live process (opened on first use, nullptr when unusable).
