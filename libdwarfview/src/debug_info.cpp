@@ -586,8 +586,12 @@ std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
             frame_base = chain[i];
         }
     }
+    // Names of inner scopes shadow the same names of outer scopes. Inside one scope a local
+    // and a parameter may share a name (clang's outlined routines: the parameter points to
+    // the shared variable, the local is the private copy): both are kept, as gdb does.
     std::set<std::string> seen;
     for (std::size_t i = chain.size(); i-- > start;) {
+        std::set<std::pair<std::string, bool>> here;
         Dwarf_Die child;
         if (dwarf_child(&chain[i], &child) != 0) {
             continue;
@@ -601,7 +605,8 @@ std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
                 continue;   // `extern int x;` inside a function
             }
             std::string name = name_of(child);
-            if (name.empty() || !seen.insert(name).second) {
+            if (name.empty() || seen.count(name) != 0 ||
+                !here.emplace(name, tag == DW_TAG_formal_parameter).second) {
                 continue;
             }
             variable v;
@@ -616,6 +621,9 @@ std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
             v.frame_base_die = frame_base;
             out.push_back(std::move(v));
         } while (dwarf_siblingof(&child, &child) == 0);
+        for (const auto& [name, is_parameter] : here) {
+            seen.insert(name);
+        }
     }
     return out;
 }

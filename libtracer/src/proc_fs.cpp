@@ -1,4 +1,4 @@
-#include "internal/proc_fs.hpp"
+#include "ompdbg/tracer/proc_fs.hpp"
 
 #include <cstring>
 #include <fstream>
@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace ompdbg::tracer::internal {
+namespace ompdbg::tracer::proc_fs {
 
 std::string read_small_file(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -115,4 +115,19 @@ std::vector<map_entry> read_maps(pid_t pid) {
     return out;
 }
 
-}  // namespace ompdbg::tracer::internal
+std::optional<std::string> status_field(pid_t pid, pid_t tid, std::string_view key) {
+    std::string path = tid == 0 ? "/proc/" + std::to_string(pid) + "/status"
+                                : "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status";
+    std::istringstream in(read_small_file(path));
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.size() > key.size() && line.compare(0, key.size(), key) == 0 && line[key.size()] == ':') {
+            auto b = line.find_first_not_of(" \t", key.size() + 1);
+            auto e = line.find_last_not_of(" \t");
+            return b == std::string::npos ? std::string() : line.substr(b, e - b + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace ompdbg::tracer::proc_fs

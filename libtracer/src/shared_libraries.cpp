@@ -253,6 +253,34 @@ bool process::impl::read_link_map() {
         }
         lm = l.l_next;
     }
+    // gdb keeps its libraries in the order it first saw them (update_solib_list appends):
+    // those known already keep their place (the dynamic loader, known from the start of a
+    // launched program, stays first), new ones follow in link-map order.
+    {
+        // One library per base address (the loader's entry from /proc/PID/maps may spell
+        // its path differently from its link-map name).
+        auto same = [](const loaded_module& a, const loaded_module& b) {
+            return a.load_bias == b.load_bias && (a.path == b.path || a.load_bias != 0);
+        };
+        std::vector<loaded_module> ordered;
+        ordered.push_back(std::move(fresh.front()));
+        std::vector<bool> taken(fresh.size(), false);
+        for (std::size_t o = 1; o < modules.size(); ++o) {
+            for (std::size_t i = 1; i < fresh.size(); ++i) {
+                if (!taken[i] && same(modules[o], fresh[i])) {
+                    taken[i] = true;
+                    ordered.push_back(std::move(fresh[i]));
+                    break;
+                }
+            }
+        }
+        for (std::size_t i = 1; i < fresh.size(); ++i) {
+            if (!taken[i]) {
+                ordered.push_back(std::move(fresh[i]));
+            }
+        }
+        fresh = std::move(ordered);
+    }
     bool changed = fresh.size() != modules.size();
     for (std::size_t i = 0; !changed && i < fresh.size(); ++i) {
         changed = fresh[i].path != modules[i].path || fresh[i].load_bias != modules[i].load_bias;

@@ -205,29 +205,36 @@ omp_runtime_probe probe_openmp_runtime(tracer::target& tgt) {
     return probe;
 }
 
+std::vector<fs::path> resolve_ompd_location(const fs::path& runtime_path, const std::string& name) {
+    fs::path p(name);
+    if (p.is_absolute()) {
+        return {p};
+    }
+    // A bare name: where the runtime lives first, then the debugger's library path (the
+    // loader is never asked to search, so the policy sees the real file).
+    std::vector<fs::path> out;
+    if (!runtime_path.empty()) {
+        out.push_back(runtime_path.parent_path() / p);
+    }
+    if (const char* llp = std::getenv("LD_LIBRARY_PATH")) {
+        std::stringstream ss(llp);
+        std::string dir;
+        while (std::getline(ss, dir, ':')) {
+            if (!dir.empty()) {
+                out.push_back(fs::path(dir) / p);
+            }
+        }
+    }
+    return out;
+}
+
 std::shared_ptr<ompd_library> load_ompd_library(const omp_runtime_probe& probe,
                                                 const plugin_policy& policy,
                                                 const std::optional<fs::path>& fallback) {
     std::vector<fs::path> candidates;
     for (const auto& loc : probe.dll_locations) {
-        fs::path p(loc);
-        if (p.is_absolute()) {
-            candidates.push_back(p);
-            continue;
-        }
-        // A bare name: where the runtime lives first, then the debugger's library path
-        // (the loader is never asked to search, so the policy sees the real file).
-        if (!probe.runtime_path.empty()) {
-            candidates.push_back(probe.runtime_path.parent_path() / p);
-        }
-        if (const char* llp = std::getenv("LD_LIBRARY_PATH")) {
-            std::stringstream ss(llp);
-            std::string dir;
-            while (std::getline(ss, dir, ':')) {
-                if (!dir.empty()) {
-                    candidates.push_back(fs::path(dir) / p);
-                }
-            }
+        for (auto& c : resolve_ompd_location(probe.runtime_path, loc)) {
+            candidates.push_back(std::move(c));
         }
     }
     if (fallback) {

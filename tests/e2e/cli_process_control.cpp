@@ -69,9 +69,7 @@ std::vector<long> counter_values(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("Ctrl-C stops the running target and the prompt answers the next command", "[cli][!mayfail]") {
+TEST_CASE("Ctrl-C stops the running target and the prompt answers the next command", "[cli]") {
     debugger dbg({example_path("counter")});
     REQUIRE(dbg.until_prompt());
     dbg.proc.write_stdin("run\n");
@@ -111,9 +109,7 @@ TEST_CASE("Ctrl-C stops the running target and the prompt answers the next comma
     }
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("attach, inspect and detach: the counter keeps printing the same sequence", "[cli][!mayfail]") {
+TEST_CASE("attach, inspect and detach: the counter keeps printing the same sequence", "[cli]") {
     background_process prog({example_path("counter")});
     REQUIRE(prog.wait_for_line(std::regex("^counter 5$"), step_timeout));
     auto r = ompdbg_batch({"-ex", "print current", "-ex", "bt", "-ex", "info threads", "-ex", "detach", "attach",
@@ -165,9 +161,7 @@ TEST_CASE("attaching to a program another tracer holds is one clear line; the pr
     CHECK(status.out == "TracerPid:\t" + std::to_string(holder.proc.pid()) + "\n");
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("the target killed with SIGKILL while stopped: continue says so, the prompt goes on", "[cli][!mayfail]") {
+TEST_CASE("the target killed with SIGKILL while stopped: continue says so, the prompt goes on", "[cli]") {
     debugger dbg({example_path("counter")});
     REQUIRE(dbg.until_prompt());
     REQUIRE(dbg.command("break print_counter"));

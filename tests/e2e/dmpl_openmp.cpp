@@ -407,3 +407,25 @@ TEST_CASE("bad DMPL input: each a clear line, never a crash", "[dmpl][bad-input]
         CHECK(r.err.find("Argument required (name of a threadprivate variable).") != std::string::npos);
     }
 }
+
+TEST_CASE("a clang outlined routine's private copy and its same-named parameter are both seen, as gdb does",
+          "[dmpl]") {
+    if (!have_dmpl_examples()) {
+        return;
+    }
+    // clang passes the reduction variable `red` as a parameter and keeps the thread's
+    // private copy in a local of the same name. gdb prints the local for `print red` (a
+    // function block prefers its locals) and for the argument as well (print_frame_args
+    // looks the name up again). The copy starts at 0 and adds fp + pr + tp = 3 + pr + 5.
+    auto r = ompdbg_on(dmpl_example("clauses-clang-dwarf5-O0"),
+                       {"break " + example_location("dmpl/clauses.c", "clauses-region"), "run", "print red",
+                        "print pr", "info args"});
+    REQUIRE_FALSE(r.timed_out);
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    std::smatch red, pr;
+    REQUIRE(std::regex_search(r.out, red, std::regex(R"(\$1 = (-?\d+))")));
+    REQUIRE(std::regex_search(r.out, pr, std::regex(R"(\$2 = (-?\d+))")));
+    CHECK(std::stol(red[1]) == std::stol(pr[1]) + 8);
+    CHECK(r.out.find("\nred = " + red[1].str() + "\n") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 // turn: the stripped Debian libomp, GNU libgomp, no OMP_DEBUG, no libompd next to the
 // runtime, a stripped Open MPI, ptrace forbidden; and the complete set-up, where a live
 // OMPD query must really be answered.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -295,4 +296,45 @@ TEST_CASE("doctor on no such file or no such process is one clear line", "[docto
     auto p = doctor({"999999"});
     CHECK(p.exit_code == 1);
     CHECK_THAT(p.out, Catch::Contains("no process 999999"));
+}
+
+namespace {
+/// DMPL_version_string() of a plugin, asked directly through dlopen (ground truth).
+std::string plugin_version(const std::string& file) {
+    void* h = ::dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr) {
+        return "";
+    }
+    auto fn = reinterpret_cast<const char* (*)()>(::dlsym(h, "DMPL_version_string"));
+    std::string v = fn != nullptr && fn() != nullptr ? fn() : "";
+    ::dlclose(h);
+    return v;
+}
+}  // namespace
+
+TEST_CASE("doctor checks the DMPL plugin of the program's runtime: found, loads, its version", "[doctor][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    std::string omp_plugin = std::string(plugins_dir) + "/libdmpl-libomp.so";
+    std::string gomp_plugin = std::string(plugins_dir) + "/libdmpl-libgomp.so";
+    REQUIRE(fs::exists(omp_plugin));
+    auto r = doctor({omp_example("omp_nested")});
+    INFO(r.all());
+    CHECK(status_of(r.out, "dmpl libomp") == "ok");
+    std::string v = plugin_version(omp_plugin);
+    REQUIRE_FALSE(v.empty());
+    CHECK_THAT(check_line(r.out, "dmpl libomp"), Catch::Contains(omp_plugin + " loads: \"" + v + "\""));
+    CHECK(check_line(r.out, "dmpl libgomp").empty());   // not this program's runtime
+    std::string gomp = omp_example("omp_nested_libgomp");
+    if (fs::exists(gomp)) {
+        auto g = doctor({gomp});
+        INFO(g.all());
+        CHECK(status_of(g.out, "dmpl libgomp") == "ok");
+        CHECK_THAT(check_line(g.out, "dmpl libgomp"), Catch::Contains("\"" + plugin_version(gomp_plugin) + "\""));
+    }
+    // The machine: both plugins.
+    auto m = doctor({});
+    CHECK(status_of(m.out, "dmpl libomp") == "ok");
+    CHECK(status_of(m.out, "dmpl libgomp") == "ok");
 }

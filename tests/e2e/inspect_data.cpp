@@ -167,7 +167,7 @@ TEST_CASE("set var changes what the program computes", "[cli]") {
     CHECK(ours.out.find("$2 = 77") != std::string::npos);
 }
 
-TEST_CASE("x examines memory in gdb's layout", "[cli][!mayfail]") {
+TEST_CASE("x examines memory in gdb's layout", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
     const int line = example_line("structs.c", "after_loop");
@@ -206,7 +206,7 @@ TEST_CASE("x/i disassembles as gdb does", "[cli]") {
     }
 }
 
-TEST_CASE("info registers and $rip, $sp, $eax match gdb", "[cli][!mayfail]") {
+TEST_CASE("info registers and $rip, $sp, $eax match gdb", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
     std::vector<std::string> cmds{"break area_of", "run", "info registers rip", "info registers rsi rdx eflags cs",
@@ -238,7 +238,7 @@ TEST_CASE("info registers without a process says so", "[cli]") {
     CHECK(ours.err.find("The program has no registers now.") != std::string::npos);
 }
 
-TEST_CASE("info sharedlibrary, info symbol and info line match gdb", "[cli][!mayfail]") {
+TEST_CASE("info sharedlibrary, info symbol and info line match gdb", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);
     std::vector<std::string> cmds{"info sharedlibrary", "break area_of", "run", "info sharedlibrary",

@@ -275,32 +275,38 @@ TEST_CASE("omp threads shows the threads waiting for an OpenMP lock", "[ompd][e2
     CHECK(waiting == std::stoi(cp[0]["waiters"]));
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("omp commands say why a GNU libgomp program cannot be inspected", "[ompd][e2e][!mayfail]") {
+// Since DMPL (issue 5), `omp threads` on libgomp answers from the DMPL library and says on
+// stdout what OMPD would add; an OMPD-only command (`omp icvs`) still fails with the reason.
+TEST_CASE("omp commands say why a GNU libgomp program cannot be inspected", "[ompd][e2e]") {
     if (!have_omp_examples()) {
         return;
     }
-    auto r = ompdbg_on(omp_example("omp_nested_libgomp"), {"break omp_checkpoint", "run", "omp threads"});
+    auto r = ompdbg_on(omp_example("omp_nested_libgomp"), {"break omp_checkpoint", "run", "omp threads", "omp icvs"});
     INFO(r.all());
     CHECK_FALSE(r.ok());
+    CHECK_THAT(r.out, Catch::Contains("libgomp has no OMPD support"));
+    CHECK_THAT(r.out, Catch::Contains("DMPL library for libgomp"));
     CHECK_THAT(r.err, Catch::Contains("GNU libgomp"));
     CHECK_THAT(r.err, Catch::Contains("no OMPD support"));
     CHECK_THAT(r.err, Catch::Contains("DMPL"));
+    CHECK_THAT(r.err, Catch::Contains("command 'omp icvs' failed"));
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("omp commands name the runtime file that lacks the OMPD symbols", "[ompd][e2e][!mayfail]") {
+// `omp info` shows the DMPL library and, on its OMPD line, why OMPD is not available; an
+// OMPD-only command fails with the same reason.
+TEST_CASE("omp commands name the runtime file that lacks the OMPD symbols", "[ompd][e2e]") {
     if (!fs::exists(omp_example("omp_nested_debian_libomp"))) {
         WARN("skipped: no Debian libomp variant");
         return;
     }
-    auto r = ompdbg_on(omp_example("omp_nested_debian_libomp"), {"break omp_checkpoint", "run", "omp info"});
+    auto r = ompdbg_on(omp_example("omp_nested_debian_libomp"), {"break omp_checkpoint", "run", "omp info", "omp icvs"});
     INFO(r.all());
     CHECK_FALSE(r.ok());
+    CHECK_THAT(r.out, Catch::Contains("OMPD:                not available: /usr/lib/llvm-19/lib/libomp.so.5 has no "
+                                      "OMPD support: it lacks the symbol ompd_dll_locations"));
     CHECK_THAT(r.err, Catch::Contains("/usr/lib/llvm-19/lib/libomp.so.5 has no OMPD support"));
     CHECK_THAT(r.err, Catch::Contains("ompd_dll_locations"));
+    CHECK_THAT(r.err, Catch::Contains("command 'omp icvs' failed"));
 }
 
 TEST_CASE("omp info shows the OMPD library the runtime named and its versions", "[ompd][e2e]") {
@@ -512,9 +518,7 @@ TEST_CASE("catch omp rejects a condition that does not parse", "[ompd][e2e]") {
     CHECK_THAT(r.out, Catch::Contains("No breakpoints or watchpoints."));
 }
 
-// [!mayfail]: failed in the integration run of session 2 (after the helpers' last merges);
-// the cause is not yet known. See the issue notes. Remove the tag when it passes.
-TEST_CASE("the debugger loads libompd when the runtime passes ompd_dll_locations_valid", "[ompd][e2e][!mayfail]") {
+TEST_CASE("the debugger loads libompd when the runtime passes ompd_dll_locations_valid", "[ompd][e2e]") {
     if (!have_omp_examples()) {
         return;
     }
@@ -543,8 +547,10 @@ TEST_CASE("the debugger loads libompd when the runtime passes ompd_dll_locations
     CHECK(loaded == 1);
     CHECK(main_at < loaded_at);
     CHECK(loaded_at < checkpoint_at);
-    // At main the runtime has not run yet: omp info says so.
-    CHECK_THAT(r.err, Catch::Contains("not initialised yet"));
+    // At main the runtime has not run yet: omp info says so on its OMPD line (the DMPL
+    // part of omp info answers already).
+    CHECK(std::regex_search(r.out, std::regex("OMPD: +not available: the OpenMP runtime \\S+/libomp\\.so is not "
+                                              "initialised yet")));
     CHECK_THAT(r.out, Catch::Contains("OMPD library:        " + lib));
     CHECK_THAT(r.out, Catch::Contains("Found:               named by the runtime (ompd_dll_locations)"));
     // The internal breakpoint is not a user breakpoint.
@@ -708,7 +714,8 @@ TEST_CASE("every omp command answers one JSON object with its result", "[ompd][e
     }
     auto r = ompdbg_batch({"--json", "-ex", "break omp_checkpoint", "-ex", "run", "-ex", "omp info", "-ex",
                            "omp threads", "-ex", "omp parallel", "-ex", "omp tasks", "-ex", "omp icvs", "-ex",
-                           "omp bt", "-ex", "catch omp task-end if team_size > 1", omp_example("omp_nested")},
+                           "omp bt", "-ex", "omp devices", "-ex", "catch omp task-end if team_size > 1",
+                           omp_example("omp_nested")},
                           run_options().timeout_after(90s));
     INFO(r.all());
     REQUIRE(r.ok());
@@ -762,6 +769,14 @@ TEST_CASE("every omp command answers one JSON object with its result", "[ompd][e
         constructs += f.value("construct", "") == "#pragma omp parallel";
     }
     CHECK(constructs == 2);
+    // The bootstrap's runtime is host-only: it defines no ompd_bp_device_begin (readelf).
+    auto devices = result("omp devices");
+    REQUIRE(devices["devices"].size() == 1);
+    CHECK(devices["devices"][0]["number"] == 0);
+    CHECK(devices["devices"][0]["kind"] == "host");
+    auto syms = run({"readelf", "-Ws", fs::canonical(omp_runtime_dir + "/libomp.so").string()});
+    REQUIRE(syms.exit_code == 0);
+    CHECK(devices["offload_devices_announced"] == (syms.out.find(" ompd_bp_device_begin") != std::string::npos));
     auto cp = result("catch omp task-end if team_size > 1")["catchpoint"];
     CHECK(cp["event"] == "task-end");
     CHECK(cp["condition"] == "team_size > 1");

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "frame_context.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -17,17 +18,6 @@ namespace {
 
 bool all_digits(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-std::string trimmed(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.pop_back();
-    }
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) {
-        ++i;
-    }
-    return s.substr(i);
 }
 
 /// The modules to search: the live process' modules, or the program alone (bias 0).
@@ -111,14 +101,14 @@ std::string default_source_file(session& s) {
 }  // namespace
 
 parsed_spec parse_spec(const std::string& raw) {
-    std::string spec = trimmed(raw);
+    std::string spec = trim_copy(raw);
     if (spec.empty()) {
         error::send("Argument required (location).");
     }
     parsed_spec p;
     if (spec[0] == '*') {
         p.kind = spec_kind::address;
-        p.address_expr = trimmed(spec.substr(1));
+        p.address_expr = trim_copy(spec.substr(1));
         return p;
     }
     if (all_digits(spec)) {

@@ -15,6 +15,7 @@
 #include "commands_omp.hpp"
 #include "line_editor.hpp"
 #include "doctor.hpp"
+#include "triage.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
@@ -30,6 +31,11 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
   core PROG CORE       examine a core dump of PROG (post-mortem)
   doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
                        a process) and say how to fix what is missing
+  triage PID | --core PROG CORE [--samples N] [--interval S] [--dot FILE]
+                       attach (an mpirun: every rank), gather stacks, OpenMP states, message
+                       queues and deadlocks, detach, print one report and a verdict; exit
+                       status 0 nothing wrong, 1 gather failed, 2 usage, 3 deadlock, 4 hang,
+                       5 crashed (core)
   PROG [ARGS...]       load PROG; start it with `run` at the prompt
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
@@ -125,6 +131,13 @@ int ompdbg::app::run_cli(int argc, char** argv) {
             policy.allow_directory(dir);
         }
         return app::doctor_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
+    }
+    if (!target.empty() && target[0] == "triage") {
+        plugins::plugin_policy policy;
+        for (const auto& dir : plugin_paths) {
+            policy.allow_directory(dir);
+        }
+        return app::triage_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
     }
 
     app::session s(json, batch);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
@@ -19,16 +20,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 /// A repeat count argument ("next 3"); 1 when absent.
 int count_arg(std::string_view args) {
@@ -189,16 +180,7 @@ void cmd_attach(session& s, std::string_view args) {
     if (a.empty()) {
         error::send("Argument required (process-id to attach).");
     }
-    pid_t pid = 0;
-    try {
-        std::size_t used = 0;
-        pid = static_cast<pid_t>(std::stol(a, &used, 0));
-        if (used != a.size() || pid <= 0) {
-            throw std::invalid_argument(a);
-        }
-    } catch (const std::logic_error&) {
-        error::send(fmt::format("Illegal process-id: {}.", a));
-    }
+    pid_t pid = parse_process_id(a);
     if (s.process() && s.process()->is_alive()) {
         error::send("A program is being debugged already.  Kill it first (\"kill\").");
     }

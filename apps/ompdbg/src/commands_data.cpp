@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
@@ -28,16 +29,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 /// "/x foo" → ("x", "foo"); "foo" → ("", "foo").
 std::pair<std::string, std::string_view> split_format(std::string_view args) {
@@ -457,6 +448,12 @@ void cmd_info_registers(session& s, std::string_view args) {
         for (const tracer::register_info& r : tracer::general_registers()) {
             which.emplace_back(r.name, r.size);
         }
+        // gdb lists the AVX-512 opmask registers after gs on CPUs that have them.
+        if (regs.has_avx512_masks()) {
+            for (int k = 0; k < 8; ++k) {
+                which.emplace_back("k" + std::to_string(k), 8);
+            }
+        }
     } else {
         while (!rest.empty()) {
             std::size_t sp = rest.find_first_of(" \t");
@@ -612,15 +609,21 @@ void cmd_info_line(session& s, std::string_view args) {
         s.out().line(fmt::format("No line number information available for address {}", addr_with_label(s, addr)));
         return;
     }
-    std::uint64_t start = range->first + mv.bias;
+    // gdb (find_pc_sect_line): the line-table row holding the address, up to the next row
+    // at a higher address, whatever its line.
+    std::uint64_t start = le->addr + mv.bias;
     std::uint64_t end = range->second + mv.bias;
-    if (addr == start || spec.empty() || spec[0] != '*') {
-        s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line, le->file,
-                                 addr_with_label(s, start), addr_with_label(s, end)));
-    } else {
-        s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line, le->file,
-                                 addr_with_label(s, start), addr_with_label(s, end)));
+    auto chain = dbg->function_chain_at(addr - mv.bias);
+    if (!chain.empty()) {
+        for (const dwarf::line_entry& row : dbg->line_rows_of_function(chain.back())) {
+            if (row.addr > le->addr) {
+                end = row.addr + mv.bias;
+                break;
+            }
+        }
     }
+    s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line, le->file,
+                             addr_with_label(s, start), addr_with_label(s, end)));
 }
 
 void cmd_info_address(session& s, std::string_view args) {

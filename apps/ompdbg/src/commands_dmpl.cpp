@@ -3,6 +3,7 @@
 // to the library; this file decides what the user sees.
 
 #include "commands_dmpl.hpp"
+#include "command_args.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -65,16 +66,6 @@ dmpl_state& state_of(session& s) {
     // Never destroyed: see commands_omp.cpp (nothing may run against a dead session at exit).
     static auto* states = new std::map<const session*, dmpl_state>();
     return (*states)[&s];
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
 }
 
 runtime_info find_runtime(tracer::target& tgt) {

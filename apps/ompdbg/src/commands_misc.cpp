@@ -3,22 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 void list_table(session& s, const command_table& t, const std::string& prefix) {
     std::vector<const command*> sorted;

@@ -2,6 +2,7 @@
 // continue and the merged stack tree (`mpi stacks`, as STAT prints it).
 
 #include "commands_mpi.hpp"
+#include "command_args.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -49,16 +50,6 @@ void mpi_job::drop_starter() {
 }
 
 namespace {
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 std::string rank_label(const inferior& inf) {
     return fmt::format("[rank {}]", inf.rank);
@@ -705,16 +696,7 @@ void cmd_rank(session& s, std::string_view args) {
 
 void cmd_mpi_attach(session& s, std::string_view args) {
     auto a = trim_copy(args);
-    pid_t pid = 0;
-    try {
-        std::size_t used = 0;
-        pid = static_cast<pid_t>(std::stol(a, &used, 0));
-        if (used != a.size() || pid <= 0) {
-            throw std::invalid_argument(a);
-        }
-    } catch (const std::logic_error&) {
-        error::send(fmt::format("Illegal process-id: {}.", a));
-    }
+    pid_t pid = parse_process_id(a);
     if (s.process() && s.process()->is_alive()) {
         error::send("A program is being debugged already.  Kill it first (\"kill\").");
     }

@@ -4,6 +4,7 @@
 // commands_omp_events.cpp.
 
 #include "commands_omp.hpp"
+#include "command_args.hpp"
 
 #include <cstdlib>
 #include <map>
@@ -17,6 +18,7 @@
 
 #include "command_prefix.hpp"
 #include "commands_omp_state.hpp"
+#include "ompd_tls.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
@@ -40,16 +42,6 @@ omp_state& state_of(session& s) {
     // here must run against them in a static destructor.
     static auto* states = new std::map<const session*, omp_state>();
     return (*states)[&s];
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
 }
 
 void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy) {
@@ -89,16 +81,7 @@ ompd_address_space& require_ompd(session& s) {
     ensure_library(st, probe, s.plugin_policy());
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
-    plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
-                                     std::uint64_t off) -> std::optional<std::uint64_t> {
-        try {
-            if (tracer::thread_db* tdb = s.thread_db()) {
-                return tdb->tls_address(tid, m, off);
-            }
-        } catch (const std::exception&) {
-        }
-        return std::nullopt;
-    };
+    plugins::tls_resolver tls = make_tls_resolver([&s] { return s.thread_db(); });
     st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "command_args.hpp"
 #include "session.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
@@ -37,8 +38,6 @@ struct omp_state {
 
 /// The state of session `s` (created on first use, never destroyed).
 omp_state& state_of(session& s);
-
-std::string_view trim(std::string_view s);
 
 /// Loads the OMPD library for `probe` (the runtime's ompd_dll_locations, then the
 /// --ompd-library fallback) into `st` unless one is loaded. Throws one line saying why not.

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
+#include "frame_args.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -18,16 +20,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 std::vector<std::string> words(std::string_view s) {
     std::vector<std::string> out;
@@ -81,11 +73,15 @@ const std::vector<stack_frame>& require_stack(session& s) {
 bool print_variables(session& s, const stack_frame& f, bool parameters, const std::string& indent) {
     frame_context ctx(s, s.selected_tid(), f);
     bool any = false;
+    std::vector<dwarf::variable> locals;
+    if (parameters) {
+        locals = ctx.frame_variables(false);
+    }
     for (const dwarf::variable& v : ctx.frame_variables(parameters)) {
         any = true;
         std::string text;
         try {
-            dwarf::value val = ctx.read_variable(v);
+            dwarf::value val = ctx.read_variable(value_source(v, locals));
             dwarf::format_options opts;
             opts.top_level = false;   // gdb's info locals: "pp = 0x7ffe..." without a type prefix
             text = dwarf::format_value(val, ctx, opts);

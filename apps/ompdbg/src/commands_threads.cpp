@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "command_args.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
 #include "session.hpp"
@@ -16,16 +17,6 @@ namespace {
 /// A live process or a core file: something with threads.
 bool has_threads(session& s) {
     return s.target() != nullptr && (!s.target()->is_live() || s.process()->is_alive());
-}
-
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
 }
 
 /// "Thread 0x7ffff7d8b740 (LWP 1234) \"threads\"" as in gdb's Target Id column.

@@ -3,6 +3,7 @@
 // target's own link map (/proc/PID/maps for a process, the dynamic loader's --list for a
 // program), never from LD_LIBRARY_PATH guesses.
 #include "doctor.hpp"
+#include "ompd_tls.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -23,6 +24,8 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/plugins/ompd.hpp"
+#include "ompdbg/plugins/dmpl_host.hpp"
+#include "ompdbg/tracer/proc_fs.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
@@ -33,14 +36,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) {
-        return std::nullopt;
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+/// A /proc file's text; nullopt when it cannot be read (or is empty).
+std::optional<std::string> read_text(const std::string& p) {
+    std::string text = tracer::proc_fs::read_small_file(p);
+    return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
 fs::path cache_dir() {
@@ -51,26 +50,8 @@ fs::path cache_dir() {
     return fs::path(home != nullptr ? home : "/root") / ".cache" / "ompdbg";
 }
 
-/// The value of "Key:" in /proc/.../status.
-std::optional<std::string> status_field(const std::string& status, std::string_view key) {
-    std::istringstream in(status);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(std::string(key) + ":", 0) == 0) {
-            std::string v = line.substr(key.size() + 1);
-            v.erase(0, v.find_first_not_of(" \t"));
-            return v;
-        }
-    }
-    return std::nullopt;
-}
-
 bool has_cap_sys_ptrace() {
-    auto st = read_text("/proc/self/status");
-    if (!st) {
-        return false;
-    }
-    auto eff = status_field(*st, "CapEff");
+    auto eff = tracer::proc_fs::status_field(::getpid(), 0, "CapEff");
     if (!eff) {
         return false;
     }
@@ -158,21 +139,11 @@ std::vector<fs::path> libraries_of_program(const fs::path& program, std::vector<
 /// Every file mapped into process `pid` (from /proc/PID/maps), in map order, once each.
 std::vector<fs::path> libraries_of_process(pid_t pid) {
     std::vector<fs::path> libs;
-    auto maps = read_text(fmt::format("/proc/{}/maps", pid));
-    if (!maps) {
-        return libs;
-    }
-    std::istringstream in(*maps);
-    std::string line;
-    while (std::getline(in, line)) {
-        auto slash = line.find(" /");
-        if (slash == std::string::npos) {
+    for (const auto& m : tracer::proc_fs::read_maps(pid)) {
+        if (m.path.empty() || m.path[0] != '/' || m.path.find(" (deleted)") != std::string::npos) {
             continue;
         }
-        fs::path p = line.substr(slash + 1);
-        if (p.string().find(" (deleted)") != std::string::npos) {
-            continue;
-        }
+        fs::path p = m.path;
         if (std::find(libs.begin(), libs.end(), p) == libs.end()) {
             libs.push_back(p);
         }
@@ -243,25 +214,25 @@ void check_ptrace(findings& f) {
     }
     f.can_attach = st == doctor_status::ok;
     if (f.pid) {
-        auto status = read_text(fmt::format("/proc/{}/status", *f.pid));
-        if (!status) {
+        auto tracer_id = tracer::proc_fs::tracer_pid(*f.pid);
+        if (!tracer_id) {
             f.add("ptrace", doctor_status::missing, fmt::format("no process {}", *f.pid),
                   "give the PID of a running process (ps -e lists them)");
             f.can_attach = false;
             return;
         }
-        if (auto tracer = status_field(*status, "TracerPid"); tracer && *tracer != "0") {
+        if (*tracer_id != 0) {
             std::string name;
-            if (auto comm = read_text(fmt::format("/proc/{}/comm", *tracer))) {
-                name = " (" + comm->substr(0, comm->find('\n')) + ")";
+            if (auto comm = tracer::proc_fs::thread_comm(*tracer_id, *tracer_id); !comm.empty()) {
+                name = " (" + comm + ")";
             }
             f.add("ptrace", doctor_status::missing,
-                  fmt::format("process {} is already traced by process {}{}", *f.pid, *tracer, name),
+                  fmt::format("process {} is already traced by process {}{}", *f.pid, *tracer_id, name),
                   "detach the other debugger or tracer first (a process has one tracer at a time)");
             f.can_attach = false;
             return;
         }
-        auto uid_line = status_field(*status, "Uid");
+        auto uid_line = tracer::proc_fs::status_field(*f.pid, 0, "Uid");
         unsigned target_uid = uid_line ? static_cast<unsigned>(std::atoi(uid_line->c_str())) : 0;
         if (target_uid != ::geteuid() && !cap) {
             f.add("ptrace", doctor_status::missing,
@@ -414,14 +385,22 @@ void check_omp_debug(findings& f) {
     }
 }
 
-/// Loads libompd as the debugger would: the bare name "libompd.so" that the runtime
-/// publishes is looked up next to the runtime.
+/// Loads libompd as the debugger would: the bare name "libompd.so" that LLVM's runtime
+/// publishes in ompd_dll_locations, resolved by the debugger's own rule
+/// (plugins::resolve_ompd_location).
 void check_libompd(findings& f, const plugins::plugin_policy& policy) {
     if (!f.runtime_has_ompd) {
         return;
     }
-    fs::path next_to = f.omp_runtime->parent_path() / "libompd.so";
-    if (!fs::exists(next_to)) {
+    std::optional<fs::path> found;
+    for (const auto& c : plugins::resolve_ompd_location(*f.omp_runtime, "libompd.so")) {
+        std::error_code ec;
+        if (fs::exists(c, ec)) {
+            found = c;
+            break;
+        }
+    }
+    if (!found) {
         std::string fix = "install libompd.so next to the runtime";
         for (const char* alt : {"/usr/lib/llvm-19/lib/libompd.so", "/usr/lib/x86_64-linux-gnu/libompd.so"}) {
             if (fs::exists(alt)) {
@@ -436,7 +415,7 @@ void check_libompd(findings& f, const plugins::plugin_policy& policy) {
         return;
     }
     try {
-        f.ompd = plugins::ompd_library::load(next_to, policy);
+        f.ompd = plugins::ompd_library::load(*found, policy);
         f.add("libompd", doctor_status::ok,
               fmt::format("{} loads: OMPD API version {}, \"{}\"", f.ompd->path().string(), f.ompd->api_version(),
                           f.ompd->version_string()));
@@ -456,16 +435,7 @@ void check_live_ompd_query(findings& f) {
     try {
         auto proc = tracer::process::attach(*f.pid);
         std::unique_ptr<tracer::thread_db> tdb = tracer::thread_db::open(*proc);
-        plugins::tls_resolver tls = [&tdb](pid_t tid, const tracer::loaded_module& m,
-                                           std::uint64_t off) -> std::optional<std::uint64_t> {
-            try {
-                if (tdb) {
-                    return tdb->tls_address(tid, m, off);
-                }
-            } catch (const std::exception&) {
-            }
-            return std::nullopt;
-        };
+        plugins::tls_resolver tls = make_tls_resolver([&tdb] { return tdb.get(); });
         int os_threads = 0, omp_threads = 0;
         std::map<std::string, int> states;
         {
@@ -490,6 +460,38 @@ void check_live_ompd_query(findings& f) {
         f.add("ompd query", doctor_status::missing, fmt::format("a live OMPD query failed: {}", e.what()),
               "run `ompdbg attach PID` then `omp info` to see the failing step");
     }
+}
+
+// ---- DMPL ---------------------------------------------------------------------------------
+
+/// ompdbg's DMPL plugin for a runtime (plugins/dmpl-libomp, plugins/dmpl-libgomp, built next
+/// to ompdbg): found, loadable under the plugin policy, its version string.
+void check_dmpl_plugin(findings& f, const plugins::plugin_policy& policy, bool gnu) {
+    fs::path file = fs::path(OMPDBG_DMPL_PLUGIN_DIR) / (gnu ? "libdmpl-libgomp.so" : "libdmpl-libomp.so");
+    std::string name = gnu ? "dmpl libgomp" : "dmpl libomp";
+    std::error_code ec;
+    if (!fs::exists(file, ec)) {
+        f.add(name, doctor_status::missing, fmt::format("no DMPL plugin {}", file.string()),
+              "build ompdbg's plugins (make, or ninja dmpl-libomp dmpl-libgomp), or pass --dmpl-library PATH");
+        return;
+    }
+    try {
+        auto lib = plugins::dmpl_library::load(file, policy);
+        f.add(name, doctor_status::ok,
+              fmt::format("{} loads: \"{}\", interface compatibility {}, {}", file.string(), lib->version_string(),
+                          lib->compatibility(), lib->initialiser()));
+    } catch (const std::exception& e) {
+        f.add(name, doctor_status::missing, e.what(),
+              "rebuild ompdbg's plugins, or pass --dmpl-library PATH (--plugin-path DIR allows its directory)");
+    }
+}
+
+/// The DMPL plugin of the subject's runtime (both on the machine).
+void check_dmpl(findings& f, const plugins::plugin_policy& policy) {
+    if (!f.omp_runtime) {
+        return;
+    }
+    check_dmpl_plugin(f, policy, basename_starts(*f.omp_runtime, "libgomp.so"));
 }
 
 // ---- MPI ---------------------------------------------------------------------------------
@@ -668,6 +670,8 @@ void check_machine(findings& f, const plugins::plugin_policy& policy) {
                           rt.parent_path().string()),
               "run scripts/bootstrap, which builds it");
     }
+    check_dmpl_plugin(f, policy, false);
+    check_dmpl_plugin(f, policy, true);
     fs::path mpi = cache_dir() / "openmpi-4.1.4";
     if (fs::exists(mpi / "bin" / "mpirun")) {
         f.add("open mpi", doctor_status::ok, fmt::format("Open MPI with debug information: {}", mpi.string()));
@@ -728,6 +732,7 @@ std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin
     check_omp_debug(f);
     check_libompd(f, policy);
     check_live_ompd_query(f);
+    check_dmpl(f, policy);
     check_mpi_starter(f);
     check_msgq(f, policy);
     return std::move(f.checks);

@@ -1,5 +1,7 @@
 #include "frame_context.hpp"
 
+#include "commands_signals.hpp"
+
 #include "commands_dmpl.hpp"
 
 #include <algorithm>
@@ -406,6 +408,20 @@ std::vector<dwarf::variable> frame_context::frame_variables(bool parameters) {
 
 // ---- eval_context ----
 
+namespace {
+
+/// True when two DIEs of one module belong to the same compilation unit.
+bool same_unit(Dwarf_Die a, Dwarf_Die b) {
+    Dwarf_Die cu_a;
+    Dwarf_Die cu_b;
+    if (dwarf_diecu(&a, &cu_a, nullptr, nullptr) == nullptr || dwarf_diecu(&b, &cu_b, nullptr, nullptr) == nullptr) {
+        return false;
+    }
+    return dwarf_dieoffset(&cu_a) == dwarf_dieoffset(&cu_b) && cu_a.cu == cu_b.cu;
+}
+
+}  // namespace
+
 std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name) {
     if (frame_ != nullptr && frame_->module != nullptr && frame_->module->elf) {
         for (const bool params : {false, true}) {
@@ -416,6 +432,15 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
             }
         }
     }
+    // gdb's order (lookup_symbol_aux): a static of the frame's own compilation unit, then
+    // external variables (the frame's module first), then the statics of other units, the
+    // program's before its libraries'. A frame in libc must not see libc's private
+    // `current` before the program's `static long current`.
+    auto found = [&](const dwarf::variable& g, const tracer::loaded_module* m) {
+        // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
+        return dmpl_thread_copy(s_, tid_, g.name, read_variable(g, m));
+    };
+    std::map<const tracer::loaded_module*, dwarf::variable> statics;
     for (const tracer::loaded_module* m : search_order()) {
         if (!m->elf) {
             continue;
@@ -425,15 +450,31 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
             continue;
         }
         std::optional<std::uint64_t> cu;
-        if (frame_ != nullptr && m == frame_->module) {
+        bool frame_module = frame_ != nullptr && m == frame_->module;
+        if (frame_module) {
             cu = m->to_file(frame_->physical.lookup_pc());
         }
-        if (auto g = dbg->find_global(name, cu)) {
-            // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
-            return dmpl_thread_copy(s_, tid_, g->name, read_variable(*g, m));
+        auto g = dbg->find_global(name, cu);
+        if (!g) {
+            continue;
+        }
+        if (g->is_external || (frame_module && frame_->function && same_unit(g->die, frame_->function->die))) {
+            return found(*g, m);
+        }
+        statics.emplace(m, *g);
+    }
+    if (statics.empty()) {
+        return std::nullopt;
+    }
+    if (tracer::target* tgt = s_.target()) {
+        for (const tracer::loaded_module& m : tgt->modules()) {
+            if (auto it = statics.find(&m); it != statics.end()) {
+                return found(it->second, &m);
+            }
         }
     }
-    return std::nullopt;
+    const auto& [m, g] = *statics.begin();
+    return found(g, m);
 }
 
 std::optional<dwarf::value> frame_context::lookup_function(std::string_view name) {
@@ -622,6 +663,9 @@ std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view na
 }
 
 std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
+    if (name == "_siginfo") {
+        return siginfo_value(s_, *this, tid_ != 0 ? tid_ : s_.selected_tid());
+    }
     auto& vars = convenience_variables();
     if (auto it = vars.find(name); it != vars.end()) {
         return it->second;

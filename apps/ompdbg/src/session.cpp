@@ -1,4 +1,6 @@
 #include "session.hpp"
+#include "command_args.hpp"
+#include "inline_frames.hpp"
 
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
@@ -19,16 +21,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 bool is_word_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
@@ -58,7 +50,7 @@ inferior::~inferior() {
     process.reset();
 }
 
-session::session(bool json, bool batch) : out_(json), batch_(batch) {
+session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(json, out, err), batch_(batch) {
     inferiors_.push_back(std::make_unique<inferior>());
     focus_ = {0};
     register_control_commands(commands_);
@@ -387,6 +379,7 @@ std::optional<dwarf::value> session::history(int index) const {
 
 void session::on_resume() {
     current_inferior().stacks.clear();
+    forget_hidden_inline_frames(*this);
     current_inferior().selected_frame = 0;
 }
 

@@ -124,6 +124,7 @@ struct watchpoint {
     std::vector<std::byte> old_bytes;  ///< the value last reported
     int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
     int hit_count = 0;
+    bool enabled = true;               ///< `disable N`: kept, but not armed in the process
     /// A watchpoint on a frame's locals ends with the frame: the return address it is
     /// planted at and the frame's CFA (0: global, never ends).
     std::uint64_t scope_pc = 0;
@@ -133,7 +134,9 @@ struct watchpoint {
 
 class session {
 public:
-    session(bool json, bool batch);
+    /// `out`/`err`: where the session's output goes (`ompdbg triage` gathers through a
+    /// session that writes to /dev/null and prints its own report).
+    session(bool json, bool batch, std::FILE* out = stdout, std::FILE* err = stderr);
     ~session();
 
     output& out() { return out_; }
@@ -243,9 +246,6 @@ public:
     void end_target();
 
     // ---- run state shared by control/breakpoint/thread commands ----
-    /// Threads that hit a breakpoint in an earlier stop and are still to be reported
-    /// (gdb reports them one at a time on the following continues).
-    std::deque<std::pair<pid_t, std::uint64_t>>& pending_hits() { return current_inferior().pending_hits; }
     /// Addresses where user breakpoint sites are planted in the live process.
     std::set<std::uint64_t>& planted_sites() { return current_inferior().planted; }
     /// libthread_db for the live process (opened on first use, nullptr when unusable).

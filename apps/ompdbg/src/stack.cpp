@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "frame_args.hpp"
 #include "frame_context.hpp"
+#include "inline_frames.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -31,7 +33,49 @@ std::string demangle(const std::string& name) {
     return status == 0 && d ? std::string(d.get()) : name;
 }
 
+/// Hidden inline copies per session and thread (see inline_frames.hpp).
+std::map<const session*, std::map<pid_t, int>>& hidden_copies() {
+    // Never destroyed: nothing may run against a dead session at exit.
+    static auto* all = new std::map<const session*, std::map<pid_t, int>>();
+    return *all;
+}
+
 }  // namespace
+
+int hidden_inline_frames(session& s, pid_t tid) {
+    auto& all = hidden_copies();
+    auto it = all.find(&s);
+    if (it == all.end()) {
+        return 0;
+    }
+    auto t = it->second.find(tid);
+    return t == it->second.end() ? 0 : t->second;
+}
+
+void set_hidden_inline_frames(session& s, pid_t tid, int n) {
+    if (n > 0) {
+        hidden_copies()[&s][tid] = n;
+    } else if (auto it = hidden_copies().find(&s); it != hidden_copies().end()) {
+        it->second.erase(tid);
+    }
+    s.current_inferior().stacks.erase(tid);
+}
+
+void forget_hidden_inline_frames(session& s) {
+    hidden_copies().erase(&s);
+}
+
+int inline_entries_at(const std::vector<dwarf::function>& chain, std::uint64_t file_pc) {
+    int n = 0;
+    for (const dwarf::function& f : chain) {
+        if (!f.is_inlined || !(f.entry_pc == file_pc || (file_pc > 0 && !f.contains(file_pc - 1)))) {
+            break;
+        }
+        ++n;
+    }
+    // The outermost function of a physical frame is never hidden.
+    return std::min(n, static_cast<int>(chain.size()) - 1);
+}
 
 std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_frames) {
     tracer::target* tgt = s.target();
@@ -60,6 +104,7 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
         }
 
         stack_frame base;
+        base.tid = tid;
         base.physical_index = i;
         base.physical = fr;
         base.module = mod;
@@ -77,7 +122,12 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
             continue;
         }
         bool reached_main = false;
-        for (std::size_t k = 0; k < chain.size() && out.size() < max_frames; ++k) {
+        // Frame 0 leaves out the inlined copies a step has not entered yet.
+        std::size_t first = 0;
+        if (i == 0) {
+            first = std::min<std::size_t>(static_cast<std::size_t>(hidden_inline_frames(s, tid)), chain.size() - 1);
+        }
+        for (std::size_t k = first; k < chain.size() && out.size() < max_frames; ++k) {
             stack_frame f = base;
             f.level = static_cast<int>(out.size());
             f.function = chain[k];
@@ -88,7 +138,7 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
             } else {
                 // The caller of an inlined copy is "at" the call site of that copy.
                 dwarf::line_entry call;
-                call.addr = fr.pc.addr();
+                call.addr = mod != nullptr ? mod->to_file(fr.pc) : fr.pc.addr();   // a file address
                 call.file = chain[k - 1].call_file;
                 call.line = chain[k - 1].call_line;
                 f.line = call;
@@ -108,6 +158,12 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
 
 std::string frame_function_name(const stack_frame& f) {
     if (f.function) {
+        // A C function with an assembler name (glibc's `exit` is `__GI_exit`): gdb shows
+        // that name. C++ linkage names are mangled ("_Z...") and keep the source name.
+        const std::string& linkage = f.function->linkage_name;
+        if (!linkage.empty() && !linkage.starts_with("_Z") && linkage != f.function->name) {
+            return linkage;
+        }
         return f.function->name;
     }
     if (!f.symbol_name.empty()) {
@@ -141,13 +197,24 @@ std::string display_file(const std::string& path) {
 
 }  // namespace
 
+const dwarf::variable& value_source(const dwarf::variable& param, const std::vector<dwarf::variable>& locals) {
+    for (const dwarf::variable& l : locals) {
+        if (l.name == param.name) {
+            return l;
+        }
+    }
+    return param;
+}
+
 std::string format_frame_args(session& s, const stack_frame& f) {
     if (!f.function) {
         return {};
     }
     std::string out;
     try {
-        frame_context ctx(s, s.selected_tid(), f);
+        // The frame's own thread: `info threads` and `thread apply` format other threads' frames.
+        frame_context ctx(s, f.tid != 0 ? f.tid : s.selected_tid(), f);
+        std::vector<dwarf::variable> locals = ctx.frame_variables(false);
         for (const dwarf::variable& v : ctx.frame_variables(true)) {
             if (!out.empty()) {
                 out += ", ";
@@ -155,8 +222,9 @@ std::string format_frame_args(session& s, const stack_frame& f) {
             out += v.name;
             out += '=';
             try {
-                dwarf::value val = ctx.read_variable(v);
-                dwarf::type t = v.var_type.strip_cv_typedef();
+                const dwarf::variable& src = value_source(v, locals);
+                dwarf::value val = ctx.read_variable(src);
+                dwarf::type t = src.var_type.strip_cv_typedef();
                 if ((t.kind() == dwarf::type_kind::reference ||
                      t.kind() == dwarf::type_kind::rvalue_reference) && t.target()) {
                     t = t.target()->strip_cv_typedef();

@@ -17,6 +17,7 @@ namespace ompdbg::app {
 class session;
 
 struct stack_frame {
+    pid_t tid = 0;                          ///< the thread whose stack this frame is part of
     int level = 0;                          ///< gdb's frame number
     std::size_t physical_index = 0;         ///< index into the unwinder's frames
     tracer::frame physical;                 ///< registers/cfa of the physical frame

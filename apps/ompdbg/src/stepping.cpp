@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include <dwarf.h>
 
@@ -9,6 +10,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "frame_context.hpp"
+#include "inline_frames.hpp"
 #include "run_control.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
@@ -76,11 +78,61 @@ struct step_state {
     std::uint64_t cfa = 0;
     std::uint64_t start_pc = 0;
     bool frame_changed = false;
+    /// `finish` out of an inlined copy: the stop always shows the frame line (gdb).
+    bool always_frame_line = false;
+    /// The function instance (DIE) of the frame being stepped: the innermost visible one,
+    /// an inlined copy or the physical function (gdb's step frame id, within one frame).
+    const void* frame_die = nullptr;
 };
+
+/// The function chain at `c` (innermost first); empty without DWARF.
+std::vector<dwarf::function> chain_at(const code_pos& c) {
+    if (!c.dbg) {
+        return {};
+    }
+    try {
+        return c.dbg->function_chain_at(c.file_pc);
+    } catch (const ompdbg::error&) {
+        return {};
+    }
+}
+
+/// Index of the function instance `die` in `chain`, or -1.
+int index_in_chain(const std::vector<dwarf::function>& chain, const void* die) {
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+        if (chain[i].die.addr == die) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    return a == b || std::filesystem::path(a).filename() == std::filesystem::path(b).filename();
+}
+
+/// True when `pc` is not plainly inside the stepping frame: it enters an inlined copy, is
+/// inside a copy called from the stepping frame, or has left the stepping copy. A line's
+/// range may span such code (it runs on over rows that are not statements).
+bool at_inline_boundary(const step_state& st, tracer::process& p, std::uint64_t pc) {
+    if (st.frame_die == nullptr) {
+        return false;
+    }
+    auto chain = chain_at(locate(p, pc));
+    if (chain.empty()) {
+        return false;
+    }
+    int entered = inline_entries_at(chain, locate(p, pc).file_pc);
+    return entered > 0 || index_in_chain(chain, st.frame_die) != 0;
+}
 
 void set_range(step_state& st, tracer::process& p, std::uint64_t pc) {
     st.pos = locate(p, pc);
     st.fn = physical_function(st.pos);
+    st.frame_die = nullptr;
+    if (auto chain = chain_at(st.pos); !chain.empty()) {
+        st.frame_die = chain[static_cast<std::size_t>(inline_entries_at(chain, st.pos.file_pc))].die.addr;
+    }
     st.range.reset();
     st.line = 0;
     st.file.clear();
@@ -101,15 +153,20 @@ bool has_line_info(tracer::process& p, std::uint64_t pc) {
 }
 
 /// Reports the end of a step at a new line: a breakpoint there is reported as its hit.
-void report_step_end(session& s, pid_t tid, bool frame_changed) {
+/// `hidden`: inlined copies entered at this pc that the stop does not show yet (gdb shows
+/// the call site; the next `step` enters them).
+void report_step_end(session& s, pid_t tid, bool frame_changed, int hidden = 0) {
     auto& p = s.require_process();
     std::uint64_t pc = p.find_thread(tid)->regs().pc();
     if (!breakpoints_at(s, pc).empty() && report_breakpoint_hit(s, tid, pc)) {
         return;
     }
+    set_hidden_inline_frames(s, tid, hidden);
     s.select_thread(tid);
     print_location(s, tid, frame_changed);
 }
+
+bool step_loop(session& s, pid_t tid, step_mode mode, step_state& st);
 
 /// One `next`/`step`/`until`. Returns true when it ended normally at a new line.
 bool step_one_line(session& s, step_mode mode) {
@@ -120,10 +177,31 @@ bool step_one_line(session& s, step_mode mode) {
         error::send("No thread selected.");
     }
     std::uint64_t pc = thr->regs().pc();
+    int hidden = hidden_inline_frames(s, tid);
+    if (hidden > 0 && mode == step_mode::step) {
+        // gdb's step_into_inline_frame: the stop showed the call site of inlined copies
+        // that start here; `step` enters the outermost of them without running.
+        set_hidden_inline_frames(s, tid, hidden - 1);
+        s.select_thread(tid);
+        print_location(s, tid, true);
+        return true;
+    }
     step_state st;
     set_range(st, p, pc);
     st.start_pc = pc;
     st.cfa = frame_cfa(p, tid);
+    {
+        auto chain = chain_at(st.pos);
+        if (!chain.empty()) {
+            std::size_t visible = std::min<std::size_t>(static_cast<std::size_t>(hidden), chain.size() - 1);
+            st.frame_die = chain[visible].die.addr;
+            if (visible > 0) {
+                // Stopped at the call site of hidden copies: that is the line being stepped.
+                st.line = chain[visible - 1].call_line;
+                st.file = chain[visible - 1].call_file;
+            }
+        }
+    }
     if (!st.range) {
         // gdb: no line info here, so run until this function returns.
         std::string name = "??";
@@ -151,6 +229,15 @@ bool step_one_line(session& s, step_mode mode) {
             return true;
         }
     }
+    return step_loop(s, tid, mode, st);
+}
+
+/// Steps `tid` one instruction at a time (calls run to their return when they are not
+/// entered) until the step described by `st` ends; reports where. Returns true when it
+/// ended normally at a new line.
+bool step_loop(session& s, pid_t tid, step_mode mode, step_state& st) {
+    auto& p = s.require_process();
+    std::uint64_t pc = 0;
     while (true) {
         auto* t = p.find_thread(tid);
         std::uint64_t prev_pc = t->regs().pc();
@@ -172,7 +259,7 @@ bool step_one_line(session& s, step_mode mode) {
         }
         pc = t->regs().pc();
         std::uint64_t sp = t->regs().sp();
-        if (st.range && pc >= st.range->first && pc < st.range->second) {
+        if (st.range && pc >= st.range->first && pc < st.range->second && !at_inline_boundary(st, p, pc)) {
             continue;
         }
         // Entered a call: the call pushed a return address just after the previous pc.
@@ -238,23 +325,88 @@ bool step_one_line(session& s, step_mode mode) {
         if (!le) {
             continue;
         }
+        bool row_start = le->addr == c.file_pc;
+        bool new_line = le->line != st.line || !same_file(le->file, st.file);
+        // Inlined copies, as gdb's infrun treats them: the copies entered at this pc are
+        // hidden (the stop shows their call site), a copy called from the stepping frame
+        // is stepped through by `next` and stops `step`, leaving the stepping copy is a
+        // return into its caller.
+        auto chain = chain_at(c);
+        int entered = inline_entries_at(chain, c.file_pc);
+        int at = index_in_chain(chain, st.frame_die);
+        if (st.frame_die != nullptr && !chain.empty()) {
+            if (at >= 0 && at == entered && entered > 0) {
+                // Arrived at the entry of copies called from the stepping frame.
+                const dwarf::function& call = chain[static_cast<std::size_t>(entered - 1)];
+                bool same_call_line = call.call_line == st.line && same_file(call.call_file, st.file);
+                if (mode == step_mode::step) {
+                    if (same_call_line) {
+                        report_step_end(s, tid, true, entered - 1);   // into the outermost copy
+                    } else {
+                        report_step_end(s, tid, st.frame_changed, entered);   // at the call site
+                    }
+                    return true;
+                }
+                if (same_call_line) {
+                    continue;   // `next`: through the inlined call
+                }
+                report_step_end(s, tid, st.frame_changed, entered);
+                return true;
+            }
+            if (at > entered) {
+                // Inside a copy called from the stepping frame (past its entry).
+                if (mode == step_mode::step) {
+                    report_step_end(s, tid, true, entered);
+                    return true;
+                }
+                continue;
+            }
+            if (at < 0 || at < entered) {
+                // Out of the stepping copy, back in its caller (or another copy's entry).
+                if (row_start && le->is_stmt && le->line != 0 && new_line) {
+                    report_step_end(s, tid, true, entered);
+                    return true;
+                }
+                // The middle of the caller's line: it becomes the stepping frame (gdb
+                // refreshes its step info), and the line is finished.
+                std::uint64_t start = st.start_pc;
+                std::uint64_t cfa = st.cfa;
+                set_range(st, p, pc);
+                st.start_pc = start;
+                st.cfa = cfa;
+                st.frame_changed = st.always_frame_line;
+                st.frame_die = chain[static_cast<std::size_t>(entered)].die.addr;
+                if (row_start) {
+                    st.line = 0;   // not a statement: any statement after it ends the step
+                }
+                continue;
+            }
+        }
         bool backward = mode == step_mode::until && pc < st.start_pc;
-        if (!backward && le->addr == c.file_pc && le->is_stmt && le->line != 0 &&
-            (le->line != st.line || le->file != st.file)) {
+        if (!backward && row_start && le->is_stmt && le->line != 0 && new_line) {
             report_step_end(s, tid, st.frame_changed);
             return true;
         }
+        if (row_start && !le->is_stmt) {
+            // gdb: another line, but not the start of a statement, in the same frame: keep
+            // stepping and keep the line being stepped.
+            continue;
+        }
         // The middle of a line, or the same line again: keep stepping through it.
         int keep_line = st.line;
+        std::string keep_file = st.file;
         bool changed = st.frame_changed;
         std::uint64_t start = st.start_pc;
         std::uint64_t cfa = st.cfa;
+        const void* die = st.frame_die;
         set_range(st, p, pc);
         st.frame_changed = changed;
         st.start_pc = start;
         st.cfa = cfa;
+        st.frame_die = die;
         if (le->line == 0) {
             st.line = keep_line;
+            st.file = keep_file;
         }
     }
 }
@@ -351,95 +503,28 @@ std::optional<std::vector<std::byte>> small_aggregate_return(const dwarf::type& 
     return bytes;
 }
 
-/// gdb's "finish" out of an inlined frame: there is no return to run to, so step (over
-/// calls) until the pc leaves the inlined copy's ranges or its physical frame returns, then
-/// report the new location as a step does.
+/// gdb's "finish" out of an inlined frame (finish_command): there is no return to run to,
+/// so it steps in the calling frame with an empty range and steps over calls: it stops as
+/// soon as the pc is in no copy called from that frame (or at the call site of a next copy).
 void finish_inlined(session& s, pid_t tid, const stack_frame& f) {
     auto& p = s.require_process();
-    std::uint64_t bias = f.module ? f.module->load_bias : 0;
-    std::uint64_t cfa = f.physical.cfa.addr();
-    while (true) {
-        auto* t = p.find_thread(tid);
-        if (!t) {
-            return;
-        }
-        std::uint64_t prev_pc = t->regs().pc();
-        std::uint64_t prev_sp = t->regs().sp();
-        if (prev_pc < bias || !f.function->contains(prev_pc - bias)) {
-            break;
-        }
-        auto why = step_one_instruction(s, tid);
-        if (why.kind != tracer::stop_kind::single_step &&
-            !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
-            if (!report_stop(s, why)) {
-                continue;
-            }
-            return;
-        }
-        t = p.find_thread(tid);
-        if (!t) {
-            return;
-        }
-        std::uint64_t sp = t->regs().sp();
-        if (sp == prev_sp - 8) {
-            std::uint64_t ret = 0;
-            try {
-                ret = p.read<std::uint64_t>(virt_addr(sp));
-            } catch (const std::exception&) {
-            }
-            if (ret > prev_pc && ret <= prev_pc + 16 && run_to_address(s, tid, ret, sp)) {
-                return;
-            }
-        }
-        if (frame_cfa(p, tid) > cfa) {
-            break;   // the physical frame returned (the copy ended the function)
-        }
+    const auto& frames = s.stack(tid);
+    std::size_t caller = static_cast<std::size_t>(f.level) + 1;
+    if (caller >= frames.size() || !frames[caller].function || frames[caller].physical_index != f.physical_index) {
+        error::send("\"finish\" not meaningful in the outermost frame.");
     }
-    // Out of the copy in the middle of a caller's line (not at an is_stmt row): gdb then
-    // finishes that line fragment, stepping until the pc leaves its line-table range.
-    for (int guard = 0; guard < 10000; ++guard) {
-        auto* t = p.find_thread(tid);
-        if (!t) {
-            return;
-        }
-        std::uint64_t pc = t->regs().pc();
-        auto c = locate(p, pc);
-        if (!c.dbg) {
-            break;
-        }
-        auto le = c.dbg->line_at(c.file_pc);
-        auto range = c.dbg->line_range_at(c.file_pc);
-        if (!le || !range || (le->addr == c.file_pc && le->is_stmt)) {
-            break;
-        }
-        std::uint64_t prev_sp = t->regs().sp();
-        auto why = step_one_instruction(s, tid);
-        if (why.kind != tracer::stop_kind::single_step &&
-            !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
-            if (!report_stop(s, why)) {
-                continue;
-            }
-            return;
-        }
-        t = p.find_thread(tid);
-        if (!t) {
-            return;
-        }
-        std::uint64_t now = t->regs().pc();
-        if (t->regs().sp() == prev_sp - 8) {
-            std::uint64_t ret = p.read<std::uint64_t>(virt_addr(t->regs().sp()));
-            if (ret > pc && ret <= pc + 16) {
-                if (run_to_address(s, tid, ret, t->regs().sp())) {
-                    return;
-                }
-                now = ret;
-            }
-        }
-        if (now < range->first + c.bias || now >= range->second + c.bias) {
-            break;
-        }
-    }
-    report_step_end(s, tid, true);
+    step_state st;
+    std::uint64_t pc = p.find_thread(tid)->regs().pc();
+    set_range(st, p, pc);
+    st.range.reset();
+    st.line = 0;
+    st.file.clear();
+    st.start_pc = pc;
+    st.cfa = frame_cfa(p, tid);
+    st.frame_changed = true;   // the stop shows the caller's frame line
+    st.always_frame_line = true;
+    st.frame_die = frames[caller].function->die.addr;
+    step_loop(s, tid, step_mode::next, st);
 }
 
 }  // namespace
@@ -510,7 +595,7 @@ void finish_frame(session& s) {
         error::send("\"finish\" not meaningful in the outermost frame.");
     }
     const stack_frame& f = frames[level];
-    if (f.is_inlined && (f.physical_index != 0 || f.inline_depth != 0 || !f.function)) {
+    if (f.is_inlined && (f.physical_index != 0 || f.level != 0 || !f.function)) {
         error::send("\"finish\" out of an inlined function in an outer frame is not supported.");
     }
     if (!s.is_batch()) {

@@ -20,10 +20,13 @@
 #include "ompdbg/tracer/thread_db.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
+#include "run_to_symbol.hpp"
 
 namespace fs = std::filesystem;
 using namespace ompdbg;
 using namespace ompdbg::plugins;
+
+using ompdbg::test::readelf_symbol;
 
 namespace {
 
@@ -53,19 +56,6 @@ std::string load_error(const std::string& file) {
         return e.what();
     }
     return "(loaded)";
-}
-
-std::optional<std::uint64_t> readelf_symbol(const std::string& file, const std::string& symbol) {
-    auto r = ompdbg::test::run({"readelf", "-sW", file});
-    std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) {
-        std::istringstream ls(l);
-        std::string num, value, size, type, bind, vis, ndx, name;
-        if (ls >> num >> value >> size >> type >> bind >> vis >> ndx >> name && name == symbol) {
-            return std::stoull(value, nullptr, 16);
-        }
-    }
-    return std::nullopt;
 }
 
 /// gdb's answer to `print EXPR` on a file (no process), as an integer.
@@ -114,29 +104,7 @@ std::unique_ptr<tracer::process> run_to(const std::string& program, const std::s
         owned = tracer::process::launch(program, {}, opts);
         p = owned.get();
     }
-    auto sym = readelf_symbol(program, function);
-    REQUIRE(sym);
-    const tracer::loaded_module* exe = nullptr;
-    for (const auto& m : p->modules()) {
-        if (m.is_executable) {
-            exe = &m;
-        }
-    }
-    REQUIRE(exe != nullptr);
-    virt_addr bp = exe->to_runtime(*sym);
-    p->add_breakpoint_site(bp);
-    for (int i = 0; i < 200; ++i) {
-        p->resume();
-        auto r = p->wait_for_stop(30000);
-        REQUIRE(r.has_value());
-        REQUIRE_FALSE(r->is_process_end());
-        if (r->kind == tracer::stop_kind::breakpoint && r->breakpoint_addr == bp) {
-            hit_tid = r->tid;
-            p->remove_breakpoint_site(bp);
-            return owned;
-        }
-    }
-    FAIL(function + " was never reached");
+    hit_tid = ompdbg::test::run_to_symbol(*p, program, function);
     return owned;
 }
 

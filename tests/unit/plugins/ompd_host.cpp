@@ -19,10 +19,13 @@
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
+#include "run_to_symbol.hpp"
 
 namespace fs = std::filesystem;
 using namespace ompdbg;
 using namespace ompdbg::plugins;
+
+using ompdbg::test::readelf_symbol;
 
 namespace {
 
@@ -30,20 +33,6 @@ const std::string runtime_dir = std::string(ompdbg::test::cache_dir) + "/llvm-op
 
 std::string example(const std::string& name) {
     return std::string(ompdbg::test::examples_dir) + "/openmp/" + name;
-}
-
-/// st_value of `symbol` in `file` according to readelf (locals included), hex parsed.
-std::optional<std::uint64_t> readelf_symbol(const std::string& file, const std::string& symbol) {
-    auto r = ompdbg::test::run({"readelf", "-sW", file});
-    std::istringstream in(r.out);
-    for (std::string l; std::getline(in, l);) {
-        std::istringstream ls(l);
-        std::string num, value, size, type, bind, vis, ndx, name;
-        if (ls >> num >> value >> size >> type >> bind >> vis >> ndx >> name && name == symbol) {
-            return std::stoull(value, nullptr, 16);
-        }
-    }
-    return std::nullopt;
 }
 
 struct temp_out {
@@ -74,28 +63,8 @@ std::unique_ptr<tracer::process> run_to_checkpoint(const std::string& program, c
     opts.env = std::move(env);
     opts.stdout_path = out.path;
     auto p = tracer::process::launch(program, {}, opts);
-    auto sym = readelf_symbol(program, "omp_checkpoint");
-    REQUIRE(sym);
-    const tracer::loaded_module* exe = nullptr;
-    for (const auto& m : p->modules()) {
-        if (m.is_executable) {
-            exe = &m;
-        }
-    }
-    REQUIRE(exe != nullptr);
-    virt_addr bp = exe->to_runtime(*sym);
-    p->add_breakpoint_site(bp);
-    for (int i = 0; i < 200; ++i) {
-        p->resume();
-        auto r = p->wait_for_stop(30000);
-        REQUIRE(r.has_value());
-        REQUIRE_FALSE(r->is_process_end());
-        if (r->kind == tracer::stop_kind::breakpoint && r->breakpoint_addr == bp) {
-            return p;
-        }
-    }
-    FAIL("omp_checkpoint was never reached");
-    return nullptr;
+    ompdbg::test::run_to_symbol(*p, program, "omp_checkpoint");
+    return p;
 }
 
 bool have_examples() {

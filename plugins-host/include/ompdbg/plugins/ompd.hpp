@@ -93,6 +93,13 @@ struct omp_runtime_probe {
 /// Inspects the target's modules and the runtime's `ompd_*` variables. Never throws.
 omp_runtime_probe probe_openmp_runtime(tracer::target& tgt);
 
+/// Where the debugger looks for a library the runtime names in ompd_dll_locations, in order:
+/// an absolute `name` as it is; a bare name next to the runtime (`runtime_path`'s
+/// directory), then in each directory of the debugger's LD_LIBRARY_PATH. The files need not
+/// exist. load_ompd_library and `ompdbg doctor` share this rule.
+std::vector<std::filesystem::path> resolve_ompd_location(const std::filesystem::path& runtime_path,
+                                                         const std::string& name);
+
 /// Loads the first library of `probe.dll_locations` that the policy allows and that loads
 /// (a bare name is looked up next to the runtime, then in LD_LIBRARY_PATH), else `fallback`
 /// (--ompd-library / set ompd-library). Throws ompdbg::error listing why each candidate

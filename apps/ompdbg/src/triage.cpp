@@ -1,0 +1,1037 @@
+// `ompdbg triage`: one look at a stuck OpenMP/MPI job. A gather attaches (the process, or
+// the starter's MPIR process table and then every rank), reads every thread's stack, the
+// OpenMP view (OMPD), the message queues (the MPI library's DLL) and the wait-for graph,
+// and detaches. Several gathers (--samples) tell threads that move from threads that hang,
+// as STAT's sampling does. Everything goes through one session that writes to /dev/null:
+// its ELF cache gives every rank of one executable the same DWARF index.
+
+#include "triage.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands_core.hpp"
+#include "commands_mpi.hpp"
+#include "commands_mpi_queues.hpp"
+#include "commands_omp.hpp"
+#include "commands_omp_state.hpp"
+#include "session.hpp"
+#include "stack.hpp"
+#include "stop_printer.hpp"
+#include "wait_for_graph.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/plugins/msgq.hpp"
+#include "ompdbg/plugins/ompd.hpp"
+#include "ompdbg/tracer/mpir.hpp"
+#include "ompdbg/tracer/proc_fs.hpp"
+
+namespace ompdbg::app {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// ---- what one gather sees -------------------------------------------------------------
+
+struct thread_view {
+    pid_t tid = 0;
+    int number = 0;                      ///< ompdbg's (gdb's) thread number in its process
+    std::vector<std::string> frames;     ///< outermost first: the tree's path
+    std::vector<std::uint64_t> user_pcs; ///< pcs of the program's own frames (movement)
+    std::string where;                   ///< innermost frame of the program's own code
+    bool openmp = false;
+    std::string state;                   ///< OMPD state name ("ompt_state_wait_barrier_explicit")
+    std::optional<std::int64_t> thread_num, level, team_size;
+    std::string region;                  ///< "main.omp_outlined at omp_hang_barrier.c:56"
+    /// voluntary_ctxt_switches just before the gather attached (a sleeping loop that wakes
+    /// up keeps its stack but switches).
+    std::optional<long> switches;
+    /// The label the trees show for this thread ("" for a thread that is not OpenMP's).
+    std::string label() const {
+        if (!openmp) {
+            return {};
+        }
+        std::string l = state.empty() ? "OpenMP thread" : state;
+        if (!region.empty()) {
+            l += ", region " + region;
+        }
+        if (level || team_size) {
+            l += fmt::format(" (level {}, team {})", omp_impl::opt_num(level), omp_impl::opt_num(team_size));
+        }
+        return l;
+    }
+};
+
+struct process_view {
+    std::map<pid_t, long> switches;  ///< per thread, read before attaching
+    int rank = -1;               ///< -1: not an MPI rank
+    pid_t pid = 0;
+    std::string host, executable;
+    std::vector<thread_view> threads;
+    std::string openmp_runtime;  ///< path, empty when none
+    std::string openmp_source;   ///< "OMPD", or how the labels were found
+    std::string openmp_note;     ///< why OMPD could not be used
+    std::string mpi_call;        ///< outermost MPI_ function of the main thread
+    rank_activity activity = rank_activity::running;
+    json queues;                 ///< communicators (docs/json.md); null when not read
+    std::string queues_error;
+    std::string error;           ///< the process could not be gathered
+    std::vector<std::string> queue_lines;
+};
+
+struct snapshot {
+    std::string kind;            ///< "process", "mpi-job", "core"
+    pid_t pid = 0;               ///< the process or the starter
+    std::string starter;         ///< the starter's executable
+    int core_signal = 0;
+    std::vector<process_view> procs;
+    wait_for_graph graph;
+    wait_for_graph::report deadlock;
+    bool mpi = false;            ///< message queues and the wait-for graph apply
+    std::chrono::steady_clock::time_point when;
+};
+
+struct options {
+    std::optional<pid_t> pid;
+    std::optional<std::pair<std::string, std::string>> core;
+    int samples = 2;
+    double interval = 0.5;
+    std::optional<std::string> dot_file;
+    bool json = false;
+};
+
+// ---- helpers --------------------------------------------------------------------------
+
+/// voluntary_ctxt_switches of every thread of `pid` (read before attaching to it).
+std::map<pid_t, long> voluntary_switches(pid_t pid) {
+    std::map<pid_t, long> out;
+    for (pid_t tid : tracer::proc_fs::list_tasks(pid)) {
+        if (auto v = tracer::proc_fs::status_field(pid, tid, "voluntary_ctxt_switches")) {
+            out[tid] = std::atol(v->c_str());
+        }
+    }
+    return out;
+}
+
+std::string frame_node_name(const stack_frame& f) {
+    std::string name = frame_function_name(f);
+    // The program's own frames carry their line: threads of one function that stop at
+    // different lines (a barrier, a read) are different branches.
+    if (f.module != nullptr && f.module->is_executable && f.line) {
+        name += fmt::format(" at {}:{}", fs::path(f.line->file).filename().string(), f.line->line);
+    }
+    return name;
+}
+
+/// The OpenMP labels of every thread of the current inferior, through OMPD.
+void label_openmp_threads(session& s, process_view& pv) {
+    tracer::target* tgt = s.target();
+    auto probe = plugins::probe_openmp_runtime(*tgt);
+    if (probe.what == plugins::omp_runtime_probe::kind::none) {
+        return;
+    }
+    pv.openmp_runtime = probe.runtime_path.string();
+    try {
+        auto& as = omp_impl::require_ompd(s);
+        pv.openmp_source = "OMPD";
+        auto thread_num_icv = as.find_icv("thread-num-var");
+        auto levels_icv = as.find_icv("levels-var");
+        auto team_icv = as.find_icv("team-size-var");
+        for (auto& tv : pv.threads) {
+            auto t = as.thread_of(tv.tid);
+            if (!t) {
+                continue;
+            }
+            tv.openmp = true;
+            tv.state = as.state_name(as.state(*t).first);
+            if (thread_num_icv) {
+                tv.thread_num = as.icv(*t, *thread_num_icv).number;
+            }
+            if (auto par = as.current_parallel(*t)) {
+                if (levels_icv) {
+                    tv.level = as.icv(*par, *levels_icv).number;
+                }
+                if (team_icv) {
+                    tv.team_size = as.icv(*par, *team_icv).number;
+                }
+            }
+            if (tv.level.value_or(0) > 0) {
+                if (auto tk = as.current_task(*t)) {
+                    if (auto fn = as.task_function(*tk)) {
+                        tv.region = omp_impl::describe_code(s, *fn);
+                    }
+                }
+            }
+        }
+    } catch (const std::exception& e) {
+        // No OMPD (libgomp, a stripped runtime, OMP_DEBUG unset): the outlined function on
+        // the stack still names the region a thread runs.
+        pv.openmp_note = e.what();
+        pv.openmp_source = "the stack (no OMPD)";
+        for (auto& tv : pv.threads) {
+            for (auto it = tv.frames.rbegin(); it != tv.frames.rend(); ++it) {
+                if (it->find(".omp_outlined") != std::string::npos || it->find("._omp_fn.") != std::string::npos) {
+                    tv.openmp = true;
+                    tv.region = *it;
+                    break;
+                }
+            }
+        }
+    }
+    omp_impl::state_of(s).aspace.reset();
+}
+
+std::string describe_op(const plugins::msgq_operation& op, bool send) {
+    std::string peer = !send && op.desired_local_rank < 0 ? "from any source"
+                                                           : fmt::format("{} rank {}", send ? "to" : "from",
+                                                                         op.desired_global_rank);
+    return fmt::format("{}, {}, {} bytes, {}", peer, op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag),
+                       op.desired_length, plugins::to_string(op.status));
+}
+
+/// What gather_job_queues found for one rank, as the report shows it.
+void take_queues(process_view& pv, const rank_queue_state& st) {
+    pv.mpi_call = st.call;
+    pv.activity = st.activity;
+    if (!st.queues_read) {
+        pv.queues_error = st.ended ? st.end_note : st.queue_error;
+        return;
+    }
+    pv.queues = json::array();
+    for (const auto& c : st.communicators) {
+        json jc{{"name", c.name}, {"size", c.size}, {"world_ranks", c.world_ranks}};
+        auto queue = [&](const char* key, const char* title, const plugins::msgq_queue_contents& q, bool send) {
+            json ops = json::array();
+            for (const auto& op : q.operations) {
+                std::string text = describe_op(op, send);
+                ops.push_back({{"peer_world", op.desired_global_rank},
+                               {"any_source", !send && op.desired_local_rank < 0},
+                               {"tag", op.desired_tag},
+                               {"any_tag", op.tag_wild},
+                               {"bytes", op.desired_length},
+                               {"status", plugins::to_string(op.status)},
+                               {"text", text}});
+                pv.queue_lines.push_back(fmt::format("{} {}: {}", c.name, title, text));
+            }
+            jc[key] = q.available ? ops : json(nullptr);
+        };
+        queue("sends", "pending send", c.sends, true);
+        queue("receives", "pending receive", c.receives, false);
+        queue("unexpected", "unexpected message", c.unexpected, false);
+        pv.queues.push_back(std::move(jc));
+    }
+}
+
+/// Every thread of the current inferior: stack, program frames, OpenMP labels.
+void gather_current(session& s, process_view& pv) {
+    tracer::target* tgt = s.target();
+    if (tgt == nullptr) {
+        pv.error = "the process is gone";
+        return;
+    }
+    s.refresh_thread_numbers();
+    for (tracer::thread* t : tgt->threads()) {
+        thread_view tv;
+        tv.tid = t->tid();
+        tv.number = s.thread_number(tv.tid);
+        if (auto it = pv.switches.find(tv.tid); it != pv.switches.end()) {
+            tv.switches = it->second;
+        }
+        try {
+            const auto& frames = s.stack(tv.tid);
+            for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+                tv.frames.push_back(frame_node_name(*it));
+                if (it->module != nullptr && it->module->is_executable) {
+                    tv.user_pcs.push_back(it->pc());
+                }
+            }
+            for (const auto& f : frames) {
+                if (f.module != nullptr && f.module->is_executable) {
+                    tv.where = frame_node_name(f);
+                    break;
+                }
+            }
+        } catch (const std::exception& e) {
+            tv.frames.push_back(fmt::format("<stack unreadable: {}>", e.what()));
+        }
+        pv.threads.push_back(std::move(tv));
+    }
+    std::sort(pv.threads.begin(), pv.threads.end(),
+              [](const thread_view& a, const thread_view& b) { return a.number < b.number; });
+    label_openmp_threads(s, pv);
+}
+
+/// Attaches to `pid`: an MPI starter's ranks (the starter is detached as soon as its
+/// process table is read), else the process itself.
+void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::map<pid_t, long>>& switches) {
+    switches[pid] = voluntary_switches(pid);
+    auto proc = tracer::process::attach(pid, s.elf_provider());
+    std::vector<std::unique_ptr<inferior>> list;
+    std::optional<tracer::mpir::interface> iface_of_job;
+    std::vector<tracer::mpir::proc_desc> job_table;
+    if (auto iface = tracer::mpir::interface::find(*proc)) {
+        std::vector<tracer::mpir::proc_desc> table;
+        try {
+            table = iface->proctable(*proc);
+        } catch (const std::exception& e) {
+            proc->detach();
+            error::send(fmt::format("Process {} ({}) is an MPI starter without a job to triage: {}", pid,
+                                    proc->executable().filename().string(), e.what()));
+        }
+        snap.kind = "mpi-job";
+        iface_of_job = iface;
+        job_table = table;
+        snap.starter = proc->executable().string();
+        snap.mpi = true;
+        proc->detach();
+        for (const auto& d : table) {
+            auto inf = std::make_unique<inferior>();
+            inf->rank = d.rank;
+            inf->host = d.host_name;
+            inf->executable = fs::path(d.executable_name).lexically_normal();
+            inf->pid = d.pid;
+            switches[d.pid] = voluntary_switches(d.pid);
+            try {
+                inf->process = tracer::process::attach(d.pid, s.elf_provider());
+            } catch (const std::exception& e) {
+                log::write(log::channel::cli, "triage: rank {}: {}", d.rank, e.what());
+            }
+            list.push_back(std::move(inf));
+        }
+    } else {
+        snap.kind = "process";
+        auto inf = std::make_unique<inferior>();
+        inf->executable = proc->executable();
+        if (auto rank = plugins::mpi_rank_from_environment(pid)) {
+            inf->rank = *rank;   // one rank attached by itself: its queues still tell something
+            snap.mpi = true;
+        }
+        inf->process = std::move(proc);
+        list.push_back(std::move(inf));
+    }
+    s.set_inferiors(std::move(list));
+    if (snap.kind == "mpi-job") {
+        // The job without its starter (detached above): the ranks are the session's MPI
+        // job, so gather_job_queues() walks all of them.
+        s.set_job(std::make_unique<mpi_job>(nullptr, *iface_of_job, std::move(job_table), false));
+    }
+}
+
+/// Detaches every process of the session and keeps their objects in `graveyard` until the
+/// triage ends: per-session caches (OMPD, message queues) key their entries by target
+/// address, which a later sample's new process objects must never reuse.
+void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
+    omp_impl::state_of(s).aspace.reset();
+    for (auto& inf : s.inferiors()) {
+        if (inf->process && inf->process->is_alive()) {
+            try {
+                inf->process->detach();
+            } catch (const std::exception& e) {
+                log::write(log::channel::cli, "triage: detaching {}: {}", inf->pid, e.what());
+            }
+        }
+        graveyard.push_back(std::move(inf));
+    }
+    s.inferiors().clear();
+    s.end_target();
+}
+
+snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
+    snapshot snap;
+    snap.when = std::chrono::steady_clock::now();
+    omp_impl::state_of(s).aspace.reset();
+    if (o.core) {
+        snap.kind = "core";
+        s.set_program(o.core->first, {});
+        load_core(s, o.core->second);
+        snap.core_signal = s.core()->signal();
+        snap.pid = s.core()->pid();
+        process_view pv;
+        pv.pid = snap.pid;
+        pv.executable = o.core->first;
+        gather_current(s, pv);
+        snap.procs.push_back(std::move(pv));
+        return snap;
+    }
+    snap.pid = *o.pid;
+    std::map<pid_t, std::map<pid_t, long>> switches;
+    attach_target(s, *o.pid, snap, switches);
+    for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+        s.switch_to(i);
+        auto& inf = *s.inferiors()[i];
+        process_view pv;
+        pv.rank = inf.rank;
+        pv.pid = inf.pid;
+        pv.host = inf.host;
+        pv.executable = inf.executable.string();
+        if (!inf.process || !inf.process->is_alive()) {
+            pv.error = "could not attach";
+        } else {
+            pv.switches = switches[pv.pid];
+            gather_current(s, pv);
+        }
+        snap.procs.push_back(std::move(pv));
+    }
+    s.switch_to(0);
+    if (snap.mpi) {
+        try {
+            job_queue_report rep = gather_job_queues(s);
+            for (const auto& st : rep.ranks) {
+                for (auto& pv : snap.procs) {
+                    if (pv.rank == st.rank) {
+                        take_queues(pv, st);
+                    }
+                }
+            }
+            snap.graph = std::move(rep.graph);
+            snap.deadlock = std::move(rep.verdict);
+        } catch (const std::exception& e) {
+            for (auto& pv : snap.procs) {
+                pv.queues_error = e.what();
+            }
+        }
+    }
+    detach_all(s, graveyard);   // every process runs on
+    return snap;
+}
+
+// ---- trees --------------------------------------------------------------------------
+
+struct tree_node {
+    std::set<int> ranks;
+    std::set<std::pair<int, pid_t>> threads;                       // (rank, tid)
+    std::map<std::string, tree_node> children;
+    std::map<std::string, std::set<std::pair<int, int>>> labels;   // label → (rank, thread number) ending here
+};
+
+void add_thread(tree_node& root, int rank, const thread_view& tv) {
+    tree_node* n = &root;
+    n->ranks.insert(rank);
+    n->threads.insert({rank, tv.tid});
+    for (const auto& f : tv.frames) {
+        n = &n->children[f];
+        n->ranks.insert(rank);
+        n->threads.insert({rank, tv.tid});
+    }
+    std::string l = tv.label();
+    if (!l.empty()) {
+        n->labels[l].insert({rank, tv.number});
+    }
+}
+
+std::string count_text(std::size_t n, const char* what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+}
+
+/// Text lines of a tree: per process (`by_rank` false: "[3 threads]") or across ranks
+/// ("[rank 0-3, 12 threads]").
+void tree_lines(const tree_node& n, const std::string& name, const std::string& indent, bool last, bool root,
+                bool by_rank, std::vector<std::string>& out) {
+    std::string next = root ? "" : indent + (last ? "   " : "|  ");
+    if (!root) {
+        std::string tag = by_rank ? fmt::format("rank {}, {}", format_rank_list({n.ranks.begin(), n.ranks.end()}),
+                                                count_text(n.threads.size(), "thread"))
+                                  : count_text(n.threads.size(), "thread");
+        out.push_back(fmt::format("{}{}{} [{}]", indent, last ? "`- " : "|- ", name, tag));
+    }
+    for (const auto& [label, who] : n.labels) {
+        std::set<int> ranks;
+        std::vector<int> numbers;
+        for (auto [r, num] : who) {
+            ranks.insert(r);
+            numbers.push_back(num);
+        }
+        std::string whom = by_rank ? fmt::format("{} in rank {}", count_text(who.size(), "thread"),
+                                                 format_rank_list({ranks.begin(), ranks.end()}))
+                                   : fmt::format("{} ({})", count_text(who.size(), "thread"),
+                                                 format_rank_list(numbers));
+        out.push_back(fmt::format("{}   => {}: {}", next, whom, label));
+    }
+    std::size_t i = 0;
+    for (const auto& [child_name, child] : n.children) {
+        tree_lines(child, child_name, next, ++i == n.children.size(), false, by_rank, out);
+    }
+}
+
+json tree_json(const tree_node& n, const std::string& name) {
+    json j{{"name", name},
+           {"ranks", std::vector<int>(n.ranks.begin(), n.ranks.end())},
+           {"threads", n.threads.size()},
+           {"children", json::array()}};
+    json labels = json::array();
+    for (const auto& [label, who] : n.labels) {
+        json members = json::array();
+        for (auto [r, num] : who) {
+            members.push_back({{"rank", r}, {"thread", num}});
+        }
+        labels.push_back({{"label", label}, {"threads", members}});
+    }
+    j["labels"] = labels;
+    for (const auto& [child_name, child] : n.children) {
+        j["children"].push_back(tree_json(child, child_name));
+    }
+    return j;
+}
+
+void tree_dot(const tree_node& n, const std::string& name, int& next_id, int parent, bool by_rank, std::ostream& out) {
+    int id = next_id++;
+    std::string label = name;
+    std::string escaped;
+    for (char c : label) {
+        if (c == '"' || c == '\\') {
+            escaped += '\\';
+        }
+        escaped += c;
+    }
+    std::string who = by_rank ? fmt::format("rank {}", format_rank_list({n.ranks.begin(), n.ranks.end()}))
+                              : count_text(n.threads.size(), "thread");
+    out << fmt::format("  n{} [label=\"{}\\n{}\"];\n", id, escaped, who);
+    if (parent >= 0) {
+        out << fmt::format("  n{} -> n{} [label=\"{}\"];\n", parent, id, n.threads.size());
+    }
+    for (const auto& [child_name, child] : n.children) {
+        tree_dot(child, child_name, next_id, id, by_rank, out);
+    }
+}
+
+// ---- movement between samples -------------------------------------------------------
+
+struct movement {
+    std::set<std::pair<int, pid_t>> moved;   // (rank, tid)
+    std::set<int> moved_ranks;
+};
+
+/// Voluntary context switches one attach/detach cycle causes a sleeping thread (its wait
+/// is interrupted into the ptrace stop and restarted after the detach), with a margin.
+constexpr long attach_switches = 4;
+
+movement compare(const std::vector<snapshot>& snaps) {
+    movement m;
+    for (std::size_t i = 1; i < snaps.size(); ++i) {
+        std::map<std::pair<int, pid_t>, const thread_view*> before;
+        for (const auto& p : snaps[i - 1].procs) {
+            for (const auto& t : p.threads) {
+                before[{p.rank, t.tid}] = &t;
+            }
+        }
+        for (const auto& p : snaps[i].procs) {
+            for (const auto& t : p.threads) {
+                auto it = before.find({p.rank, t.tid});
+                // Only threads in the program's own code count (a runtime's or the MPI
+                // library's helper threads wake up on their own). Such a thread moved when it
+                // is new, when its program frames changed, or when it slept and woke up
+                // again more often than triage's own attach and detach make it.
+                if (t.user_pcs.empty()) {
+                    continue;
+                }
+                bool switched = it != before.end() && t.switches && it->second->switches &&
+                                *t.switches - *it->second->switches > attach_switches;
+                if (it == before.end() || it->second->user_pcs != t.user_pcs || switched) {
+                    m.moved.insert({p.rank, t.tid});
+                    m.moved_ranks.insert(p.rank);
+                }
+            }
+        }
+    }
+    return m;
+}
+
+// ---- findings and verdict -----------------------------------------------------------
+
+std::string process_name(const process_view& p) {
+    return p.rank >= 0 ? fmt::format("rank {}", p.rank) : fmt::format("process {}", p.pid);
+}
+
+/// "in rank 2, 7 of 8 OpenMP threads wait in a barrier (...) of region X; thread 4 is in read"
+std::vector<std::string> openmp_findings(const snapshot& snap) {
+    std::vector<std::string> out;
+    for (const auto& p : snap.procs) {
+        std::map<std::string, std::vector<const thread_view*>> by_region;
+        for (const auto& t : p.threads) {
+            if (t.openmp && !t.region.empty()) {
+                by_region[t.region].push_back(&t);
+            }
+        }
+        for (const auto& [region, threads] : by_region) {
+            std::map<std::string, std::vector<const thread_view*>> by_state;
+            for (auto* t : threads) {
+                by_state[t->state].push_back(t);
+            }
+            std::size_t team = threads.size();
+            if (threads.front()->team_size) {
+                team = static_cast<std::size_t>(*threads.front()->team_size);
+            }
+            for (const auto& [state, ts] : by_state) {
+                if (state.find("wait") == std::string::npos) {
+                    continue;
+                }
+                std::string what = state.find("barrier") != std::string::npos ? "wait in a barrier"
+                                   : state.find("lock") != std::string::npos   ? "wait for a lock"
+                                   : state.find("critical") != std::string::npos ? "wait to enter a critical section"
+                                                                                  : "wait";
+                std::string text = fmt::format("in {}, {} of {} OpenMP threads {} ({}) of the region {}",
+                                               process_name(p), ts.size(), team, what, state, region);
+                std::vector<std::string> others;
+                for (const auto& [other_state, os] : by_state) {
+                    if (other_state == state) {
+                        continue;
+                    }
+                    for (auto* t : os) {
+                        others.push_back(fmt::format("OpenMP thread {} is {}{}", omp_impl::opt_num(t->thread_num),
+                                                     other_state.empty() ? "elsewhere" : other_state,
+                                                     t->where.empty() ? "" : " in " + t->where));
+                    }
+                }
+                if (!others.empty() && others.size() <= 4) {
+                    text += "; ";
+                    for (std::size_t i = 0; i < others.size(); ++i) {
+                        text += (i ? "; " : "") + others[i];
+                    }
+                }
+                out.push_back(text);
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> mpi_findings(const snapshot& snap) {
+    std::vector<std::string> out;
+    if (!snap.mpi || snap.procs.size() < 2) {
+        return out;
+    }
+    // Ranks inside collectives, by call: all in one (a slow or hung collective), or some
+    // ranks in one while others are elsewhere (those never arrived).
+    std::map<std::string, std::vector<int>> in_collective;
+    for (const auto& p : snap.procs) {
+        if (p.activity == rank_activity::blocked_collective) {
+            in_collective[p.mpi_call].push_back(p.rank);
+        }
+    }
+    for (const auto& [call, ranks] : in_collective) {
+        out.push_back(ranks.size() == snap.procs.size()
+                          ? fmt::format("all {} ranks are in {}", ranks.size(), call)
+                          : fmt::format("rank {} in {}; the other ranks are elsewhere", format_rank_list(ranks), call));
+    }
+    for (const auto& w : snap.deadlock.waits_on_finished) {
+        out.push_back("waiting on a finished rank: " + w.describe(snap.graph));
+    }
+    for (const auto& st : snap.deadlock.starved) {
+        out.push_back(fmt::format("starved: rank {} {}", st.rank, st.why));
+    }
+    return out;
+}
+
+struct verdict {
+    std::string kind;
+    std::string text;
+    int exit_status = triage_nothing_wrong;
+};
+
+verdict decide(const std::vector<snapshot>& snaps, const movement& m, const options& o,
+               const std::vector<std::string>& findings) {
+    const snapshot& last = snaps.back();
+    verdict v;
+    std::string detail = findings.empty() ? "" : "; " + findings.front();
+    if (!last.deadlock.cycles.empty()) {
+        std::set<int> ranks;
+        for (const auto& c : last.deadlock.cycles) {
+            ranks.insert(c.ranks.begin(), c.ranks.end());
+        }
+        v = {"deadlock",
+             fmt::format("deadlock: rank {} wait on each other: {}", format_rank_list({ranks.begin(), ranks.end()}),
+                         last.deadlock.cycles.front().describe()),
+             triage_deadlock};
+        return v;
+    }
+    if (last.kind == "core") {
+        if (last.core_signal != 0) {
+            return {"crashed", fmt::format("crashed: the process was killed by {}{}", signal_name(last.core_signal), detail),
+                    triage_crashed};
+        }
+        return {"snapshot", "no deadlock found in the core" + detail, triage_nothing_wrong};
+    }
+    if (snaps.size() >= 2) {
+        double span = std::chrono::duration<double>(last.when - snaps.front().when).count();
+        if (m.moved.empty()) {
+            return {"hang",
+                    fmt::format("hang: no thread moved in {} samples over {:.1f} s{}", snaps.size(), span, detail),
+                    triage_hang};
+        }
+        std::string where = last.mpi && last.procs.size() > 1
+                                ? fmt::format(" (rank {})", format_rank_list({m.moved_ranks.begin(), m.moved_ranks.end()}))
+                                : "";
+        std::size_t total = 0;
+        for (const auto& p : last.procs) {
+            total += p.threads.size();
+        }
+        return {"progressing",
+                fmt::format("progressing: {} of {} threads moved{} in {} samples over {:.1f} s", m.moved.size(), total,
+                            where, snaps.size(), span),
+                triage_nothing_wrong};
+    }
+    (void)o;
+    return {"snapshot", "no deadlock found in one snapshot (--samples N tells a hang from progress)" + detail,
+            triage_nothing_wrong};
+}
+
+// ---- the report ---------------------------------------------------------------------
+
+int parse_args(const std::vector<std::string>& args, options& o, std::string& problem) {
+    auto need = [&](std::size_t& i) -> std::optional<std::string> {
+        if (i + 1 >= args.size()) {
+            problem = fmt::format("{} needs a value.", args[i]);
+            return std::nullopt;
+        }
+        return args[++i];
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--json") {
+            o.json = true;
+        } else if (a == "--core") {
+            if (i + 2 >= args.size()) {
+                problem = "--core needs the program and the core: ompdbg triage --core PROG CORE";
+                return triage_usage;
+            }
+            o.core = std::make_pair(args[i + 1], args[i + 2]);
+            i += 2;
+        } else if (a == "--samples") {
+            auto v = need(i);
+            if (!v) {
+                return triage_usage;
+            }
+            try {
+                std::size_t used = 0;
+                o.samples = std::stoi(*v, &used);
+                if (used != v->size() || o.samples < 1 || o.samples > 1000) {
+                    throw std::invalid_argument(*v);
+                }
+            } catch (const std::logic_error&) {
+                problem = fmt::format("Invalid --samples \"{}\": a number of snapshots from 1 to 1000.", *v);
+                return triage_usage;
+            }
+        } else if (a == "--interval") {
+            auto v = need(i);
+            if (!v) {
+                return triage_usage;
+            }
+            try {
+                std::size_t used = 0;
+                o.interval = std::stod(*v, &used);
+                if (used != v->size() || !(o.interval >= 0) || o.interval > 3600) {
+                    throw std::invalid_argument(*v);
+                }
+            } catch (const std::logic_error&) {
+                problem = fmt::format("Invalid --interval \"{}\": seconds between snapshots (0 to 3600).", *v);
+                return triage_usage;
+            }
+        } else if (a == "--dot") {
+            auto v = need(i);
+            if (!v) {
+                return triage_usage;
+            }
+            o.dot_file = *v;
+        } else if (!a.empty() && a[0] != '-' && !o.pid && !o.core) {
+            try {
+                std::size_t used = 0;
+                long p = std::stol(a, &used, 10);
+                if (used != a.size() || p <= 0 || p > 0x3fffffff) {
+                    throw std::invalid_argument(a);
+                }
+                o.pid = static_cast<pid_t>(p);
+            } catch (const std::logic_error&) {
+                problem = fmt::format("Illegal process-id: {}.", a);
+                return triage_usage;
+            }
+        } else {
+            problem = fmt::format("Unknown argument \"{}\".", a);
+            return triage_usage;
+        }
+    }
+    if (!o.pid && !o.core) {
+        problem = "Argument required: ompdbg triage PID | --core PROG CORE [--samples N] [--interval S] "
+                  "[--json] [--dot FILE]";
+        return triage_usage;
+    }
+    if (o.pid && o.core) {
+        problem = "Give a PID or --core PROG CORE, not both.";
+        return triage_usage;
+    }
+    if (o.core) {
+        o.samples = 1;   // a core does not move
+    }
+    return triage_nothing_wrong;
+}
+
+json thread_json(const thread_view& t, const movement& m, int rank) {
+    json j{{"tid", t.tid},          {"number", t.number},   {"openmp", t.openmp},   {"frames", t.frames},
+           {"where", t.where},      {"moved", m.moved.count({rank, t.tid}) > 0}};
+    if (t.openmp) {
+        j["state"] = t.state;
+        j["region"] = t.region;
+        j["thread_num"] = t.thread_num ? json(*t.thread_num) : json(nullptr);
+        j["level"] = t.level ? json(*t.level) : json(nullptr);
+        j["team_size"] = t.team_size ? json(*t.team_size) : json(nullptr);
+    }
+    return j;
+}
+
+}  // namespace
+
+int triage_main(const std::vector<std::string>& args, bool json_flag, const plugins::plugin_policy& policy) {
+    options o;
+    o.json = json_flag;
+    std::string problem;
+    if (int rc = parse_args(args, o, problem); rc != triage_nothing_wrong) {
+        if (o.json) {
+            std::printf("%s\n", json{{"type", "triage"}, {"error", problem}, {"exit_status", rc}}.dump().c_str());
+        } else {
+            std::fprintf(stderr, "ompdbg triage: %s\n", problem.c_str());
+        }
+        return rc;
+    }
+    // The session's own output (stop reports, warnings) is not part of the report.
+    std::FILE* null_out = std::fopen("/dev/null", "w");
+    if (null_out == nullptr) {
+        std::fprintf(stderr, "ompdbg triage: /dev/null: %s\n", std::strerror(errno));
+        return triage_gather_failed;
+    }
+    struct file_closer {
+        std::FILE* f;
+        ~file_closer() { std::fclose(f); }
+    } closer{null_out};
+    std::vector<snapshot> snaps;
+    std::string gather_error;
+    {
+        session s(false, true, null_out, null_out);
+        s.plugin_policy() = policy;
+        std::vector<std::unique_ptr<inferior>> graveyard;
+        for (int i = 0; i < o.samples; ++i) {
+            if (i > 0) {
+                std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
+            }
+            try {
+                snaps.push_back(gather(o, s, graveyard));
+            } catch (const std::exception& e) {
+                gather_error = e.what();
+                s.end_target();
+                break;
+            }
+        }
+    }
+    if (snaps.empty()) {
+        if (o.json) {
+            std::printf("%s\n", json{{"type", "triage"},
+                                     {"error", gather_error},
+                                     {"verdict", {{"kind", "gather-failed"}, {"text", gather_error},
+                                                  {"exit_status", triage_gather_failed}}},
+                                     {"exit_status", triage_gather_failed}}
+                                    .dump(-1, ' ', false, json::error_handler_t::replace)
+                                    .c_str());
+        } else {
+            std::fprintf(stderr, "ompdbg triage: %s\n", gather_error.c_str());
+        }
+        return triage_gather_failed;
+    }
+    const snapshot& last = snaps.back();
+    movement m = compare(snaps);
+    std::vector<std::string> findings = openmp_findings(last);
+    for (auto& f : mpi_findings(last)) {
+        findings.push_back(std::move(f));
+    }
+    verdict v = decide(snaps, m, o, findings);
+
+    // Trees: one per process, and across ranks for a job.
+    std::vector<std::pair<const process_view*, tree_node>> per_process;
+    tree_node merged;
+    for (const auto& p : last.procs) {
+        tree_node t;
+        for (const auto& th : p.threads) {
+            add_thread(t, p.rank, th);
+            add_thread(merged, p.rank, th);
+        }
+        per_process.emplace_back(&p, std::move(t));
+    }
+    bool job = last.kind == "mpi-job";
+
+    std::vector<std::string> text;
+    std::string target_line;
+    if (last.kind == "core") {
+        target_line = fmt::format("Core {} of {} (process {})", o.core->second, o.core->first, last.pid);
+    } else if (job) {
+        target_line = fmt::format("MPI job of {} (pid {}): {} of {}", fs::path(last.starter).filename().string(),
+                                  last.pid, count_text(last.procs.size(), "rank"),
+                                  last.procs.empty() ? "" : last.procs.front().executable);
+    } else {
+        target_line = fmt::format("Process {} ({})", last.pid,
+                                  last.procs.empty() ? "" : fs::path(last.procs.front().executable).filename().string());
+    }
+    text.push_back(fmt::format("Triage of {}; {}{}.", target_line, count_text(snaps.size(), "sample"),
+                               snaps.size() > 1 ? fmt::format(", {} s apart", o.interval) : ""));
+    for (const auto& [p, tree] : per_process) {
+        std::string head = fmt::format("== {}{} (pid {}{}): {}", p->rank >= 0 ? "Rank " : "Process ",
+                                       p->rank >= 0 ? std::to_string(p->rank) : std::to_string(p->pid), p->pid,
+                                       p->host.empty() ? "" : ", " + p->host, count_text(p->threads.size(), "thread"));
+        if (snaps.size() > 1) {
+            std::size_t moved = 0;
+            for (const auto& t : p->threads) {
+                moved += m.moved.count({p->rank, t.tid});
+            }
+            head += fmt::format(", {} moved", moved);
+        }
+        text.push_back(head);
+        if (!p->error.empty()) {
+            text.push_back("   " + p->error);
+            continue;
+        }
+        if (!p->openmp_runtime.empty()) {
+            text.push_back(fmt::format("   OpenMP runtime {}, labels from {}{}", p->openmp_runtime, p->openmp_source,
+                                       p->openmp_note.empty() ? "" : " (" + p->openmp_note + ")"));
+        }
+        tree_lines(tree, "", "", true, true, false, text);
+        if (!p->mpi_call.empty()) {
+            text.push_back("   MPI call: " + p->mpi_call);
+        }
+    }
+    if (job) {
+        text.push_back(fmt::format("== Merged stacks of rank {} (every thread):",
+                                   format_rank_list({merged.ranks.begin(), merged.ranks.end()})));
+        tree_lines(merged, "", "", true, true, true, text);
+    }
+    if (last.mpi) {
+        text.push_back("== Message queues");
+        for (const auto& p : last.procs) {
+            if (!p.queues_error.empty()) {
+                text.push_back(fmt::format("Rank {}: not available ({})", p.rank, p.queues_error));
+                continue;
+            }
+            if (p.queue_lines.empty()) {
+                text.push_back(fmt::format("Rank {}: no pending operation", p.rank));
+            }
+            for (const auto& l : p.queue_lines) {
+                text.push_back(fmt::format("Rank {}: {}", p.rank, l));
+            }
+        }
+        text.push_back("== Deadlock");
+        for (const auto& c : last.deadlock.cycles) {
+            text.push_back("Deadlock: " + c.describe());
+        }
+        if (last.deadlock.cycles.empty()) {
+            text.push_back("No cycle in the wait-for graph.");
+        }
+    }
+    if (!findings.empty()) {
+        text.push_back("== Findings");
+        for (const auto& f : findings) {
+            text.push_back(f);
+        }
+    }
+    if (!gather_error.empty()) {
+        text.push_back(fmt::format("(sample {} failed: {})", snaps.size() + 1, gather_error));
+    }
+    text.push_back(fmt::format("Verdict: {}", v.text));
+
+    if (o.dot_file) {
+        std::ofstream out(*o.dot_file);
+        out << "digraph triage_stacks {\n  node [shape=box];\n";
+        int id = 0;
+        tree_dot(job ? merged : per_process.front().second, job ? "job" : "process", id, -1, job, out);
+        out << "}\n";
+        if (last.mpi) {
+            out << last.graph.to_dot();
+        }
+        out.close();
+        if (!out) {
+            std::fprintf(stderr, "ompdbg triage: %s: cannot write the graph\n", o.dot_file->c_str());
+        } else {
+            text.push_back(fmt::format("Graphs written to {}.", *o.dot_file));
+        }
+    }
+
+    if (o.json) {
+        json doc{{"type", "triage"}, {"format", 1}, {"target", {{"kind", last.kind}, {"pid", last.pid}}}};
+        if (job) {
+            doc["target"]["starter"] = last.starter;
+        }
+        if (o.core) {
+            doc["target"]["program"] = o.core->first;
+            doc["target"]["core"] = o.core->second;
+            doc["target"]["signal"] = last.core_signal ? json(signal_name(last.core_signal)) : json(nullptr);
+        }
+        doc["samples"] = snaps.size();
+        doc["interval"] = o.interval;
+        json procs = json::array();
+        for (const auto& [p, tree] : per_process) {
+            json jp{{"rank", p->rank >= 0 ? json(p->rank) : json(nullptr)},
+                    {"pid", p->pid},
+                    {"host", p->host},
+                    {"executable", p->executable},
+                    {"error", p->error.empty() ? json(nullptr) : json(p->error)},
+                    {"openmp", {{"runtime", p->openmp_runtime.empty() ? json(nullptr) : json(p->openmp_runtime)},
+                                {"source", p->openmp_source},
+                                {"note", p->openmp_note}}},
+                    {"mpi_call", p->mpi_call},
+                    {"threads", json::array()},
+                    {"tree", tree_json(tree, "process")}};
+            for (const auto& t : p->threads) {
+                jp["threads"].push_back(thread_json(t, m, p->rank));
+            }
+            if (last.mpi) {
+                jp["queues"] = p->queues;
+                jp["queues_error"] = p->queues_error.empty() ? json(nullptr) : json(p->queues_error);
+            }
+            procs.push_back(std::move(jp));
+        }
+        doc["processes"] = procs;
+        if (job) {
+            doc["merged_tree"] = tree_json(merged, "job");
+        }
+        if (last.mpi) {
+            json cycles = json::array();
+            for (const auto& c : last.deadlock.cycles) {
+                cycles.push_back({{"ranks", c.ranks}, {"operations", c.whats}, {"text", c.describe()}});
+            }
+            doc["deadlock"] = {{"cycles", cycles}};
+        }
+        json moved = json::array();
+        for (auto [r, tid] : m.moved) {
+            moved.push_back({{"rank", r >= 0 ? json(r) : json(nullptr)}, {"tid", tid}});
+        }
+        doc["movement"] = {{"compared", snaps.size() > 1}, {"moved_threads", moved},
+                           {"moved_ranks", std::vector<int>(m.moved_ranks.begin(), m.moved_ranks.end())}};
+        doc["findings"] = findings;
+        doc["text"] = text;
+        doc["verdict"] = {{"kind", v.kind}, {"text", v.text}, {"exit_status", v.exit_status}};
+        doc["exit_status"] = v.exit_status;
+        if (!gather_error.empty()) {
+            doc["sample_error"] = gather_error;
+        }
+        std::printf("%s\n", doc.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    } else {
+        for (const auto& l : text) {
+            std::printf("%s\n", l.c_str());
+        }
+    }
+    std::fflush(stdout);
+    return v.exit_status;
+}
+
+}  // namespace ompdbg::app

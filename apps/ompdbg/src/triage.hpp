@@ -1,0 +1,30 @@
+#pragma once
+/// `ompdbg triage PID | --core PROG CORE` (issue 10): attaches to a process or to an MPI
+/// starter and every rank of its job (or opens a core), gathers, detaches, and prints one
+/// report: per process a merged tree of every thread's stack labelled with its OpenMP state
+/// and region, the merged tree across ranks with rank ranges, the message queues, the
+/// deadlock cycles of the wait-for graph, which threads moved between samples, and a
+/// verdict whose kind is also the exit status (triage_exit).
+
+#include <string>
+#include <vector>
+
+#include "ompdbg/plugins/plugin_library.hpp"
+
+namespace ompdbg::app {
+
+/// Exit statuses of `ompdbg triage` (README, "Triage of a stuck job").
+enum triage_exit : int {
+    triage_nothing_wrong = 0,  ///< no deadlock, and something moved (or one snapshot found nothing)
+    triage_gather_failed = 1,  ///< no such process, cannot attach, unreadable core
+    triage_usage = 2,          ///< bad arguments
+    triage_deadlock = 3,       ///< a cycle of ranks blocked on one another
+    triage_hang = 4,           ///< nothing moved in any sample
+    triage_crashed = 5,        ///< a core of a process killed by a signal
+};
+
+/// Runs `ompdbg triage ARGS...` (the words after `triage`); `json` from the global --json.
+/// Prints the report (text, or one JSON document) and returns a triage_exit.
+int triage_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);
+
+}  // namespace ompdbg::app
