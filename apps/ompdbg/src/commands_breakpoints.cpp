@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
 #include "commands_watch.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -89,6 +90,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.temporary = temporary;
     bp.condition = cond;
     bp.thread_tid = thread_tid;
+    bp.ranks = breakpoint_ranks_of_focus(s);
     if (locs.empty()) {
         s.out().line(why);
         if (!s.query("Make breakpoint pending on future shared library load? ")) {
@@ -233,6 +235,9 @@ void info_breakpoints(session& s, std::string_view args) {
         if (bp.thread_tid) {
             s.out().line(fmt::format("\tstop only in thread {}", s.thread_number(*bp.thread_tid)));
         }
+        if (!bp.ranks.empty()) {
+            s.out().line(fmt::format("\tstop only in rank {}", format_rank_list(bp.ranks)));
+        }
         if (bp.hit_count > 0) {
             s.out().line(fmt::format("\tbreakpoint already hit {} time{}", bp.hit_count, bp.hit_count == 1 ? "" : "s"));
         }
@@ -256,6 +261,9 @@ void info_breakpoints(session& s, std::string_view args) {
         }
         list.push_back({{"number", n}, {"temporary", bp.temporary}, {"enabled", bp.enabled}, {"pending", bp.pending},
                         {"spec", bp.spec}, {"condition", bp.condition}, {"hits", bp.hit_count}, {"locations", jl}});
+        if (!bp.ranks.empty()) {
+            list.back()["ranks"] = bp.ranks;
+        }
     }
     if (!any) {
         if (only.empty()) {
