@@ -111,10 +111,13 @@ std::optional<std::string> recorded_name(Dwarf_Die die) {
 
 }  // namespace
 
-std::string qualified_name_without_index(Dwarf_Die die) {
+// The qualified name of the first DIE on the abstract_origin / specification chain that has
+// one (`recorded` says), else the DIE's plain name.
+template <typename Recorded>
+std::string follow_to_qualified(Dwarf_Die die, Recorded&& recorded) {
     Dwarf_Die cur = die;
     for (int step = 0; step < 8; ++step) {
-        if (auto q = recorded_name(cur)) {
+        if (std::optional<std::string> q = recorded(cur)) {
             return *q;
         }
         auto next = ref_attr(cur, DW_AT_abstract_origin, false);
@@ -127,6 +130,10 @@ std::string qualified_name_without_index(Dwarf_Die die) {
         cur = *next;
     }
     return name_of(die);
+}
+
+std::string qualified_name_without_index(Dwarf_Die die) {
+    return follow_to_qualified(die, recorded_name);
 }
 
 std::string strip_template_args(const std::string& name) {
@@ -330,21 +337,12 @@ void dwarf_index::walk(Dwarf_Die parent, const std::string& prefix, const Dwarf_
 }
 
 std::string dwarf_index::qualified_name(Dwarf_Die die) const {
-    Dwarf_Die cur = die;
-    for (int step = 0; step < 8; ++step) {
-        if (auto it = qualified_.find(die_key(cur)); it != qualified_.end()) {
+    return follow_to_qualified(die, [&](Dwarf_Die d) -> std::optional<std::string> {
+        if (auto it = qualified_.find(die_key(d)); it != qualified_.end()) {
             return it->second;
         }
-        auto next = ref_attr(cur, DW_AT_abstract_origin, false);
-        if (!next) {
-            next = ref_attr(cur, DW_AT_specification, false);
-        }
-        if (!next) {
-            break;
-        }
-        cur = *next;
-    }
-    return name_of(die);
+        return std::nullopt;
+    });
 }
 
 std::vector<std::size_t> dwarf_index::functions_named(const std::string& key) const {
