@@ -124,6 +124,36 @@ TEST_CASE("mpi: a breakpoint is planted in every rank and each rank reports its 
     CHECK(count_lines_starting(r.out, "rank ") == 8);   // 4 "rank R of 4" + 4 "rank R done"
 }
 
+TEST_CASE("mpi: a breakpoint set with a focus is planted in the focused ranks only; continue resumes all",
+          "[e2e][mpi]") {
+    // `start` holds the job in MPI_Init; the breakpoint set while the focus is rank 1 belongs
+    // to rank 1 (as in TotalView and DDT), and the job then runs with the focus on every rank.
+    auto r = ompdbg_job({"start", "rank 1", "break compute", "rank all", "info breakpoints", "continue", "continue"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "\tstop only in rank 1"));
+    // Exactly one hit, in rank 1, with rank 1's own argument.
+    std::regex hit_re(R"(hit Breakpoint 1, compute \(rank=(\d+)\))");
+    int hits = 0;
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_search(l, m, hit_re)) {
+            ++hits;
+            CHECK(m[1] == "1");
+        }
+    }
+    CHECK(hits == 1);
+    // Every rank ran to its end: the ranks outside the breakpoint's set never stopped.
+    auto printed = pids_printed(r.out);
+    REQUIRE(printed.size() == 4);
+    for (auto& [rank, pid] : printed) {
+        CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
+        CHECK(has_line(r.out, "[rank " + std::to_string(rank) + "] process " + std::to_string(pid) +
+                                  " exited with code 00"));
+    }
+}
+
 TEST_CASE("mpi: mpi stacks merges every rank's stacks into one tree with rank ranges", "[e2e][mpi]") {
     std::string dot = "/tmp/ompdbg-mpi-stacks-" + std::to_string(::getpid()) + ".dot";
     auto r = ompdbg_job({"break all_parked", "run", "mpi stacks --dot " + dot, "rank all", "print released = 1",

@@ -124,6 +124,7 @@ struct watchpoint {
     std::vector<std::byte> old_bytes;  ///< the value last reported
     int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
     int hit_count = 0;
+    bool enabled = true;               ///< `disable N`: kept, but not armed in the process
     /// A watchpoint on a frame's locals ends with the frame: the return address it is
     /// planted at and the frame's CFA (0: global, never ends).
     std::uint64_t scope_pc = 0;
