@@ -6,8 +6,11 @@
 #include "internal/die_util.hpp"
 #include "internal/dwarf_index.hpp"
 #include "internal/line_table.hpp"
+#include "internal/name_filter.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -85,11 +88,19 @@ struct debug_info::impl {
 
     std::once_flag index_once;
     std::unique_ptr<dwarf_index> index_;
+    std::atomic<bool> index_ready{false};
+
+    std::once_flag filter_once;
+    std::unique_ptr<name_filter> filter_;
 
     impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
 
     void load_cus();
     const dwarf_index& index();
+    /// False when no DIE can be named `qualified` (see name_filter): the lookup is over
+    /// without building the index. Always true once the index exists.
+    bool may_name(std::string_view qualified);
+    std::string qualified_name(Dwarf_Die die);
     std::optional<std::size_t> cu_for(std::uint64_t addr);
     std::optional<std::size_t> cu_of_die(Dwarf_Die die);
     const line_table& lines(std::size_t cu);
@@ -144,8 +155,60 @@ const dwarf_index& debug_info::impl::index() {
         log::write(log::channel::dwarf, "{}: indexed {} functions, {} globals, {} types",
                    owner.path().string(), index_->functions().size(), index_->globals().size(),
                    index_->types().size());
+        index_ready = true;
     });
     return *index_;
+}
+
+namespace {
+
+// OMPDBG_DWARF_INDEX=eager indexes a file on its first lookup, as before the name filter
+// and the lazy names existed (the "before" of the benchmarks, and an escape hatch).
+bool eager_index() {
+    static const bool eager = [] {
+        const char* v = std::getenv("OMPDBG_DWARF_INDEX");
+        return v != nullptr && std::string_view(v) == "eager";
+    }();
+    return eager;
+}
+
+}  // namespace
+
+bool debug_info::impl::may_name(std::string_view qualified) {
+    if (eager_index()) {
+        index();
+    }
+    if (index_ready) {
+        return true;
+    }
+    std::call_once(filter_once, [&] {
+        filter_ = std::make_unique<name_filter>(dwarf);
+        // Split units keep their names in .dwo files the filter does not read.
+        Dwarf_CU* cu = nullptr;
+        Dwarf_CU* next = nullptr;
+        Dwarf_Half version = 0;
+        std::uint8_t unit_type = 0;
+        while (dwarf_get_units(dwarf, cu, &next, &version, &unit_type, nullptr, nullptr) == 0) {
+            cu = next;
+            if (unit_type == DW_UT_skeleton) {
+                filter_->disable();
+                break;
+            }
+        }
+    });
+    std::string leaf = leaf_of(qualified);
+    bool maybe = leaf.empty() || filter_->may_contain(leaf);
+    if (!maybe) {
+        log::write(log::channel::dwarf, "{}: no DIE can be named {}, not indexed", owner.path().string(), leaf);
+    }
+    return maybe;
+}
+
+std::string debug_info::impl::qualified_name(Dwarf_Die die) {
+    if (eager_index()) {
+        index();
+    }
+    return index_ready ? index_->qualified_name(die) : qualified_name_without_index(die);
 }
 
 std::optional<std::size_t> debug_info::impl::cu_for(std::uint64_t addr) {
@@ -387,6 +450,9 @@ std::vector<function> debug_info::find_functions(std::string_view name) const {
         std::erase(s, ' ');
         return s;
     };
+    if (!impl_->may_name(query)) {
+        return {};
+    }
     const auto& idx = impl_->index();
     std::vector<function> out;
     for (std::size_t i : idx.functions_named(query)) {
@@ -418,7 +484,6 @@ std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
         return {};
     }
     auto chain = impl_->scope_chain(impl_->cus[*cu]->die, addr);
-    const auto& idx = impl_->index();
     std::vector<function> out;
     // The frame base of inlined copies is that of the nearest enclosing subprogram.
     std::optional<Dwarf_Die> subprogram;
@@ -433,7 +498,7 @@ std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
         }
     }
     for (auto it = fns.rbegin(); it != fns.rend(); ++it) {
-        out.push_back(impl_->make_function(it->first, it->second, idx.qualified_name(it->first)));
+        out.push_back(impl_->make_function(it->first, it->second, impl_->qualified_name(it->first)));
     }
     return out;
 }
@@ -634,6 +699,9 @@ std::optional<variable> debug_info::find_global(std::string_view name,
     if (key.starts_with("::")) {
         key.erase(0, 2);
     }
+    if (!impl_->may_name(key)) {
+        return std::nullopt;
+    }
     const auto& idx = impl_->index();
     std::optional<std::size_t> preferred_cu;
     if (preferred_cu_addr) {
@@ -689,6 +757,15 @@ std::optional<type> debug_info::find_type(std::string_view name) const {
     }
     if (q.starts_with("::")) {
         q.erase(0, 2);
+    }
+    // C's integer names are matched in any word order ("long" names "long int"): the
+    // string filter cannot tell, so they go to the index.
+    bool integer_words = false;
+    for (std::string_view w : {"long", "short", "signed", "unsigned", "int", "char"}) {
+        integer_words = integer_words || q.find(w) != std::string::npos;
+    }
+    if (!integer_words && !impl_->may_name(q)) {
+        return std::nullopt;
     }
     const auto& idx = impl_->index();
     auto lookup = [&](const std::string& key) -> std::optional<type> {

@@ -7,9 +7,14 @@
 #include "internal/elf_handle.hpp"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
+
+#include <sys/stat.h>
+
+#include <fmt/format.h>
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -124,6 +129,10 @@ void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool 
 
 struct elf_file::impl {
     fs::path path;
+    // Every elf_file that open() returns is a thin handle on one shared reader per file:
+    // the processes of a session (MPI ranks of one executable, the same libc everywhere)
+    // and every helper that opens the file read its symbols and index its DWARF once.
+    std::shared_ptr<const elf_file> shared;
     elf_handle main;
     GElf_Ehdr ehdr{};
     std::optional<std::string> build_id;
@@ -155,6 +164,7 @@ struct elf_file::impl {
         }
     }
 
+    void read_headers(const fs::path& p);
     void load_symbols() const;
     static bool file_crc32_matches(const fs::path& p, std::uint32_t crc);
     void load_debug() const;
@@ -174,10 +184,70 @@ std::vector<fs::path> elf_file::debug_file_directories() {
     return dirs_storage();
 }
 
+namespace {
+
+// Identifies one version of one file opened with one set of debug-file directories; empty
+// when the file cannot be stat'ed (open then reports why).
+std::optional<std::string> share_key(const fs::path& path, const std::vector<fs::path>& dirs) {
+    struct stat st{};
+    if (::stat(path.c_str(), &st) != 0) {
+        return std::nullopt;
+    }
+    std::string key = fmt::format("{}:{}:{}:{}.{}", st.st_dev, st.st_ino, st.st_size,
+                                  st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    for (auto& d : dirs) {
+        key += '\0' + d.string();
+    }
+    return key;
+}
+
+std::mutex& shared_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+std::map<std::string, std::weak_ptr<const elf_file>>& shared_files() {
+    static std::map<std::string, std::weak_ptr<const elf_file>> files;
+    return files;
+}
+
+}  // namespace
+
 std::unique_ptr<elf_file> elf_file::open(const fs::path& path) {
+    auto key = share_key(path, debug_file_directories());
+    std::shared_ptr<const elf_file> core;
+    if (key) {
+        std::lock_guard lock(shared_mutex());
+        if (auto it = shared_files().find(*key); it != shared_files().end()) {
+            core = it->second.lock();
+        }
+    }
+    if (!core) {
+        std::shared_ptr<elf_file> fresh(new elf_file());
+        fresh->impl_->read_headers(path);
+        core = fresh;
+        if (key) {
+            std::lock_guard lock(shared_mutex());
+            auto& files = shared_files();
+            std::erase_if(files, [](const auto& kv) { return kv.second.expired(); });
+            auto& slot = files[*key];
+            if (auto other = slot.lock()) {
+                core = other;   // another thread opened it meanwhile
+            } else {
+                slot = core;
+            }
+        }
+    }
     std::unique_ptr<elf_file> f(new elf_file());
-    impl& d = *f->impl_;
-    d.path = path;
+    f->impl_->path = path;
+    f->impl_->shared = std::move(core);
+    return f;
+}
+
+void elf_file::impl::read_headers(const fs::path& p) {
+    impl& d = *this;
+    d.path = p;
+    const fs::path& path = p;
     d.main = elf_handle::open(path);
     d.debug_dirs = debug_file_directories();
     Elf* elf = d.main.get();
@@ -220,17 +290,36 @@ std::unique_ptr<elf_file> elf_file::open(const fs::path& path) {
         }
     }
     log::write(log::channel::dwarf, "opened {} ({} sections)", path.string(), d.sections.size());
-    return f;
 }
 
+// Handles forward to the shared reader (impl::shared); the reader itself has none.
+#define OMPDBG_FORWARD(call) \
+    if (impl_->shared) return impl_->shared->call
+
 const fs::path& elf_file::path() const { return impl_->path; }
-std::optional<std::string> elf_file::build_id() const { return impl_->build_id; }
-bool elf_file::is_pie() const { return impl_->ehdr.e_type == ET_DYN; }
-std::uint64_t elf_file::entry() const { return impl_->ehdr.e_entry; }
-std::optional<tls_segment> elf_file::tls() const { return impl_->tls; }
-std::pair<std::uint64_t, std::uint64_t> elf_file::load_range() const { return impl_->load_range; }
+std::optional<std::string> elf_file::build_id() const {
+    OMPDBG_FORWARD(build_id());
+    return impl_->build_id;
+}
+bool elf_file::is_pie() const {
+    OMPDBG_FORWARD(is_pie());
+    return impl_->ehdr.e_type == ET_DYN;
+}
+std::uint64_t elf_file::entry() const {
+    OMPDBG_FORWARD(entry());
+    return impl_->ehdr.e_entry;
+}
+std::optional<tls_segment> elf_file::tls() const {
+    OMPDBG_FORWARD(tls());
+    return impl_->tls;
+}
+std::pair<std::uint64_t, std::uint64_t> elf_file::load_range() const {
+    OMPDBG_FORWARD(load_range());
+    return impl_->load_range;
+}
 
 std::optional<section_info> elf_file::section(std::string_view name) const {
+    OMPDBG_FORWARD(section(name));
     for (auto& s : impl_->sections) {
         if (s.name == name) {
             return s;
@@ -305,11 +394,13 @@ void elf_file::impl::load_symbols() const {
 }
 
 const std::vector<symbol>& elf_file::symbols() const {
+    OMPDBG_FORWARD(symbols());
     std::call_once(impl_->symbols_once, [&] { impl_->load_symbols(); });
     return impl_->symbols;
 }
 
 std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
+    OMPDBG_FORWARD(find_symbols(name));
     const auto& syms = symbols();
     if (auto at = name.find('@'); at != std::string_view::npos && at > 0) {
         name = name.substr(0, at);
@@ -324,6 +415,7 @@ std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
 }
 
 std::optional<symbol> elf_file::symbol_at(std::uint64_t addr) const {
+    OMPDBG_FORWARD(symbol_at(addr));
     const auto& syms = symbols();
     const auto& idx = impl_->by_addr;
     auto it = std::upper_bound(idx.begin(), idx.end(), addr,
@@ -438,6 +530,7 @@ void elf_file::impl::load_debug() const {
 bool elf_file::has_debug_info() const { return debug() != nullptr; }
 
 debug_info* elf_file::debug() const {
+    OMPDBG_FORWARD(debug());
     std::call_once(impl_->debug_once, [&] {
         impl_->load_debug();
         if (impl_->dwarf != nullptr) {
@@ -448,6 +541,7 @@ debug_info* elf_file::debug() const {
 }
 
 std::optional<fs::path> elf_file::debug_file_path() const {
+    OMPDBG_FORWARD(debug_file_path());
     debug();
     return impl_->debug_path;
 }
@@ -457,6 +551,7 @@ std::optional<fs::path> elf_file::debug_file_path() const {
 namespace ompdbg::dwarf {
 
 std::vector<std::byte> elf_file::read_bytes(std::uint64_t addr, std::size_t size) const {
+    OMPDBG_FORWARD(read_bytes(addr, size));
     Elf* elf = impl_->main.get();
     for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr shdr;
@@ -476,5 +571,7 @@ std::vector<std::byte> elf_file::read_bytes(std::uint64_t addr, std::size_t size
     }
     return {};
 }
+
+#undef OMPDBG_FORWARD
 
 }  // namespace ompdbg::dwarf

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +69,23 @@ void append_u64(std::vector<std::byte>& out, std::uint64_t v) {
 
 }  // namespace
 
+bool condition_holds(unsigned cc, std::uint64_t eflags) {
+    const bool cf = eflags & (1u << 0), pf = eflags & (1u << 2), zf = eflags & (1u << 6),
+               sf = eflags & (1u << 7), of = eflags & (1u << 11);
+    bool holds = false;
+    switch ((cc >> 1) & 7u) {   // the low bit negates
+    case 0: holds = of; break;                      // o
+    case 1: holds = cf; break;                      // b / c
+    case 2: holds = zf; break;                      // e / z
+    case 3: holds = cf || zf; break;                // be
+    case 4: holds = sf; break;                      // s
+    case 5: holds = pf; break;                      // p
+    case 6: holds = sf != of; break;                // l
+    case 7: holds = zf || sf != of; break;          // le
+    }
+    return (cc & 1u) ? !holds : holds;
+}
+
 ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, std::uint64_t slot) {
     static decoder dec;
     ool_plan plan;
@@ -99,6 +117,23 @@ ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, 
     if (insn->id == X86_INS_JMP && imm_operand) {
         plan.how = ool_plan::kind::jump;
         plan.target = static_cast<std::uint64_t>(x.operands[0].imm);
+        return plan;
+    }
+    if (in_group(CS_GRP_JUMP) && imm_operand) {
+        // jcc rel8 (0x70-0x7f) or rel32 (0x0f 0x80-0x8f), after any prefix: the condition
+        // is evaluated on the thread's flags. loop/jrcxz (which read or change rcx) step.
+        const std::uint8_t* op = x.opcode;
+        std::optional<unsigned> cc;
+        if (op[0] >= 0x70 && op[0] <= 0x7f) {
+            cc = op[0] & 0xfu;
+        } else if (op[0] == 0x0f && op[1] >= 0x80 && op[1] <= 0x8f) {
+            cc = op[1] & 0xfu;
+        }
+        if (cc) {
+            plan.how = ool_plan::kind::conditional;
+            plan.condition = *cc;
+            plan.target = static_cast<std::uint64_t>(x.operands[0].imm);
+        }
         return plan;
     }
     if (in_group(CS_GRP_BRANCH_RELATIVE) || in_group(CS_GRP_INT) || in_group(CS_GRP_IRET) ||
@@ -326,6 +361,17 @@ bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) 
         write_pc(tid, e.plan.target);
         ++counts.emulated;
         return true;
+    case ool_plan::kind::conditional: {
+        auto flags = try_ptrace(PTRACE_PEEKUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, eflags)),
+                                nullptr);
+        if (!flags) {
+            return false;
+        }
+        bool taken = internal::condition_holds(e.plan.condition, static_cast<std::uint64_t>(flags.value));
+        write_pc(tid, taken ? e.plan.target : addr + e.length);
+        ++counts.emulated;
+        return true;
+    }
     case ool_plan::kind::call: {
         auto sp = try_ptrace(PTRACE_PEEKUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, rsp)), nullptr);
         if (!sp) {

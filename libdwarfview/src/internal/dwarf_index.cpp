@@ -3,6 +3,7 @@
 #include "internal/die_util.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include <dwarf.h>
@@ -21,7 +22,119 @@ bool has_code(Dwarf_Die die) {
     return dwarf_lowpc(&die, &low) == 0 && low != 0;
 }
 
+// The DIE's own DW_AT_name (not its declaration's), "" when none.
+std::string own_name(Dwarf_Die die) {
+    Dwarf_Attribute attr;
+    const char* s = dwarf_formstring(dwarf_attr(&die, DW_AT_name, &attr));
+    return s ? s : "";
+}
+
+bool is_named_scope_type(int tag) {
+    return tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+           tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type;
+}
+
+// Whether dwarf_index::walk records a qualified name for a DIE of this kind found at
+// namespace or class scope (the walk's rules, kept in one place with it below).
+bool records_qualified_name(Dwarf_Die die) {
+    std::string name = own_name(die);
+    if (name.empty()) {
+        return false;
+    }
+    switch (dwarf_tag(&die)) {
+    case DW_TAG_structure_type: case DW_TAG_class_type: case DW_TAG_union_type:
+    case DW_TAG_enumeration_type: case DW_TAG_typedef: case DW_TAG_base_type:
+    case DW_TAG_subprogram: case DW_TAG_variable:
+        return true;
+    case DW_TAG_member:
+        return flag_of(die, DW_AT_external, false) || flag_of(die, DW_AT_declaration, false);
+    default:
+        return false;
+    }
+}
+
+// The "ns::klass::" prefix of a DIE recorded by the walk, found by descending from its unit
+// through the children whose subtree holds its offset; nullopt when a scope on the way is
+// one the walk does not name (a function, an unnamed class).
+std::optional<std::string> scope_prefix(Dwarf_Die target) {
+    Dwarf_Die unit;
+    if (dwarf_diecu(&target, &unit, nullptr, nullptr) == nullptr) {
+        return std::nullopt;
+    }
+    const Dwarf_Off off = dwarf_dieoffset(&target);
+    std::string prefix;
+    Dwarf_Die cur = unit;
+    for (int depth = 0; depth < 64; ++depth) {
+        Dwarf_Die child;
+        if (dwarf_child(&cur, &child) != 0) {
+            return std::nullopt;
+        }
+        for (;;) {
+            if (dwarf_dieoffset(&child) == off) {
+                return prefix;
+            }
+            Dwarf_Die next;
+            if (dwarf_siblingof(&child, &next) == 0 && dwarf_dieoffset(&next) <= off) {
+                child = next;
+                continue;
+            }
+            break;   // the target lies inside `child`
+        }
+        if (dwarf_dieoffset(&child) > off || dwarf_haschildren(&child) <= 0) {
+            return std::nullopt;
+        }
+        int tag = dwarf_tag(&child);
+        std::string name = own_name(child);
+        if (tag == DW_TAG_namespace) {
+            prefix += (name.empty() ? "(anonymous namespace)" : name) + "::";
+        } else if (is_named_scope_type(tag) && !name.empty()) {
+            prefix += name + "::";
+        } else {
+            return std::nullopt;
+        }
+        cur = child;
+    }
+    return std::nullopt;
+}
+
+// The walk's record for one DIE, without the walk.
+std::optional<std::string> recorded_name(Dwarf_Die die) {
+    if (!records_qualified_name(die)) {
+        return std::nullopt;
+    }
+    auto prefix = scope_prefix(die);
+    if (!prefix) {
+        return std::nullopt;
+    }
+    return *prefix + own_name(die);
+}
+
 }  // namespace
+
+// The qualified name of the first DIE on the abstract_origin / specification chain that has
+// one (`recorded` says), else the DIE's plain name.
+template <typename Recorded>
+std::string follow_to_qualified(Dwarf_Die die, Recorded&& recorded) {
+    Dwarf_Die cur = die;
+    for (int step = 0; step < 8; ++step) {
+        if (std::optional<std::string> q = recorded(cur)) {
+            return *q;
+        }
+        auto next = ref_attr(cur, DW_AT_abstract_origin, false);
+        if (!next) {
+            next = ref_attr(cur, DW_AT_specification, false);
+        }
+        if (!next) {
+            break;
+        }
+        cur = *next;
+    }
+    return name_of(die);
+}
+
+std::string qualified_name_without_index(Dwarf_Die die) {
+    return follow_to_qualified(die, recorded_name);
+}
 
 std::string strip_template_args(const std::string& name) {
     if (name.empty() || name.back() != '>' || name.rfind("operator", 0) == 0 ||
@@ -224,21 +337,12 @@ void dwarf_index::walk(Dwarf_Die parent, const std::string& prefix, const Dwarf_
 }
 
 std::string dwarf_index::qualified_name(Dwarf_Die die) const {
-    Dwarf_Die cur = die;
-    for (int step = 0; step < 8; ++step) {
-        if (auto it = qualified_.find(die_key(cur)); it != qualified_.end()) {
+    return follow_to_qualified(die, [&](Dwarf_Die d) -> std::optional<std::string> {
+        if (auto it = qualified_.find(die_key(d)); it != qualified_.end()) {
             return it->second;
         }
-        auto next = ref_attr(cur, DW_AT_abstract_origin, false);
-        if (!next) {
-            next = ref_attr(cur, DW_AT_specification, false);
-        }
-        if (!next) {
-            break;
-        }
-        cur = *next;
-    }
-    return name_of(die);
+        return std::nullopt;
+    });
 }
 
 std::vector<std::size_t> dwarf_index::functions_named(const std::string& key) const {

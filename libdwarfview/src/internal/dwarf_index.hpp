@@ -63,6 +63,11 @@ private:
     std::unordered_multimap<std::string, std::size_t> type_keys_;
 };
 
+/// The qualified name dwarf_index::qualified_name gives `die`, computed by walking down from
+/// its unit to it instead of indexing the whole file: function_chain_at (backtraces) needs
+/// the names of a few DIEs, never the index of libc's 88k types.
+std::string qualified_name_without_index(Dwarf_Die die);
+
 /// Canonical spelling of C integer type names so that "unsigned long", "long unsigned int"
 /// and "unsigned long int" compare equal; other names come back unchanged (spaces trimmed).
 std::string normalize_type_name(std::string_view name);

@@ -22,11 +22,14 @@ struct ool_plan {
         execute,       ///< jump to the slot holding `code` (relocated insn + jmp back)
         call,          ///< emulate `call rel32`: push addr+length, pc = target
         jump,          ///< emulate `jmp rel8/rel32`: pc = target
-        single_step,   ///< cannot be moved (jcc, indirect call, int3...): step in place
+        conditional,   ///< emulate `jcc rel8/rel32`: pc = target when `condition` holds
+                       ///< on the thread's EFLAGS, else the next instruction
+        single_step,   ///< cannot be moved (loop/jrcxz, indirect call, int3...): step in place
     };
     kind how = kind::single_step;
     std::size_t length = 0;
-    std::uint64_t target = 0;       ///< call/jump destination
+    std::uint64_t target = 0;       ///< call/jump/conditional destination
+    unsigned condition = 0;         ///< conditional: the jcc's condition code (opcode & 0xf)
     std::vector<std::byte> code;    ///< execute: the slot's bytes
     bool rip_relative = false;      ///< execute: the slot must be within rel32 of addr
 };
@@ -36,5 +39,9 @@ struct ool_plan {
 /// instruction will run at for `execute`). rip-relative operands are re-targeted; when the
 /// displacement no longer fits 32 bits the plan is `single_step`.
 ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, std::uint64_t slot);
+
+/// Whether the x86 condition code `cc` (0 = o, 1 = no, 2 = b, ... 15 = g: the low nibble of
+/// a jcc opcode) holds for `eflags`.
+bool condition_holds(unsigned cc, std::uint64_t eflags);
 
 }  // namespace ompdbg::tracer::internal

@@ -27,12 +27,18 @@ __asm__(
     ".globl call_rel_site\n call_rel_site: call form_helper\n ret\n"
     ".globl jmp_rel_site\n jmp_rel_site: jmp form_helper\n"
     ".globl jcc_entry\n jcc_entry: cmp $0, %rdi\n"
-    ".globl jcc_site\n jcc_site: jl 1f\n lea 1(%rdi), %rax\n ret\n1: xor %eax, %eax\n ret\n");
+    ".globl jcc_site\n jcc_site: jl 1f\n lea 1(%rdi), %rax\n ret\n1: xor %eax, %eax\n ret\n"
+    /* jge rel32, always taken (x >= 0) */
+    ".globl jcc_taken_entry\n jcc_taken_entry: cmp $0, %rdi\n"
+    ".globl jcc_taken_site\n jcc_taken_site: {disp32} jge 1f\n xor %eax, %eax\n ret\n1: lea 1(%rdi), %rax\n ret\n"
+    /* jbe (CF or ZF): taken in round 0 only, so that one site goes both ways */
+    ".globl jcc_mixed_entry\n jcc_mixed_entry: cmp $0, %rdi\n"
+    ".globl jcc_mixed_site\n jcc_mixed_site: jbe 1f\n lea 1(%rdi), %rax\n ret\n1: mov $1, %eax\n ret\n");
 
 long form_helper(long);
 long endbr64_site(long), push_rbp_site(long), mov_rbp_entry(long), sub_rsp_site(long), rip_rmw_site(long),
     rip_lea_site(long), rip_load_site(long), rip_jmp_site(long), call_rel_site(long), jmp_rel_site(long),
-    jcc_entry(long);
+    jcc_entry(long), jcc_taken_entry(long), jcc_mixed_entry(long);
 
 static const struct {
     const char* name;
@@ -41,7 +47,8 @@ static const struct {
     {"endbr64", endbr64_site}, {"push_rbp", push_rbp_site}, {"mov_rbp", mov_rbp_entry},
     {"sub_rsp", sub_rsp_site}, {"rip_rmw", rip_rmw_site},   {"rip_lea", rip_lea_site},
     {"rip_load", rip_load_site}, {"rip_jmp", rip_jmp_site}, {"call_rel", call_rel_site},
-    {"jmp_rel", jmp_rel_site},   {"jcc", jcc_entry},
+    {"jmp_rel", jmp_rel_site},   {"jcc", jcc_entry},         {"jcc_taken", jcc_taken_entry},
+    {"jcc_mixed", jcc_mixed_entry},
 };
 #define NFORMS (sizeof forms / sizeof forms[0])
 

@@ -50,7 +50,7 @@ std::map<std::string, int> run_with_sites(process& p, const std::vector<std::str
 std::string expected_output(int threads, int rounds) {
     std::string s;
     for (const char* f : {"endbr64", "push_rbp", "mov_rbp", "sub_rsp", "rip_rmw", "rip_lea", "rip_load", "rip_jmp",
-                          "call_rel", "jmp_rel", "jcc"}) {
+                          "call_rel", "jmp_rel", "jcc", "jcc_taken", "jcc_mixed"}) {
         s += std::string(f) + " ok\n";
     }
     return s + "counter=" + std::to_string(threads * rounds) + "\n";
@@ -101,13 +101,16 @@ TEST_CASE("rip-relative instructions run out of line reach the same data", "[tra
     CHECK(counts.out_of_line >= static_cast<std::uint64_t>(threads * rounds * sites.size()));
 }
 
-TEST_CASE("call and jmp rel32 are emulated, a conditional jump is single-stepped", "[tracer][step-over]") {
+TEST_CASE("call, jmp rel32 and conditional jumps are emulated, one stop per hit", "[tracer][step-over]") {
     temp_file out;
     launch_options opts;
     opts.stdout_path = out.path;
     const int rounds = 3, threads = 4;
     auto p = process::launch(program(forms_program), {std::to_string(rounds), std::to_string(threads)}, opts);
-    std::vector<std::string> sites = {"call_rel_site", "jmp_rel_site", "jcc_site"};
+    // jl rel8 never taken, jge rel32 always taken, jbe taken in round 0 only: the program
+    // returns a wrong sum for any jump that goes the wrong way.
+    std::vector<std::string> sites = {"call_rel_site", "jmp_rel_site", "jcc_site", "jcc_taken_site",
+                                      "jcc_mixed_site"};
     auto hits = run_with_sites(*p, sites);
     CHECK(out.contents() == expected_output(threads, rounds));
     for (const auto& s : sites) {
@@ -115,10 +118,10 @@ TEST_CASE("call and jmp rel32 are emulated, a conditional jump is single-stepped
         CHECK(hits[s] == threads * rounds);
     }
     auto counts = p->step_overs();
-    // call_rel and jmp_rel emulated once per hit, the jcc single-stepped once per hit;
-    // only the dynamic loader's internal breakpoint ran out of line.
-    CHECK(counts.emulated == static_cast<std::uint64_t>(2 * threads * rounds));
-    CHECK(counts.single_stepped == static_cast<std::uint64_t>(threads * rounds));
+    // Every hit emulated once, none single-stepped; only the dynamic loader's internal
+    // breakpoint ran out of line.
+    CHECK(counts.emulated == static_cast<std::uint64_t>(sites.size() * threads * rounds));
+    CHECK(counts.single_stepped == 0);
 }
 
 TEST_CASE("a breakpoint at the return address of an emulated call is hit", "[tracer][step-over]") {
