@@ -13,9 +13,14 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <string>
 
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
+
+#include <cstddef>
 
 namespace ompdbg::tracer {
 
@@ -27,6 +32,17 @@ constexpr std::uint8_t int3 = 0xcc;
 
 bool is_fault_signal(int sig) {
     return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
+
+/// True when the program has a handler for `sig` (the SigCgt mask of /proc/PID/status).
+bool has_handler(pid_t pid, int sig) {
+    std::string status = internal::read_small_file("/proc/" + std::to_string(pid) + "/status");
+    auto at = status.find("SigCgt:");
+    if (at == std::string::npos || sig < 1 || sig > 64) {
+        return false;
+    }
+    unsigned long long mask = std::strtoull(status.c_str() + at + 7, nullptr, 16);
+    return (mask >> (sig - 1)) & 1;
 }
 }  // namespace
 
@@ -45,8 +61,11 @@ void process::impl::require_stopped() const {
 
 void process::impl::cont(thread_record& t, int signo) {
     t.forget_regs();
+    t.signal_first = false;
     t.step_over_pc.reset();
-    auto r = try_ptrace(PTRACE_CONT, t.tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)));
+    // catch syscall: PTRACE_SYSCALL stops at every system call entry and exit as well.
+    auto r = try_ptrace(syscall_catch ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
+                        reinterpret_cast<void*>(static_cast<long>(signo)));
     // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
     // thread). Its exit is still reported by waitpid, so treat it as running.
     (void)r;
@@ -57,6 +76,33 @@ void process::impl::mark_dead(const stop_reason& why) {
     end = why;
     for (auto& t : threads) {
         t->st = tstate::zombie;
+    }
+}
+
+void process::impl::handle_syscall_stop(thread_record& t) {
+    t.st = tstate::stopped;
+    t.forget_regs();
+    // PTRACE_GET_SYSCALL_INFO (Linux 5.3) says entry or exit; on older kernels the stops
+    // alternate. The number is orig_rax at both stops.
+    __ptrace_syscall_info info{};
+    auto got = try_ptrace(PTRACE_GET_SYSCALL_INFO, t.tid_, reinterpret_cast<void*>(sizeof info), &info);
+    bool entry = got && got.value > 0 && info.op != PTRACE_SYSCALL_INFO_NONE ? info.op == PTRACE_SYSCALL_INFO_ENTRY
+                                                                            : !t.in_syscall;
+    t.in_syscall = entry;
+    auto nr = try_ptrace(PTRACE_PEEKUSER, t.tid_, reinterpret_cast<void*>(offsetof(user_regs_struct, orig_rax)), nullptr);
+    int number = nr ? static_cast<int>(nr.value) : -1;
+    bool caught = syscall_catch && (syscall_catch->empty() ||
+                                    std::find(syscall_catch->begin(), syscall_catch->end(), number) != syscall_catch->end());
+    if (caught) {
+        stop_reason r;
+        r.kind = entry ? stop_kind::syscall_entry : stop_kind::syscall_exit;
+        r.tid = t.tid_;
+        r.syscall_number = number;
+        queue_event(r);
+        return;
+    }
+    if (!stopping_all) {
+        cont(t, 0);
     }
 }
 
@@ -106,6 +152,10 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         }
         // A stale trap (see above) while running: nobody asked for it, keep going.
         cont(t, 0);
+        return;
+    case wait_status::kind::syscall_stop:
+        t.stepping = false;
+        handle_syscall_stop(t);
         return;
     case wait_status::kind::group_stop:
         // Group-stop under PTRACE_SEIZE (the process got SIGSTOP/SIGTSTP and we passed
@@ -219,6 +269,9 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         t.st = tstate::stopped;
         t.forget_regs();
         auto si = internal::get_siginfo(tid);
+        if (sig != SIGTRAP) {
+            t.last_siginfo = si;
+        }
         if (sig == SIGTRAP && si && si->si_code == TRAP_HWBKPT && watches.has_hardware() && handle_debug_trap(t)) {
             return;
         }
@@ -637,6 +690,11 @@ void process::impl::resume_all() {
         if (pc != *t.step_over_pc || it == sites.end() || !it->second->is_enabled()) {
             continue;
         }
+        if (t.signal_first && t.pending_signal != 0 && has_handler(pid, t.pending_signal)) {
+            // gdb: the handler runs first and returns to the breakpoint, which is then
+            // reported again; the instruction under it has not run yet.
+            continue;
+        }
         if (step_over_out_of_line(t, *it->second)) {
             continue;
         }
@@ -730,9 +788,21 @@ void process::set_report_forks(bool on) {
     impl_->report_forks = on;
 }
 
+void process::set_syscall_catch(std::optional<std::vector<int>> numbers) {
+    impl_->syscall_catch = std::move(numbers);
+}
+
+std::optional<siginfo_t> process::last_siginfo(pid_t tid) const {
+    if (auto* t = impl_->find(tid)) {
+        return t->last_siginfo;
+    }
+    return std::nullopt;
+}
+
 void process::set_pending_signal(pid_t tid, int signo) {
     if (auto* t = impl_->find(tid)) {
         t->pending_signal = signo;
+        t->signal_first = signo != 0;
     }
 }
 

@@ -33,7 +33,7 @@ namespace {
 
 // Forks are traced only to take our int3s out of the child before letting it go.
 constexpr long attach_options_mask = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEFORK |
-                                     PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE;
+                                     PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACESYSGOOD;
 // A launched process dies with us; an attached one must survive us: no EXITKILL.
 constexpr long launch_options_mask = attach_options_mask | PTRACE_O_EXITKILL;
 // PTRACE_O_TRACEEXIT is deliberately off: it costs one more stop for every thread exit,

@@ -29,6 +29,8 @@ wait_status::wait_status(int raw) : raw_(raw) {
             kind_ = is_stopping_signal(WSTOPSIG(raw)) ? kind::group_stop : kind::interrupt_stop;
         } else if (ev != 0) {
             kind_ = kind::event_stop;
+        } else if (WSTOPSIG(raw) == (SIGTRAP | 0x80)) {
+            kind_ = kind::syscall_stop;
         } else {
             kind_ = kind::signal_stop;
         }
@@ -55,6 +57,7 @@ std::string wait_status::describe() const {
     case kind::group_stop: return fmt::format("group-stop {}", signo());
     case kind::interrupt_stop: return "interrupt stop";
     case kind::event_stop: return fmt::format("ptrace event {}", event());
+    case kind::syscall_stop: return "syscall stop";
     }
     return "?";
 }

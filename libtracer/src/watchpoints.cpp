@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "internal/proc_fs.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/ptrace_wrapper.hpp"
 #include "internal/store_emulation.hpp"
@@ -132,37 +133,41 @@ step_result step_thread(pid_t tid, std::vector<int>& deferred) {
     return res;
 }
 
-// Runs one system call in the stopped thread `tid`: the two bytes at its pc become
-// `syscall`, one single-step runs it, and the bytes and `saved` registers are put back.
-// Words are patched with PEEK/POKEDATA so that it works in a fork child's memory too.
-std::optional<long> inject_syscall(pid_t tid, const user_regs_struct& saved, long nr, std::uint64_t a0,
-                                   std::uint64_t a1, std::uint64_t a2, std::vector<int>& deferred) {
-    auto peek = try_ptrace(PTRACE_PEEKDATA, tid, reinterpret_cast<void*>(saved.rip), nullptr);
-    if (!peek) {
-        return std::nullopt;
-    }
-    long patched = peek.value;
-    const unsigned char syscall_insn[2] = {0x0f, 0x05};
-    std::memcpy(&patched, syscall_insn, 2);
+// Runs one system call in the stopped thread `tid`: its pc goes to `gadget` (a `syscall`
+// instruction of the program's own code), one single-step runs it, and the `saved`
+// registers are put back. Nothing is written to the code, so the other threads may run on
+// meanwhile, and the same gadget serves in a fork child (the same mappings).
+std::optional<long> inject_syscall(pid_t tid, const user_regs_struct& saved, std::uint64_t gadget, long nr,
+                                   std::uint64_t a0, std::uint64_t a1, std::uint64_t a2, std::vector<int>& deferred) {
     user_regs_struct r = saved;
+    r.rip = gadget;
     r.rax = static_cast<unsigned long long>(nr);
     r.rdi = a0;
     r.rsi = a1;
     r.rdx = a2;
     r.orig_rax = static_cast<unsigned long long>(-1);   // no system call restart here
-    if (!try_ptrace(PTRACE_POKEDATA, tid, reinterpret_cast<void*>(saved.rip), reinterpret_cast<void*>(patched)) ||
-        !set_regs(tid, r)) {
+    if (!set_regs(tid, r)) {
         return std::nullopt;
     }
     step_result sr = step_thread(tid, deferred);
     std::optional<long> result;
-    if (sr.trapped && get_regs(tid, r)) {
-        result = static_cast<long>(r.rax);
+    user_regs_struct after{};
+    // A thread stopped in a system call's exit (the exec stop of a launch, a clone event)
+    // reports that exit as a step trap before running any instruction, with the call's
+    // return value in rax: the registers are set again and the step repeated.
+    for (int again = 0; again < 2 && sr.trapped && get_regs(tid, after) && after.rip == gadget; ++again) {
+        if (!set_regs(tid, r)) {
+            break;
+        }
+        sr = step_thread(tid, deferred);
+    }
+    if (sr.trapped && get_regs(tid, after) && after.rip == gadget + 2) {
+        result = static_cast<long>(after.rax);
     }
     if (!sr.lost_status) {
-        try_ptrace(PTRACE_POKEDATA, tid, reinterpret_cast<void*>(saved.rip), reinterpret_cast<void*>(peek.value));
         set_regs(tid, saved);
     }
+    log::write(log::channel::ptrace, "injected syscall {} in {}: result {}", nr, tid, result ? *result : -1);
     return result;
 }
 
@@ -203,6 +208,28 @@ bool hardware_watchpoints_trap() {
         return result;
     }();
     return traps;
+}
+
+// The first `syscall` instruction in the target's executable mappings (cached per image).
+std::uint64_t process::impl::syscall_gadget() {
+    if (watches.syscall_gadget) {
+        return *watches.syscall_gadget;
+    }
+    std::vector<std::byte> buf;
+    for (const auto& m : internal::read_maps(pid)) {
+        if (m.perms.size() < 3 || m.perms[0] != 'r' || m.perms[2] != 'x' || m.path == "[vsyscall]") {
+            continue;
+        }
+        buf.resize(m.end - m.start);
+        std::size_t got = raw_read(m.start, buf);
+        for (std::size_t i = 0; i + 1 < got; ++i) {
+            if (buf[i] == std::byte{0x0f} && buf[i + 1] == std::byte{0x05}) {
+                watches.syscall_gadget = m.start + i;
+                return *watches.syscall_gadget;
+            }
+        }
+    }
+    error::send("Cannot set a software watchpoint: no system call instruction found in the program's code.");
 }
 
 // ---- debug registers ------------------------------------------------------------------
@@ -286,10 +313,19 @@ std::optional<int> guard_for(const internal::watch_state& w, std::uint64_t page,
 
 bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     auto fault = reinterpret_cast<std::uint64_t>(si.si_addr);
+    log::write(log::channel::ptrace, "thread {}: SIGSEGV code {} at 0x{:x}", t.tid_, si.si_code, fault);
     if (si.si_code != SEGV_ACCERR || !watches.guarded_prot.count(page_of(fault))) {
         return false;   // a real SIGSEGV: the program's own
     }
     ++watches.faults;
+    if ((stopping_all || !queue.empty()) && !t.stepping) {
+        // Another thread has something to report (it is being stopped, or is about to be):
+        // the access is not done now; the thread runs the instruction again (and faults
+        // again) when resumed, so that each change is reported on its own, with its value.
+        t.st = tstate::stopped;
+        t.forget_regs();
+        return true;
+    }
     const tstate before = t.st;
     const pid_t tid = t.tid_;
     t.forget_regs();
@@ -336,10 +372,35 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
             get_regs(tid, regs);
         }
     }
+    // While the guard is lifted, any thread could write the page unseen: the others are
+    // stopped first (their own faults meanwhile wait, see above) and resumed afterwards.
+    std::vector<pid_t> paused;
+    if (!move) {
+        for (auto& o : threads) {
+            if (o.get() != &t && o->st == tstate::running) {
+                paused.push_back(o->tid_);
+            }
+        }
+        if (!paused.empty()) {
+            t.st = tstate::stopped;   // already in its SIGSEGV stop: not interrupted again
+            stop_all();
+        }
+    }
+    auto resume_paused = [&] {
+        if (!queue.empty() || end) {
+            return;   // something to report: the wait loop stops everything and reports it
+        }
+        for (pid_t p : paused) {
+            if (thread_record* o = find(p); o != nullptr && o->st == tstate::stopped) {
+                cont(*o, o->pending_signal);
+                o->pending_signal = 0;
+            }
+        }
+    };
     // Lift the guard, run the instruction; an instruction touching a second guarded
     // page (a string copy across pages) faults again there: lift that one too.
     for (int round = 0; round < 8 && !move; ++round) {
-        auto rc = inject_syscall(tid, regs, SYS_mprotect, page, page_size, static_cast<std::uint64_t>(watches.original_prot[page]),
+        auto rc = inject_syscall(tid, regs, syscall_gadget(), SYS_mprotect, page, page_size, static_cast<std::uint64_t>(watches.original_prot[page]),
                                  deferred);
         if (!rc) {
             lost = true;
@@ -364,6 +425,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     if (lost) {
         log::write(log::channel::ptrace, "thread {} went away during a watchpoint step", tid);
         t.st = tstate::running;   // its exit status is collected by the next poll
+        resume_paused();
         return true;
     }
     user_regs_struct after{};
@@ -371,7 +433,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
         get_regs(tid, after);
     }
     for (std::uint64_t p : lifted) {
-        inject_syscall(tid, after, SYS_mprotect, p, page_size, static_cast<std::uint64_t>(watches.guarded_prot[p]),
+        inject_syscall(tid, after, syscall_gadget(), SYS_mprotect, p, page_size, static_cast<std::uint64_t>(watches.guarded_prot[p]),
                        deferred);
     }
     std::optional<stop_reason> hit;
@@ -427,6 +489,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     if (hit) {
         queue_event(*hit);
     }
+    resume_paused();
     return true;
 }
 
@@ -449,7 +512,7 @@ void process::impl::drop_watchpoints(bool restore) {
             std::vector<int> deferred;
             if (get_regs(any->tid_, regs)) {
                 for (auto& [page, prot] : watches.original_prot) {
-                    inject_syscall(any->tid_, regs, SYS_mprotect, page, page_size, static_cast<std::uint64_t>(prot),
+                    inject_syscall(any->tid_, regs, syscall_gadget(), SYS_mprotect, page, page_size, static_cast<std::uint64_t>(prot),
                                    deferred);
                 }
             }
@@ -472,7 +535,7 @@ void process::impl::unguard_fork_child(pid_t child) {
         return;
     }
     for (auto& [page, prot] : watches.original_prot) {
-        inject_syscall(child, regs, SYS_mprotect, page, page_size, static_cast<std::uint64_t>(prot), deferred);
+        inject_syscall(child, regs, syscall_gadget(), SYS_mprotect, page, page_size, static_cast<std::uint64_t>(prot), deferred);
     }
 }
 
@@ -539,7 +602,7 @@ int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, w
         std::vector<int> deferred;
         for (std::uint64_t p : pages) {
             int prot = *guard_for(d.watches, p, d.watches.original_prot[p]);
-            auto rc = inject_syscall(runner->tid_, regs, SYS_mprotect, p, page_size, static_cast<std::uint64_t>(prot),
+            auto rc = inject_syscall(runner->tid_, regs, d.syscall_gadget(), SYS_mprotect, p, page_size, static_cast<std::uint64_t>(prot),
                                      deferred);
             if (!rc || *rc != 0) {
                 d.watches.entries.pop_back();
@@ -592,7 +655,7 @@ void process::remove_watchpoint(int id) {
     for (std::uint64_t p = page_of(e.addr); p <= page_of(e.addr + e.size - 1); p += page_size) {
         int original = d.watches.original_prot[p];
         auto prot = guard_for(d.watches, p, original);
-        inject_syscall(runner->tid_, regs, SYS_mprotect, p, page_size, static_cast<std::uint64_t>(prot.value_or(original)),
+        inject_syscall(runner->tid_, regs, d.syscall_gadget(), SYS_mprotect, p, page_size, static_cast<std::uint64_t>(prot.value_or(original)),
                        deferred);
         if (prot) {
             d.watches.guarded_prot[p] = *prot;

@@ -81,3 +81,87 @@ TEST_CASE("without catchpoints fork and exec run through; unsupported follow-for
     CHECK(bad.err.find("Valid arguments are child, parent.") != std::string::npos);
     CHECK(bad.out.find("alive") != std::string::npos);
 }
+
+namespace {
+
+/// The lines of an `info breakpoints` table (header, rows, detail lines) in `out`.
+std::vector<std::string> breakpoint_table(const std::string& out) {
+    std::vector<std::string> keep;
+    bool in_table = false;
+    for (auto& l : lines_of(out)) {
+        if (l.rfind("Num     Type", 0) == 0) {
+            in_table = true;
+        } else if (in_table && !(std::isdigit(static_cast<unsigned char>(l[0])) || (!l.empty() && l[0] == '\t'))) {
+            in_table = false;
+        }
+        if (in_table) {
+            keep.push_back(std::regex_replace(l, std::regex("process [0-9]+"), "process N"));
+        }
+    }
+    return keep;
+}
+
+}  // namespace
+
+TEST_CASE("catch syscall stops at the call and at the return with gdb's reports", "[cli][catch][syscall]") {
+    auto program = example_path("procs");
+    std::vector<std::string> cmds{"catch syscall write", "run", "continue", "info breakpoints", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"write"});
+    auto gdb = gdb_cmds(program, cmds, {"write"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto expected = catch_lines(gdb.out);
+    REQUIRE(expected.size() == 3);   // set, call, return
+    CHECK(joined(catch_lines(ours.out)) == joined(expected));
+    CHECK(has_line(ours.out, "Catchpoint 1 (syscall 'write' [1])"));
+    // The program's write happens between the two stops.
+    auto call = ours.out.find("(call to syscall write)");
+    auto written = ours.out.find("hello from write");
+    auto ret = ours.out.find("(returned from syscall write)");
+    REQUIRE(call != std::string::npos);
+    REQUIRE(ret != std::string::npos);
+    CHECK(call < written);
+    CHECK(written < ret);
+    // Both stops are in the C library's write wrapper with its arguments, as gdb shows (gdb
+    // names it by another alias, __GI___libc_write).
+    CHECK(std::regex_search(ours.out, std::regex(R"(\(call to syscall write\), .*write \(fd=1, buf=0x[0-9a-f]+, nbytes=17\))")));
+    CHECK(std::regex_search(gdb.out, std::regex(R"(\(call to syscall write\), .*write \(fd=1, buf=0x[0-9a-f]+, nbytes=17\))")));
+    CHECK(joined(breakpoint_table(ours.out)) == joined(breakpoint_table(gdb.out)));
+    CHECK(ours.out.find("exited normally]") != std::string::npos);
+}
+
+TEST_CASE("catch syscall with several names and numbers, any syscall, and bad names", "[cli][catch][syscall]") {
+    auto program = example_path("procs");
+    std::vector<std::string> cmds{"catch syscall write 60 exit_group", "catch syscall", "catch syscall 9999",
+                                  "info breakpoints", "catch syscall no_such_call",
+                                  "delete 2", "disable 3", "run", "continue", "continue", "info breakpoints"};
+    auto ours = ompdbg_cmds(program, cmds, {"write"});
+    auto gdb = gdb_cmds(program, cmds, {"write"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(joined(catch_lines(ours.out)) == joined(catch_lines(gdb.out)));
+    CHECK(has_line(ours.out, "Catchpoint 1 (syscalls 'write' [1] 'exit' [60] 'exit_group' [231])"));
+    CHECK(has_line(ours.out, "Catchpoint 2 (any syscall)"));
+    CHECK(ours.err.find("Unknown syscall name 'no_such_call'.") != std::string::npos);
+    // Before and after the run: the tables are gdb's, hit counts and disabled rows included.
+    CHECK(joined(breakpoint_table(ours.out)) == joined(breakpoint_table(gdb.out)));
+    CHECK(ours.out.find("(call to syscall exit_group)") != std::string::npos);
+    CHECK(ours.term_signal == 0);
+}
+
+TEST_CASE("info breakpoints lists catchpoints and watchpoints with breakpoints, as gdb", "[cli][catch][watch]") {
+    auto program = example_path("procs");
+    std::vector<std::string> cmds{"break main", "run", "catch fork", "catch exec", "catch vfork",
+                                  "rwatch mode", "awatch mode", "info breakpoints", "disable 3 5",
+                                  "delete 4", "info breakpoints", "enable 3", "delete 1 6", "continue", "info breakpoints",
+                                  "delete", "info breakpoints", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"fork"});
+    auto gdb = gdb_cmds(program, cmds, {"fork"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto expected = breakpoint_table(gdb.out);
+    REQUIRE(expected.size() > 8);
+    CHECK(joined(breakpoint_table(ours.out)) == joined(expected));
+    CHECK(has_line(ours.out, "No breakpoints or watchpoints."));
+    CHECK(has_line(ours.out, "parent: child exited 7"));
+}

@@ -188,3 +188,32 @@ TEST_CASE("interactive: colour on a terminal, none with NO_COLOR or without a te
     CHECK(r.out.find('\x1b') == std::string::npos);
     CHECK(r.out.find("#1  0x") != std::string::npos);
 }
+
+TEST_CASE("interactive: Ctrl-C at an idle prompt drops the line and prints Quit, as gdb", "[cli][interactive]") {
+    scratch_home home;
+    pty_session t({example_path("structs")}, home.env());
+    REQUIRE(t.wait_for(prompt_re));
+    // A half-typed line, then Ctrl-C (the terminal sends SIGINT): gdb's "Quit", a new prompt.
+    t.type("print 6*");
+    REQUIRE(t.wait_for_line_editing());
+    t.type("\x03");
+    auto quit = t.wait_for(std::regex(R"(Quit\n\(ompdbg\) $)"));
+    INFO(t.last_unmatched());
+    REQUIRE(quit);
+    // The dropped text is gone: the next line is read on its own, and the session lives on.
+    t.type("print 7*6\r");
+    auto answer = t.wait_for(std::regex(R"(\$1 = 42\n\(ompdbg\) $)"));
+    INFO(t.last_unmatched());
+    CHECK(answer);
+    // Twice in a row works too, and a program started afterwards is not disturbed by it.
+    REQUIRE(t.wait_for_line_editing());
+    t.type("\x03");
+    CHECK(t.wait_for(std::regex(R"(Quit\n\(ompdbg\) $)")));
+    t.type("run\r");
+    auto ran = t.wait_for(std::regex(R"(exited normally\]\n\(ompdbg\) $)"), std::chrono::seconds(60));
+    INFO(t.last_unmatched());
+    CHECK(ran);
+    CHECK(ran->find("SIGINT") == std::string::npos);
+    t.type("quit\r");
+    CHECK(t.wait_exit());
+}

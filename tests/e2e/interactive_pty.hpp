@@ -9,6 +9,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -103,6 +104,19 @@ public:
                 }
             }
         }
+    }
+    /// Waits until the line editor has the terminal in its raw mode (ICANON off, read back
+    /// through the master side): keys typed then reach the editor, not the tty's cooked line.
+    bool wait_for_line_editing(std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+        auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (std::chrono::steady_clock::now() < deadline) {
+            struct termios tio {};
+            if (::tcgetattr(master_, &tio) == 0 && (tio.c_lflag & ICANON) == 0) {
+                return true;
+            }
+            pump(std::chrono::milliseconds(10));
+        }
+        return false;
     }
     /// Every raw byte received so far (escape sequences kept), for colour checks.
     const std::string& raw_all() const { return all_; }

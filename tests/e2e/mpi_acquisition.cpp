@@ -124,6 +124,36 @@ TEST_CASE("mpi: a breakpoint is planted in every rank and each rank reports its 
     CHECK(count_lines_starting(r.out, "rank ") == 8);   // 4 "rank R of 4" + 4 "rank R done"
 }
 
+TEST_CASE("mpi: a breakpoint set with a focus is planted in the focused ranks only; continue resumes all",
+          "[e2e][mpi]") {
+    // `start` holds the job in MPI_Init; the breakpoint set while the focus is rank 1 belongs
+    // to rank 1 (as in TotalView and DDT), and the job then runs with the focus on every rank.
+    auto r = ompdbg_job({"start", "rank 1", "break compute", "rank all", "info breakpoints", "continue", "continue"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "\tstop only in rank 1"));
+    // Exactly one hit, in rank 1, with rank 1's own argument.
+    std::regex hit_re(R"(hit Breakpoint 1, compute \(rank=(\d+)\))");
+    int hits = 0;
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_search(l, m, hit_re)) {
+            ++hits;
+            CHECK(m[1] == "1");
+        }
+    }
+    CHECK(hits == 1);
+    // Every rank ran to its end: the ranks outside the breakpoint's set never stopped.
+    auto printed = pids_printed(r.out);
+    REQUIRE(printed.size() == 4);
+    for (auto& [rank, pid] : printed) {
+        CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
+        CHECK(has_line(r.out, "[rank " + std::to_string(rank) + "] process " + std::to_string(pid) +
+                                  " exited with code 00"));
+    }
+}
+
 TEST_CASE("mpi: mpi stacks merges every rank's stacks into one tree with rank ranges", "[e2e][mpi]") {
     std::string dot = "/tmp/ompdbg-mpi-stacks-" + std::to_string(::getpid()) + ".dot";
     auto r = ompdbg_job({"break all_parked", "run", "mpi stacks --dot " + dot, "rank all", "print released = 1",
@@ -289,4 +319,45 @@ TEST_CASE("mpi: attach to a running mpirun acquires every rank of its job", "[e2
     auto end = job.wait_exit(std::chrono::seconds(60));
     REQUIRE(end);
     CHECK(end->ok());
+}
+
+TEST_CASE("mpi: Debian's stripped Open MPI: acquisition and merged stacks work, mpi queues names what is missing",
+          "[e2e][mpi]") {
+    const std::string debian_mpirun = "/usr/bin/mpirun";
+    const std::string prog = std::string(examples_dir) + "/mpi/mpi_stages-debian-ompi";
+    if (!std::filesystem::exists(prog) || !std::filesystem::exists(debian_mpirun)) {
+        WARN("skipped: Debian's Open MPI is not installed");
+        return;
+    }
+    auto args = ex_args({"break all_parked", "run", "mpi ranks", "mpi stacks", "mpi queues", "mpi deadlock",
+                         "rank all", "print released = 1", "delete", "continue"});
+    for (const char* a : {"run", "/usr/bin/mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4"}) {
+        args.push_back(a);
+    }
+    args.push_back(prog);
+    args.push_back("park");
+    auto r = ompdbg_batch(args, run_options().timeout_after(std::chrono::seconds(280)));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    // Acquisition through the MPIR symbols of Debian's (stripped) Open MPI: every rank, the
+    // process table naming the processes that say they are the ranks.
+    CHECK(has_line(r.out, "[MPI job: 4 ranks of " + prog + " acquired]"));
+    auto listed = pids_listed(r.out);
+    auto printed = pids_printed(r.out);
+    REQUIRE(printed.size() == 4);
+    CHECK(listed == printed);
+    CHECK(has_line_containing(r.out, "hit Breakpoint 1, all_parked (count=4)"));
+    // Merged stacks: the program's own frames have DWARF, whatever Open MPI lacks.
+    CHECK(has_line_containing(r.out, "main [rank 0-3]"));
+    CHECK(has_line_containing(r.out, "wait_odd [rank 1,3]"));
+    CHECK(has_line_containing(r.out, "all_parked [rank 0]"));
+    // The message-queue DLL is found and loads, but libmpi has no DWARF: the missing types
+    // are named, with how to get an Open MPI that has them.
+    CHECK(has_line_containing(r.err, "missing type opal_list_item_t"));
+    CHECK(has_line_containing(r.err, "scripts/bootstrap"));
+    CHECK(has_line_containing(r.err, "No rank's message queues could be read"));
+    // Released from the debugger, every rank finishes.
+    for (int rank = 0; rank < 4; ++rank) {
+        CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
+    }
 }

@@ -43,6 +43,17 @@ run_result gdb_interactive(const std::vector<std::string>& cmds) {
     return run(argv, run_options().timeout_after(60s));
 }
 
+/// The lines of `out` that start with `prefix` ("$" values, "#" frames).
+std::vector<std::string> lines_starting(const std::string& out, const std::string& prefix) {
+    std::vector<std::string> keep;
+    for (auto& l : lines_of(out)) {
+        if (l.rfind(prefix, 0) == 0) {
+            keep.push_back(l);
+        }
+    }
+    return keep;
+}
+
 std::vector<std::string> table_lines(const std::string& out) {
     std::vector<std::string> keep;
     for (auto& l : lines_of(out)) {
@@ -170,4 +181,106 @@ TEST_CASE("signals: stop, print and pass decide what the user sees and what the 
         auto r = ompdbg_cmds(program, {"signal SIGUSR1"}, {"usr1"});
         CHECK(r.err.find("The program is not being run.") != std::string::npos);
     }
+}
+
+TEST_CASE("signals: signal SIG at a breakpoint runs the handler, then reports the breakpoint again as gdb",
+          "[cli][signals]") {
+    auto program = example_path("crash");
+    std::string at = "crash.c:" + std::to_string(example_line("crash.c", "raise"));
+    std::vector<std::string> cmds{"break " + at, "run", "signal SIGUSR1", "info breakpoints", "continue", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"usr1"});
+    auto gdb = gdb_cmds(program, cmds, {"usr1"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto reports = [](const std::string& out) {
+        std::vector<std::string> keep;
+        for (auto& l : lines_of(out)) {
+            if (l.rfind("Breakpoint 1, ", 0) == 0 || l.rfind("Program received", 0) == 0 ||
+                l.rfind("handler: ", 0) == 0 || l.rfind("after raise", 0) == 0 || l.find("already hit") != std::string::npos) {
+                keep.push_back(std::regex_replace(l, std::regex("argv=0x[0-9a-f]+"), "argv=..."));
+            }
+        }
+        return keep;
+    };
+    auto expected = reports(gdb.out);
+    // Hit, handler, hit again, "already hit 2 times", the raise's SIGUSR1, its handler, the end.
+    REQUIRE(expected.size() == 7);
+    CHECK(joined(reports(ours.out)) == joined(expected));
+    CHECK(ours.out.find("exited normally]") != std::string::npos);
+}
+
+TEST_CASE("signals: $_siginfo of a SIGSEGV stop holds the signal and the faulting address, as gdb",
+          "[cli][signals][siginfo]") {
+    auto program = example_path("crash");
+    std::vector<std::string> cmds{"print $_siginfo", "run", "print $_siginfo.si_signo", "print $_siginfo.si_code",
+                                  "print $_siginfo._sifields._sigfault.si_addr", "print $_siginfo.si_errno"};
+    auto ours = ompdbg_cmds(program, cmds, {"segv"});
+    auto gdb = gdb_cmds(program, cmds, {"segv"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto values = [](const std::string& out) { return lines_starting(out, "$"); };
+    // Before the program runs $_siginfo is void, as in gdb.
+    REQUIRE(values(gdb.out).size() == 5);
+    CHECK(joined(values(ours.out)) == joined(values(gdb.out)));
+    CHECK(has_line(ours.out, "$1 = void"));
+    CHECK(has_line(ours.out, "$2 = 11"));
+    CHECK(has_line(ours.out, "$4 = (void *) 0x0"));
+}
+
+TEST_CASE("core: generate-core-file writes a core that ompdbg and gdb both read like the live process",
+          "[cli][core][gcore]") {
+    scratch_dir dir;
+    auto program = example_path("crash");
+    auto mode = GENERATE(std::string("segv"), std::string("threads"));
+    CAPTURE(mode);
+    std::string core = (dir.path() / "ours.core").string();
+    auto live = ompdbg_cmds(program, {"run", "generate-core-file " + core, "bt", "info threads"}, {mode});
+    CAPTURE(live.all());
+    REQUIRE_FALSE(live.timed_out);
+    REQUIRE(has_line(live.out, "Saved corefile " + core));
+    // gdb reads it: the same signal, the same crash stack.
+    std::vector<std::string> cmds{"bt", "info threads", "print global_counter", "x/2i $pc", "info sharedlibrary"};
+    auto ours = ompdbg_core(program, core, cmds);
+    auto gdb = gdb_core(program, core, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(gdb.out, "Program terminated with signal SIGSEGV, Segmentation fault."));
+    CHECK(has_line(ours.out, "Program terminated with signal SIGSEGV, Segmentation fault."));
+    if (mode == "segv") {
+        CHECK(joined(nonempty_lines(ours.out)) == joined(gdb_core_lines(gdb.out)));
+    } else {
+        // Threads: the dumping thread first in both, 4 threads, libthread_db works on it.
+        // (Frames deeper than the crash name clone3 by another alias in gdb.)
+        CHECK(count_lines_starting(ours.out, "[New LWP ") == 4);
+        CHECK(count_lines_starting(gdb.out, "[New LWP ") == 4);
+        CHECK(has_line(gdb.out, "[Thread debugging using libthread_db enabled]"));
+        auto current = [](const std::string& out) { return lines_starting(out, "[Current thread is 1 (Thread 0x"); };
+        REQUIRE(current(gdb.out).size() == 1);
+        CHECK(current(ours.out) == current(gdb.out));
+        CHECK(gdb.out.find("#0  worker (arg=0x2) at ") != std::string::npos);
+    }
+    // The live session's stack is the core's.
+    auto frames = [](const std::string& out) { return lines_starting(out, "#"); };
+    // gdb prints frame #0 when it loads the core, then the backtrace.
+    auto gdb_frames = frames(gdb.out);
+    REQUIRE(gdb_frames.size() >= 3);
+    gdb_frames.erase(gdb_frames.begin());
+    auto live_frames = frames(live.out);
+    REQUIRE(live_frames.size() == gdb_frames.size());
+    CHECK(live_frames.front() == gdb_frames.front());
+    if (mode == "segv") {
+        CHECK(joined(live_frames) == joined(gdb_frames));
+    }
+}
+
+TEST_CASE("core: generate-core-file without a process or into a bad path is one clear error", "[cli][core][gcore]") {
+    auto program = example_path("crash");
+    auto none = ompdbg_cmds(program, {"generate-core-file", "echo alive\\n"});
+    CHECK(none.err.find("The program is not being run.") != std::string::npos);
+    CHECK(none.out.find("alive") != std::string::npos);
+    auto bad = ompdbg_cmds(program, {"run", "gcore /nonexistent-dir/core", "echo alive\\n"}, {"segv"});
+    CAPTURE(bad.all());
+    CHECK(bad.err.find("Failed to open '/nonexistent-dir/core' for output.") != std::string::npos);
+    CHECK(bad.out.find("alive") != std::string::npos);
+    CHECK(bad.term_signal == 0);
 }

@@ -277,8 +277,9 @@ void sync_breakpoint_sites(session& s) {
         return;
     }
     std::set<std::uint64_t> wanted;
+    int rank = s.current_inferior().rank;
     for (auto& [n, bp] : s.breakpoints()) {
-        if (!bp.enabled) {
+        if (!bp.enabled || !bp.applies_to_rank(rank)) {
             continue;
         }
         for (auto& loc : bp.locations) {
@@ -359,8 +360,9 @@ void refresh_breakpoints(session& s, bool report_resolved) {
 
 std::vector<std::pair<breakpoint*, std::size_t>> breakpoints_at(session& s, std::uint64_t addr) {
     std::vector<std::pair<breakpoint*, std::size_t>> out;
+    int rank = s.current_inferior().rank;
     for (auto& [n, bp] : s.breakpoints()) {
-        if (!bp.enabled) {
+        if (!bp.enabled || !bp.applies_to_rank(rank)) {
             continue;
         }
         for (std::size_t i = 0; i < bp.locations.size(); ++i) {

@@ -101,7 +101,7 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     app.add_flag("-q,--quiet,--nx", quiet, "Accepted for gdb compatibility");
     std::vector<std::string> plugin_paths;
     std::string ompd_library;
-    app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd...) from DIR (repeatable)");
+    app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd, DMPL, MPI message-queue DLL) from DIR (repeatable)");
     app.add_option("--ompd-library", ompd_library, "libompd.so to use when the OpenMP runtime names none that loads");
     std::string dmpl_library;
     app.add_option("--dmpl-library", dmpl_library, "DMPL library to use instead of ompdbg's own for libomp/libgomp");
@@ -130,7 +130,7 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     app::session s(json, batch);
     try {
         for (const auto& dir : plugin_paths) {
-            app::omp_set_plugin_path(s, dir);
+            s.allow_plugin_directory(dir);
         }
         if (!ompd_library.empty()) {
             app::omp_set_ompd_library(s, ompd_library);

@@ -1,13 +1,17 @@
 // break, tbreak, delete, disable, enable, condition, ignore, commands, info breakpoints.
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <regex>
+#include <set>
 #include <cctype>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
+#include "commands_signals.hpp"
 #include "commands_watch.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -89,6 +93,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.temporary = temporary;
     bp.condition = cond;
     bp.thread_tid = thread_tid;
+    bp.ranks = breakpoint_ranks_of_focus(s);
     if (locs.empty()) {
         s.out().line(why);
         if (!s.query("Make breakpoint pending on future shared library load? ")) {
@@ -170,9 +175,18 @@ void set_enabled(session& s, std::string_view args, bool enable) {
         for (auto& [n, bp] : s.breakpoints()) {
             bp.enabled = enable;
         }
+        for (auto& [n, w] : s.watchpoints()) {
+            enable_watchpoint(s, n, enable);
+        }
+        for (auto& c : s.process_events().catchpoints) {
+            c.enabled = enable;
+        }
     } else {
         for (auto [n, loc] : parse_numbers(s, a)) {
             auto it = s.breakpoints().find(n);
+            if (it == s.breakpoints().end() && loc < 0 && (enable_watchpoint(s, n, enable) || enable_catchpoint(s, n, enable))) {
+                continue;
+            }
             if (it == s.breakpoints().end()) {
                 s.out().error(fmt::format("No breakpoint number {}.", n));
                 continue;
@@ -207,20 +221,57 @@ void info_breakpoints(session& s, std::string_view args) {
     for (auto [n, loc] : parse_numbers(s, args)) {
         only.push_back(n);
     }
-    nlohmann::json list = nlohmann::json::array();
-    bool any = false;
+    auto wanted = [&](int n) { return only.empty() || std::find(only.begin(), only.end(), n) != only.end(); };
+    // Watchpoints and event catchpoints share the numbering (commands_watch/_signals).
+    std::map<int, info_breakpoint_row> others;
+    for (auto rows : {watchpoint_rows(s), catchpoint_rows(s)}) {
+        for (auto& r : rows) {
+            if (wanted(r.number)) {
+                others[r.number] = std::move(r);
+            }
+        }
+    }
+    // gdb's column widths: Type at least 14, Address 18 when anything has an address (a
+    // watchpoint has one while the process lives).
+    std::size_t type_width = 14;
+    bool addresses = !s.watchpoints().empty() && s.process() != nullptr && s.process()->is_alive();
+    for (auto& [n, r] : others) {
+        type_width = std::max(type_width, r.type.size());
+    }
+    std::set<int> numbers;
     for (auto& [n, bp] : s.breakpoints()) {
-        if (!only.empty() && std::find(only.begin(), only.end(), n) == only.end()) {
+        if (wanted(n)) {
+            numbers.insert(n);
+            addresses = addresses || !bp.locations.empty();
+        }
+    }
+    for (auto& [n, r] : others) {
+        numbers.insert(n);
+    }
+    std::size_t addr_width = addresses ? 18 : 10;
+    nlohmann::json list = nlohmann::json::array();
+    if (!numbers.empty()) {
+        s.out().line(fmt::format("Num     {:<{}} Disp Enb {:<{}} What", "Type", type_width, "Address", addr_width));
+    }
+    for (int n : numbers) {
+        if (auto o = others.find(n); o != others.end()) {
+            const auto& r = o->second;
+            s.out().line(fmt::format("{:<7} {:<{}} keep {:<3} {:<{}} {}", n, r.type, type_width, r.enabled ? "y" : "n", "",
+                                     addr_width, r.what));
+            for (const auto& d : r.details) {
+                s.out().line(d);
+            }
+            list.push_back(r.json);
             continue;
         }
-        if (!any) {
-            s.out().line("Num     Type           Disp Enb Address            What");
-            any = true;
-        }
-        std::string head = fmt::format("{:<7} {:<14} {:<4} {:<3} ", n, "breakpoint", bp.temporary ? "del" : "keep",
+        auto& bp = s.breakpoints()[n];
+        std::string type = bp.catch_what.empty() ? "breakpoint" : "catchpoint";
+        std::string head = fmt::format("{:<7} {:<{}} {:<4} {:<3} ", n, type, type_width, bp.temporary ? "del" : "keep",
                                        bp.enabled ? "y" : "n");
         if (bp.pending || bp.locations.empty()) {
-            s.out().line(head + fmt::format("{:<18} {}", "<PENDING>", bp.spec));
+            s.out().line(head + fmt::format("{:<{}} {}", "<PENDING>", addr_width, bp.spec));
+        } else if (!bp.catch_what.empty()) {
+            s.out().line(head + fmt::format("0x{:016x} {}", bp.locations.front().address.addr(), bp.catch_what));
         } else if (bp.locations.size() == 1) {
             auto& l = bp.locations.front();
             s.out().line(head + fmt::format("0x{:016x} {}", l.address.addr(), location_what(l)));
@@ -233,8 +284,11 @@ void info_breakpoints(session& s, std::string_view args) {
         if (bp.thread_tid) {
             s.out().line(fmt::format("\tstop only in thread {}", s.thread_number(*bp.thread_tid)));
         }
+        if (!bp.ranks.empty()) {
+            s.out().line(fmt::format("\tstop only in rank {}", format_rank_list(bp.ranks)));
+        }
         if (bp.hit_count > 0) {
-            s.out().line(fmt::format("\tbreakpoint already hit {} time{}", bp.hit_count, bp.hit_count == 1 ? "" : "s"));
+            s.out().line(fmt::format("\t{} already hit {} time{}", type, bp.hit_count, bp.hit_count == 1 ? "" : "s"));
         }
         if (bp.ignore_count > 0) {
             s.out().line(fmt::format("\tignore next {} hits", bp.ignore_count));
@@ -245,8 +299,8 @@ void info_breakpoints(session& s, std::string_view args) {
         if (bp.locations.size() > 1) {
             for (std::size_t i = 0; i < bp.locations.size(); ++i) {
                 auto& l = bp.locations[i];
-                s.out().line(fmt::format("{:<27} {:<3} 0x{:016x} {}", fmt::format("{}.{}", n, i + 1), l.enabled ? "y" : "n",
-                                         l.address.addr(), location_what(l)));
+                s.out().line(fmt::format("{:<{}} {:<3} 0x{:016x} {}", fmt::format("{}.{}", n, i + 1), type_width + 13,
+                                         l.enabled ? "y" : "n", l.address.addr(), location_what(l)));
             }
         }
         nlohmann::json jl = nlohmann::json::array();
@@ -254,10 +308,14 @@ void info_breakpoints(session& s, std::string_view args) {
             jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"file", l.file},
                           {"line", l.line}, {"enabled", l.enabled}});
         }
-        list.push_back({{"number", n}, {"temporary", bp.temporary}, {"enabled", bp.enabled}, {"pending", bp.pending},
-                        {"spec", bp.spec}, {"condition", bp.condition}, {"hits", bp.hit_count}, {"locations", jl}});
+        list.push_back({{"number", n}, {"type", type}, {"temporary", bp.temporary}, {"enabled", bp.enabled},
+                        {"pending", bp.pending}, {"spec", bp.spec}, {"condition", bp.condition}, {"hits", bp.hit_count},
+                        {"locations", jl}});
+        if (!bp.ranks.empty()) {
+            list.back()["ranks"] = bp.ranks;
+        }
     }
-    if (!any) {
+    if (numbers.empty()) {
         if (only.empty()) {
             s.out().line("No breakpoints or watchpoints.");
         } else {
@@ -290,9 +348,10 @@ void register_breakpoint_commands(command_table& t) {
                    }
                    s.breakpoints().clear();
                    delete_all_watchpoints(s);
+                   delete_all_catchpoints(s);
                } else {
                    for (auto [n, loc] : parse_numbers(s, args)) {
-                       if (!s.breakpoints().erase(n) && !delete_watchpoint(s, n)) {
+                       if (!s.breakpoints().erase(n) && !delete_watchpoint(s, n) && !delete_catchpoint(s, n)) {
                            s.out().error(fmt::format("No breakpoint number {}.", n));
                        }
                    }

@@ -1,11 +1,15 @@
-// Post-mortem: `core-file CORE` (`core`) and `ompdbg core PROG CORE`.
+// Post-mortem: `core-file CORE` (`core`), `ompdbg core PROG CORE`, and writing one of a
+// live process: `generate-core-file [FILE]` (`gcore`).
 #include "commands_core.hpp"
+
+#include <csignal>
 
 #include <fmt/format.h>
 
 #include "stack.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/tracer/core_writer.hpp"
 
 namespace ompdbg::app {
 
@@ -36,6 +40,21 @@ void cmd_core_file(session& s, std::string_view args) {
         error::send("ompdbg needs the program to read a core file: `file PROG` first, or ompdbg core PROG CORE");
     }
     load_core(s, path);
+}
+
+/// `generate-core-file [FILE]`: gdb's gcore. The core names the selected thread first and,
+/// as gdb's, the signal it stopped with (SIGTRAP at a breakpoint).
+void cmd_generate_core_file(session& s, std::string_view args) {
+    auto& p = s.require_process();
+    std::string path = trim_copy(args);
+    if (path.empty()) {
+        path = fmt::format("core.{}", p.pid());
+    }
+    pid_t tid = s.selected_tid();
+    int signo = p.pending_signal(tid);
+    tracer::write_core_file(p, path, tid, signo != 0 ? signo : SIGTRAP);
+    s.out().field("core", path);
+    s.out().line(fmt::format("Saved corefile {}", path));
 }
 
 }  // namespace
@@ -89,6 +108,10 @@ void register_core_commands(command_table& t) {
            "forgets the core file.\nCommands that need a live process (run control) say that the program is not "
            "being run.",
            cmd_core_file, false, nullptr});
+    t.add({"generate-core-file", {"gcore"}, "Save a core file with the current state of the debugged process.",
+           "generate-core-file [FILE]\nWrites an ELF core of the stopped process to FILE (default core.PID), readable "
+           "by\n`ompdbg core PROG FILE` and by gdb.",
+           cmd_generate_core_file, false, nullptr});
 }
 
 }  // namespace ompdbg::app

@@ -122,7 +122,7 @@ plugins::dmpl_process* dmpl_for(session& s, bool required) {
     }
     if (!st.library) {
         fs::path file = st.library_setting ? *st.library_setting : default_library(rt.kind);
-        st.library = plugins::dmpl_library::load(file, omp_plugin_policy(s));
+        st.library = plugins::dmpl_library::load(file, s.plugin_policy());
     }
     plugins::pthread_key_reader keys = [&s](pid_t tid, std::uint64_t key) -> std::optional<std::uint64_t> {
         try {
@@ -166,7 +166,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
             if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd || !probe.debug_enabled) {
                 return std::nullopt;
             }
-            auto lib = plugins::load_ompd_library(probe, omp_plugin_policy(s), std::nullopt);
+            auto lib = plugins::load_ompd_library(probe, s.plugin_policy(), std::nullopt);
             plugins::tls_resolver tls = [&s](pid_t t, const tracer::loaded_module& m,
                                              std::uint64_t off) -> std::optional<std::uint64_t> {
                 try {

@@ -366,6 +366,18 @@ std::vector<int> parse_rank_list(session& s, std::string_view text) {
     return out;
 }
 
+std::vector<int> breakpoint_ranks_of_focus(session& s) {
+    if (!is_mpi_session(s) || s.focus().size() >= s.inferiors().size()) {
+        return {};
+    }
+    std::vector<int> ranks;
+    for (std::size_t i : s.focus()) {
+        ranks.push_back(s.inferiors()[i]->rank);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
 bool is_job_wide_command(const std::string& name, std::string_view args) {
     static const std::set<std::string> once = {
         "run", "start", "continue", "kill", "detach", "attach", "quit", "mpi", "rank", "break", "tbreak",

@@ -75,6 +75,10 @@ std::string format_rank_list(std::vector<int> ranks);
 /// Parses "3", "0-3,6", "all" into ranks; throws for a rank the job does not have.
 std::vector<int> parse_rank_list(session& s, std::string_view text);
 
+/// The ranks a breakpoint set now is planted in: the focused ranks when the focus is not
+/// the whole job, else empty (every rank, including a session that is not an MPI job).
+std::vector<int> breakpoint_ranks_of_focus(session& s);
+
 /// Commands that act once for the whole job, never per rank (run control, breakpoints,
 /// settings but `set var`, `info breakpoints`, `mpi`, `rank`). Others run once per focused
 /// rank, labelled.

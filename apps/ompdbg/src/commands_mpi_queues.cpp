@@ -1,6 +1,7 @@
-// `mpi queues` and `mpi deadlock`. The ranks come from queue_ranks(): every rank of the
-// session's MPI job when there is one, else the session's single process (a rank attached
-// by pid, its rank read from its environment).
+// `mpi queues` and `mpi deadlock`, and gather_job_queues() under both: the ranks are every
+// focused rank of the session's MPI job, or the session's single process (a rank attached
+// by pid, its rank read from its environment). Ranks that ended are taken from the
+// inferior's end state.
 
 #include "commands_mpi_queues.hpp"
 
@@ -10,14 +11,17 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "command_prefix.hpp"
+#include "commands_mpi.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/plugins/msgq.hpp"
 #include "ompdbg/tracer/unwinder.hpp"
 #include "session.hpp"
+#include "stop_printer.hpp"
 #include "wait_for_graph.hpp"
 
 namespace ompdbg::app {
@@ -35,7 +39,6 @@ struct queue_rank {
 /// The DLL and one msgq_process per live rank, kept across commands (the DLL caches each
 /// process's communicator list and refreshes it when it changed).
 struct msgq_state {
-    plugins::plugin_policy policy;
     std::shared_ptr<plugins::msgq_library> library;
     struct entry {
         tracer::target* target = nullptr;
@@ -50,8 +53,57 @@ msgq_state& state_of(session& s) {
     return (*states)[&s];
 }
 
-std::vector<queue_rank> queue_ranks(session& s) {
+std::string end_note_of(const inferior& inf) {
+    if (!inf.end) {
+        return "ended";
+    }
+    if (inf.end->kind == tracer::stop_kind::exited) {
+        return fmt::format("exited with code {}", inf.end->exit_code);
+    }
+    return fmt::format("killed by signal {}", signal_name(inf.end->signo));
+}
+
+/// The ranks of an MPI session: the focus, or `wanted` (each must be a rank of the job).
+std::vector<queue_rank> job_ranks(session& s, const std::optional<std::vector<int>>& wanted) {
+    std::vector<std::size_t> indexes;
+    if (wanted) {
+        for (int r : *wanted) {
+            bool found = false;
+            for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+                if (s.inferiors()[i]->rank == r) {
+                    indexes.push_back(i);
+                    found = true;
+                }
+            }
+            if (!found) {
+                error::send(fmt::format("No rank {} in this MPI job.", r));
+            }
+        }
+    } else {
+        indexes = s.focus();
+    }
     std::vector<queue_rank> out;
+    for (std::size_t i : indexes) {
+        if (i >= s.inferiors().size()) {
+            continue;
+        }
+        const inferior& inf = *s.inferiors()[i];
+        queue_rank r;
+        r.rank = inf.rank;
+        r.pid = inf.pid;
+        if (inf.process && inf.process->is_alive()) {
+            r.target = inf.process.get();
+        } else {
+            r.end_note = end_note_of(inf);
+        }
+        out.push_back(std::move(r));
+    }
+    std::sort(out.begin(), out.end(), [](const queue_rank& a, const queue_rank& b) { return a.rank < b.rank; });
+    return out;
+}
+
+/// A session attached to one rank by pid: its rank comes from its environment.
+std::vector<queue_rank> single_rank(session& s, const std::optional<std::vector<int>>& wanted) {
     tracer::target* tgt = s.target();
     if (tgt == nullptr) {
         error::send("The program is not being run.");
@@ -66,8 +118,18 @@ std::vector<queue_rank> queue_ranks(session& s) {
                                 r.pid));
     }
     r.rank = *rank;
-    out.push_back(r);
-    return out;
+    if (wanted) {
+        for (int w : *wanted) {
+            if (w != r.rank) {
+                error::send(fmt::format("No rank {} in this session (ranks {}).", w, r.rank));
+            }
+        }
+    }
+    return {r};
+}
+
+std::vector<queue_rank> queue_ranks(session& s, const std::optional<std::vector<int>>& wanted) {
+    return is_mpi_session(s) ? job_ranks(s, wanted) : single_rank(s, wanted);
 }
 
 plugins::msgq_process& msgq_of(session& s, const queue_rank& r) {
@@ -78,29 +140,13 @@ plugins::msgq_process& msgq_of(session& s, const queue_rank& r) {
     }
     st.processes.erase(r.pid);
     if (!st.library) {
-        st.library = plugins::msgq_library::load_for(*r.target, st.policy);
+        st.library = plugins::msgq_library::load_for(*r.target, s.plugin_policy());
     }
     auto proc = std::make_unique<plugins::msgq_process>(st.library, *r.target, r.rank);
     auto& e = st.processes[r.pid];
     e.target = r.target;
     e.process = std::move(proc);
     return *e.process;
-}
-
-/// "0-3,6" for a list of ranks.
-std::string rank_ranges(std::vector<int> ranks) {
-    std::sort(ranks.begin(), ranks.end());
-    std::string out;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
-            ++j;
-        }
-        out += out.empty() ? "" : ",";
-        out += j > i ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]);
-        i = j + 1;
-    }
-    return out;
 }
 
 std::string peer_text(const plugins::msgq_operation& op, bool send) {
@@ -175,79 +221,6 @@ void print_queue(session& s, const char* title, const plugins::msgq_queue_conten
     }
 }
 
-void cmd_mpi_queues(session& s, std::string_view args) {
-    std::string arg(args);
-    arg.erase(0, arg.find_first_not_of(" \t"));
-    arg.erase(arg.find_last_not_of(" \t") + 1);
-    std::optional<int> only;
-    if (!arg.empty()) {
-        try {
-            std::size_t used = 0;
-            only = std::stoi(arg, &used);
-            if (used != arg.size() || *only < 0) {
-                throw std::invalid_argument(arg);
-            }
-        } catch (const std::exception&) {
-            error::send(fmt::format("Invalid rank \"{}\": mpi queues [RANK]", arg));
-        }
-    }
-    auto ranks = queue_ranks(s);
-    if (only) {
-        std::vector<int> have;
-        for (const auto& r : ranks) {
-            have.push_back(r.rank);
-        }
-        std::erase_if(ranks, [&](const queue_rank& r) { return r.rank != *only; });
-        if (ranks.empty()) {
-            error::send(fmt::format("No rank {} in this session (ranks {}).", *only, rank_ranges(have)));
-        }
-    }
-    nlohmann::json jranks = nlohmann::json::array();
-    std::vector<std::string> failures;
-    for (const auto& r : ranks) {
-        nlohmann::json jr{{"rank", r.rank}, {"pid", r.pid}};
-        if (r.target == nullptr) {
-            s.out().line(fmt::format("Rank {} (pid {}): {}", r.rank, r.pid, r.end_note.empty() ? "ended" : r.end_note));
-            jr["ended"] = r.end_note;
-            jranks.push_back(jr);
-            continue;
-        }
-        std::vector<plugins::msgq_communicator> comms;
-        try {
-            comms = msgq_of(s, r).communicators();
-        } catch (const ompdbg::error& e) {
-            if (ranks.size() == 1) {
-                throw;
-            }
-            s.out().error(fmt::format("Rank {}: {}", r.rank, e.what()));
-            failures.push_back(e.what());
-            continue;
-        }
-        s.out().line(fmt::format("Rank {} (pid {}): {} communicator{}", r.rank, r.pid, comms.size(),
-                                 comms.size() == 1 ? "" : "s"));
-        jr["communicators"] = nlohmann::json::array();
-        for (const auto& c : comms) {
-            // Open MPI reports MPI_UNDEFINED-like values as unsigned 32-bit numbers.
-            auto local = static_cast<std::int32_t>(c.local_rank);
-            s.out().line(fmt::format("  Communicator \"{}\": size {}, local rank {}, world ranks {}", c.name, c.size,
-                                     local < 0 ? "none" : std::to_string(local),
-                                     c.world_ranks.empty() ? "none" : rank_ranges(c.world_ranks)));
-            nlohmann::json jc{{"name", c.name},       {"id", c.unique_id},
-                              {"size", c.size},       {"local_rank", c.local_rank},
-                              {"world_ranks", c.world_ranks}};
-            print_queue(s, "Pending sends", c.sends, jc["sends"]);
-            print_queue(s, "Pending receives", c.receives, jc["receives"]);
-            print_queue(s, "Unexpected messages", c.unexpected, jc["unexpected"]);
-            jr["communicators"].push_back(std::move(jc));
-        }
-        jranks.push_back(std::move(jr));
-    }
-    s.out().field("ranks", jranks);
-    if (!failures.empty() && failures.size() == ranks.size()) {
-        error::send(fmt::format("No rank's message queues could be read ({}).", failures.front()));
-    }
-}
-
 // ---- deadlock ----
 
 const std::set<std::string>& p2p_calls() {
@@ -306,11 +279,180 @@ std::string mpi_call_of(session& s, tracer::target& tgt) {
     return call;
 }
 
-void cmd_mpi_deadlock(session& s, std::string_view args) {
+
+/// The wait-for edges of one rank blocked in `call`: its pending operations of the kind the
+/// call waits for (a send call waits on its sends, a receive call on its receives, MPI_Wait
+/// and the like on both).
+void add_waits(wait_for_graph& g, const rank_queue_state& r) {
+    const std::string& call = r.call;
+    bool wants_recv = call != "MPI_Send" && call != "MPI_Ssend" && call != "MPI_Bsend" && call != "MPI_Rsend";
+    bool wants_send = call != "MPI_Recv" && call != "MPI_Probe" && call != "MPI_Mprobe" && call != "MPI_Mrecv";
+    bool plain = call == "MPI_Recv" || call == "MPI_Send" || call == "MPI_Ssend" || call == "MPI_Bsend" ||
+                 call == "MPI_Rsend";
+    for (const auto& c : r.communicators) {
+        auto add = [&](const plugins::msgq_queue_contents& q, bool is_send) {
+            for (const auto& op : q.operations) {
+                if (op.status != plugins::msgq_status::pending) {
+                    continue;
+                }
+                std::string tag = op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
+                std::string what = plain ? fmt::format("{}({})", call, tag)
+                                         : fmt::format("{}({} {})", call, is_send ? "send" : "receive", tag);
+                if (!is_send && op.desired_local_rank < 0) {
+                    std::vector<int> candidates;
+                    for (int w : c.world_ranks) {
+                        if (w != r.rank) {
+                            candidates.push_back(w);
+                        }
+                    }
+                    g.add_any_wait(r.rank, candidates, plain ? fmt::format("{}(any source, {})", call, tag) : what);
+                } else {
+                    g.add_wait(r.rank, static_cast<int>(op.desired_global_rank), what);
+                }
+            }
+        };
+        if (wants_send) {
+            add(c.sends, true);
+        }
+        if (wants_recv) {
+            add(c.receives, false);
+        }
+    }
+}
+
+}  // namespace
+
+job_queue_report gather_job_queues(session& s, const queue_gather_options& opts) {
+    job_queue_report rep;
+    for (const auto& r : queue_ranks(s, opts.ranks)) {
+        rank_queue_state st;
+        st.rank = r.rank;
+        st.pid = r.pid;
+        if (r.target == nullptr) {
+            st.ended = true;
+            st.end_note = r.end_note;
+            st.activity = rank_activity::finished;
+            rep.graph.add_rank(st.rank, st.activity, "", st.end_note);
+            rep.ranks.push_back(std::move(st));
+            continue;
+        }
+        st.call = mpi_call_of(s, *r.target);
+        if (st.call == "MPI_Finalize") {
+            st.activity = rank_activity::finished;
+        } else if (p2p_calls().count(st.call)) {
+            st.activity = rank_activity::blocked_p2p;
+        } else if (collective_calls().count(st.call)) {
+            st.activity = rank_activity::blocked_collective;
+        }
+        if (opts.all_queues || st.activity == rank_activity::blocked_p2p) {
+            try {
+                st.communicators = msgq_of(s, r).communicators();
+                st.queues_read = true;
+            } catch (const std::exception& e) {
+                st.queue_error = e.what();
+            }
+        }
+        rep.graph.add_rank(st.rank, st.activity, st.call,
+                           st.activity == rank_activity::finished ? "in MPI_Finalize" : "");
+        for (const auto& c : st.communicators) {
+            if (c.name == "MPI_COMM_WORLD") {
+                rep.world_size = std::max<std::int64_t>(rep.world_size, c.size);
+            }
+        }
+        if (st.activity == rank_activity::blocked_p2p) {
+            add_waits(rep.graph, st);
+        }
+        rep.ranks.push_back(std::move(st));
+    }
+    rep.verdict = rep.graph.analyze();
+    return rep;
+}
+
+namespace {
+
+/// `mpi queues` / `mpi deadlock` argument: RANKS of an MPI session ("0-3,6", "all"), or the
+/// one rank of a session attached by pid.
+std::optional<std::vector<int>> parse_queue_ranks(session& s, const std::string& arg) {
+    if (arg.empty()) {
+        return std::nullopt;
+    }
+    if (is_mpi_session(s)) {
+        return parse_rank_list(s, arg);
+    }
+    try {
+        std::size_t used = 0;
+        int only = std::stoi(arg, &used);
+        if (used != arg.size() || only < 0) {
+            throw std::invalid_argument(arg);
+        }
+        return std::vector<int>{only};
+    } catch (const std::exception&) {
+        error::send(fmt::format("Invalid rank \"{}\": mpi queues [RANK]", arg));
+    }
+}
+
+void cmd_mpi_queues(session& s, std::string_view args) {
     std::string arg(args);
+    arg.erase(0, arg.find_first_not_of(" \t"));
+    arg.erase(arg.find_last_not_of(" \t") + 1);
+    auto rep = gather_job_queues(s, {parse_queue_ranks(s, arg), true});
+    nlohmann::json jranks = nlohmann::json::array();
+    std::size_t failures = 0;
+    std::string first_failure;
+    for (const auto& r : rep.ranks) {
+        nlohmann::json jr{{"rank", r.rank}, {"pid", r.pid}};
+        if (r.ended) {
+            s.out().line(fmt::format("Rank {} (pid {}): {}", r.rank, r.pid, r.end_note));
+            jr["ended"] = r.end_note;
+            jranks.push_back(jr);
+            continue;
+        }
+        if (!r.queues_read) {
+            if (rep.ranks.size() == 1) {
+                error::send(r.queue_error);
+            }
+            s.out().error(fmt::format("Rank {}: {}", r.rank, r.queue_error));
+            jr["error"] = r.queue_error;
+            jranks.push_back(jr);
+            if (failures++ == 0) {
+                first_failure = r.queue_error;
+            }
+            continue;
+        }
+        const auto& comms = r.communicators;
+        s.out().line(fmt::format("Rank {} (pid {}): {} communicator{}", r.rank, r.pid, comms.size(),
+                                 comms.size() == 1 ? "" : "s"));
+        jr["communicators"] = nlohmann::json::array();
+        for (const auto& c : comms) {
+            // Open MPI reports MPI_UNDEFINED-like values as unsigned 32-bit numbers.
+            auto local = static_cast<std::int32_t>(c.local_rank);
+            s.out().line(fmt::format("  Communicator \"{}\": size {}, local rank {}, world ranks {}", c.name, c.size,
+                                     local < 0 ? "none" : std::to_string(local),
+                                     c.world_ranks.empty() ? "none" : format_rank_list(c.world_ranks)));
+            nlohmann::json jc{{"name", c.name},       {"id", c.unique_id},
+                              {"size", c.size},       {"local_rank", c.local_rank},
+                              {"world_ranks", c.world_ranks}};
+            print_queue(s, "Pending sends", c.sends, jc["sends"]);
+            print_queue(s, "Pending receives", c.receives, jc["receives"]);
+            print_queue(s, "Unexpected messages", c.unexpected, jc["unexpected"]);
+            jr["communicators"].push_back(std::move(jc));
+        }
+        jranks.push_back(std::move(jr));
+    }
+    s.out().field("ranks", jranks);
+    std::size_t live = 0;
+    for (const auto& r : rep.ranks) {
+        live += r.ended ? 0 : 1;
+    }
+    if (failures > 0 && failures == live) {
+        error::send(fmt::format("No rank's message queues could be read ({}).", first_failure));
+    }
+}
+
+void cmd_mpi_deadlock(session& s, std::string_view args) {
     std::optional<std::string> dot_file;
     {
-        std::istringstream in(arg);
+        std::istringstream in{std::string(args)};
         std::string word;
         while (in >> word) {
             if (word == "--dot") {
@@ -324,105 +466,48 @@ void cmd_mpi_deadlock(session& s, std::string_view args) {
             }
         }
     }
-    auto ranks = queue_ranks(s);
-    wait_for_graph g;
-    std::int64_t world_size = 0;
-    for (const auto& r : ranks) {
-        if (r.target == nullptr) {
-            g.add_rank(r.rank, rank_activity::finished, "", r.end_note);
-            continue;
-        }
-        std::string call = mpi_call_of(s, *r.target);
-        rank_activity activity = rank_activity::running;
-        if (call == "MPI_Finalize") {
-            activity = rank_activity::finished;
-        } else if (p2p_calls().count(call)) {
-            activity = rank_activity::blocked_p2p;
-        } else if (collective_calls().count(call)) {
-            activity = rank_activity::blocked_collective;
-        }
-        g.add_rank(r.rank, activity, call, activity == rank_activity::finished ? "in MPI_Finalize" : "");
-        if (activity != rank_activity::blocked_p2p) {
-            continue;
-        }
-        std::vector<plugins::msgq_communicator> comms;
-        try {
-            comms = msgq_of(s, r).communicators();
-        } catch (const ompdbg::error& e) {
-            s.out().error(fmt::format("Rank {}: {}", r.rank, e.what()));
-            continue;
-        }
-        bool wants_recv = call != "MPI_Send" && call != "MPI_Ssend" && call != "MPI_Bsend" && call != "MPI_Rsend";
-        bool wants_send = call != "MPI_Recv" && call != "MPI_Probe" && call != "MPI_Mprobe" && call != "MPI_Mrecv";
-        bool plain = call == "MPI_Recv" || call == "MPI_Send" || call == "MPI_Ssend" || call == "MPI_Bsend" ||
-                     call == "MPI_Rsend";
-        for (const auto& c : comms) {
-            if (c.name == "MPI_COMM_WORLD") {
-                world_size = std::max<std::int64_t>(world_size, c.size);
-            }
-            auto add = [&](const plugins::msgq_queue_contents& q, bool is_send) {
-                for (const auto& op : q.operations) {
-                    if (op.status != plugins::msgq_status::pending) {
-                        continue;
-                    }
-                    std::string tag = op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
-                    std::string what = plain ? fmt::format("{}({})", call, tag)
-                                             : fmt::format("{}({} {})", call, is_send ? "send" : "receive", tag);
-                    if (!is_send && op.desired_local_rank < 0) {
-                        std::vector<int> candidates;
-                        for (int w : c.world_ranks) {
-                            if (w != r.rank) {
-                                candidates.push_back(w);
-                            }
-                        }
-                        g.add_any_wait(r.rank, candidates,
-                                       plain ? fmt::format("{}(any source, {})", call, tag) : what);
-                    } else {
-                        g.add_wait(r.rank, static_cast<int>(op.desired_global_rank), what);
-                    }
-                }
-            };
-            if (wants_send) {
-                add(c.sends, true);
-            }
-            if (wants_recv) {
-                add(c.receives, false);
-            }
+    auto rep = gather_job_queues(s, {std::nullopt, false});
+    const auto& g = rep.graph;
+    for (const auto& r : rep.ranks) {
+        if (!r.queue_error.empty()) {
+            s.out().error(fmt::format("Rank {}: {}", r.rank, r.queue_error));
         }
     }
-    auto rep = g.analyze();
     s.out().line(fmt::format("Wait-for graph of {} rank{}: {} blocked in point-to-point calls, {} in collectives, "
                              "{} running, {} finished.",
                              g.rank_count(), g.rank_count() == 1 ? "" : "s", g.count(rank_activity::blocked_p2p),
                              g.count(rank_activity::blocked_collective), g.count(rank_activity::running),
                              g.count(rank_activity::finished)));
-    if (world_size > static_cast<std::int64_t>(ranks.size())) {
+    if (rep.world_size > static_cast<std::int64_t>(rep.ranks.size())) {
         std::vector<int> have;
-        for (const auto& r : ranks) {
+        for (const auto& r : rep.ranks) {
             have.push_back(r.rank);
         }
-        s.out().line(fmt::format("Only rank{} {} of {} debugged: waits on the other ranks cannot be followed "
-                                 "(attach to mpirun to debug every rank).",
-                                 have.size() == 1 ? "" : "s", rank_ranges(have), world_size));
+        s.out().line(fmt::format("Only rank{} {} of {} looked at: waits on the other ranks cannot be followed "
+                                 "({}).",
+                                 have.size() == 1 ? "" : "s", format_rank_list(have), rep.world_size,
+                                 is_mpi_session(s) ? "`rank all` widens the focus"
+                                                   : "attach to mpirun to debug every rank"));
     }
+    const auto& v = rep.verdict;
     nlohmann::json jcycles = nlohmann::json::array(), jfinished = nlohmann::json::array(),
                    jstarved = nlohmann::json::array();
-    for (const auto& c : rep.cycles) {
+    for (const auto& c : v.cycles) {
         s.out().line("Deadlock: " + c.describe());
         jcycles.push_back({{"ranks", c.ranks}, {"operations", c.whats}, {"text", c.describe()}});
     }
-    if (rep.cycles_truncated) {
-        s.out().line(fmt::format("(only the first {} cycles are shown)", rep.cycles.size()));
+    if (v.cycles_truncated) {
+        s.out().line(fmt::format("(only the first {} cycles are shown)", v.cycles.size()));
     }
-    for (const auto& w : rep.waits_on_finished) {
+    for (const auto& w : v.waits_on_finished) {
         s.out().line("Waiting on a finished rank: " + w.describe(g));
         jfinished.push_back({{"rank", w.rank}, {"peer", w.peer}, {"operation", w.what}});
     }
-    for (const auto& st : rep.starved) {
+    for (const auto& st : v.starved) {
         s.out().line(fmt::format("Starved: rank {} {}", st.rank, st.why));
         jstarved.push_back({{"rank", st.rank}, {"why", st.why}});
     }
-    if (rep.empty()) {
+    if (v.empty()) {
         s.out().line("No deadlock found.");
     }
     s.out().field("cycles", jcycles);
@@ -444,15 +529,17 @@ void cmd_mpi_deadlock(session& s, std::string_view args) {
 
 void register_mpi_queue_commands(command_table& t) {
     command_table& mpi = prefix_table(t, "mpi", "MPI jobs: ranks, stacks, message queues and deadlocks.");
-    mpi.add(command{"queues", {}, "Show the message queues of every rank (or of RANK).",
-                    "mpi queues [RANK]\n"
+    mpi.add(command{"queues", {}, "Show the message queues of every focused rank (or of RANKS).",
+                    "mpi queues [RANKS]\n"
+                    "RANKS: N, N-M,K or all (default: the focus; a session attached to one rank by pid\n"
+                    "has that rank only).\n"
                     "Per communicator (name, size, local rank, the world ranks it maps): the pending\n"
                     "sends, pending receives and unexpected messages with peer, tag, count, byte length,\n"
                     "buffer address and status, as the MPI library's message-queue DLL reports them.",
                     cmd_mpi_queues, false, nullptr});
     mpi.add(command{"deadlock", {}, "Find deadlocks in the wait-for graph of blocked point-to-point calls.",
                     "mpi deadlock [--dot FILE]\n"
-                    "From the message queues and stacks of every rank: each cycle of ranks blocked in\n"
+                    "From the message queues and stacks of every focused rank: each cycle of ranks blocked in\n"
                     "point-to-point calls on one another, ranks waiting on ranks that have finished, and\n"
                     "ranks that look starved (waiting on ranks blocked elsewhere). --dot FILE writes the\n"
                     "graph for Graphviz.",

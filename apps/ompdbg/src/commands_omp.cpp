@@ -52,11 +52,11 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe) {
+void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy) {
     if (st.library) {
         return;
     }
-    st.library = plugins::load_ompd_library(probe, st.policy, st.ompd_library_setting);
+    st.library = plugins::load_ompd_library(probe, policy, st.ompd_library_setting);
     std::error_code ec;
     bool fallback = st.ompd_library_setting && fs::equivalent(*st.ompd_library_setting, st.library->path(), ec);
     st.library_source = fallback ? "set ompd-library / --ompd-library" : "named by the runtime (ompd_dll_locations)";
@@ -86,7 +86,7 @@ ompd_address_space& require_ompd(session& s) {
     if (!probe.debug_enabled) {
         error::send(probe.problem);
     }
-    ensure_library(st, probe);
+    ensure_library(st, probe, s.plugin_policy());
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
     plugins::tls_resolver tls = [&s](pid_t tid, const tracer::loaded_module& m,
@@ -517,21 +517,6 @@ void cmd_omp_icvs(session& s, std::string_view args) {
 
 }  // namespace
 
-plugins::plugin_policy& omp_plugin_policy(session& s) {
-    return state_of(s).policy;
-}
-
-void omp_set_plugin_path(session& s, const std::string& dir) {
-    if (dir.empty()) {
-        error::send("Argument required (directory to allow plugins from).");
-    }
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) {
-        error::send(dir + ": No such directory.");
-    }
-    state_of(s).policy.allow_directory(dir);
-}
-
 void omp_set_ompd_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of libompd.so).");
@@ -592,8 +577,9 @@ void register_omp_commands(command_table& t) {
 
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"plugin-path", {}, "Allow debugger plugins from a directory.",
-                    "set plugin-path DIR\nLoad plugins (libompd...) from DIR even if it is not a trusted place.",
-                    [](session& s, std::string_view a) { omp_set_plugin_path(s, std::string(trim(a))); },
+                    "set plugin-path DIR\nLoad debugger plugins (libompd, DMPL libraries, the MPI message-queue DLL)\n"
+                    "from DIR even if it is not a trusted place.",
+                    [](session& s, std::string_view a) { s.allow_plugin_directory(std::string(trim(a))); },
                     false, nullptr});
     set.add(command{"ompd-library", {}, "Use this libompd when the runtime names none that loads.",
                     "set ompd-library PATH",

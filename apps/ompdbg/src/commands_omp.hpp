@@ -32,12 +32,8 @@ void omp_on_library_event(session& s);
 /// OMPD library it can (then --ompd-library / set ompd-library) before the target goes on.
 bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr);
 
-/// The session's plugin trust policy (`--plugin-path` / `set plugin-path`), shared by every
-/// kind of debugger plugin (OMPD, DMPL).
-plugins::plugin_policy& omp_plugin_policy(session& s);
-
-/// `--plugin-path DIR` / `--ompd-library PATH` from the command line (main.cpp).
-void omp_set_plugin_path(session& s, const std::string& dir);
+/// `--ompd-library PATH` from the command line (main.cpp). The plugin trust policy
+/// (`--plugin-path`, `set plugin-path`) is the session's: session::plugin_policy().
 void omp_set_ompd_library(session& s, const std::string& path);
 
 /// The environment `run` adds for OpenMP targets: OMP_DEBUG=enabled unless the user's

@@ -308,7 +308,7 @@ bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
         return true;
     }
     try {
-        ensure_library(st, probe);
+        ensure_library(st, probe, s.plugin_policy());
         s.out().event("ompd-library",
                       {{"path", st.library->path().string()},
                        {"source", st.library_source},

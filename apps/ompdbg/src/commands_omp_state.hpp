@@ -20,7 +20,6 @@ namespace ompdbg::app::omp_impl {
 /// OMPD state of one session: settings, the loaded library, the address space of the
 /// current target (rebuilt when the target changes).
 struct omp_state {
-    plugins::plugin_policy policy;
     std::optional<std::filesystem::path> ompd_library_setting;
     std::shared_ptr<plugins::ompd_library> library;
     /// How `library` was found ("the runtime's ompd_dll_locations", "--ompd-library").
@@ -43,7 +42,7 @@ std::string_view trim(std::string_view s);
 
 /// Loads the OMPD library for `probe` (the runtime's ompd_dll_locations, then the
 /// --ompd-library fallback) into `st` unless one is loaded. Throws one line saying why not.
-void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe);
+void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy);
 
 /// The OMPD address space of the session's target, created on first use. Throws one line
 /// saying why OpenMP cannot be inspected (no process, libgomp, stripped runtime,

@@ -1,8 +1,11 @@
 // Signals: `handle SIGNAL... ACTION...`, `info signals [SIGNAL]`, `signal SIGNAL`; process
-// events: `catch fork|vfork|exec`, `set follow-fork-mode`, `set detach-on-fork`.
+// events: `catch fork|vfork|exec|syscall`, `set follow-fork-mode`, `set detach-on-fork`.
 #include "commands_signals.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -12,6 +15,7 @@
 #include "session.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
+#include "syscall_table.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {
@@ -172,6 +176,56 @@ void add_event_catchpoint(session& s, const std::string& what) {
     s.out().line(fmt::format("Catchpoint {} ({})", c.number, what));
 }
 
+/// gdb's name of a system call in messages: the name, or the number when it has none.
+std::string syscall_label(int number) {
+    auto name = syscall_name(number);
+    return name ? std::string(*name) : std::to_string(number);
+}
+
+/// `catch syscall [NAME|NUMBER]...`: gdb's messages ("Catchpoint 2 (syscall 'write' [1])",
+/// "(syscalls 'write' [1] 'read' [0])", "(any syscall)"); unknown names are refused.
+void cmd_catch_syscall(session& s, std::string_view args) {
+    event_catchpoint c;
+    c.what = "syscall";
+    for (const auto& w : words(args)) {
+        if (w.rfind("group:", 0) == 0 || w.rfind("g:", 0) == 0) {
+            error::send(fmt::format("Unknown syscall group '{}'.", w.substr(w.find(':') + 1)));
+        }
+        int number = 0;
+        auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), number);
+        if (ec == std::errc() && ptr == w.data() + w.size()) {
+            if (number < 0) {
+                error::send(fmt::format("Unknown syscall number '{}'.", number));
+            }
+            c.syscalls.push_back(number);
+            continue;
+        }
+        auto n = syscall_number(w);
+        if (!n) {
+            error::send(fmt::format("Unknown syscall name '{}'.", w));
+        }
+        c.syscalls.push_back(*n);
+    }
+    c.number = s.next_breakpoint_number();
+    std::string text;
+    if (c.syscalls.empty()) {
+        text = "any syscall";
+    } else {
+        text = c.syscalls.size() == 1 ? "syscall" : "syscalls";
+        for (int n : c.syscalls) {
+            auto name = syscall_name(n);
+            text += name ? fmt::format(" '{}' [{}]", *name, n) : fmt::format(" {}", n);
+        }
+    }
+    nlohmann::json list = nlohmann::json::array();
+    for (int n : c.syscalls) {
+        list.push_back(syscall_label(n));
+    }
+    s.out().field("catchpoint", {{"number", c.number}, {"event", "syscall"}, {"syscalls", list}});
+    s.out().line(fmt::format("Catchpoint {} ({})", c.number, text));
+    s.process_events().catchpoints.push_back(std::move(c));
+}
+
 void cmd_follow_fork_mode(session& s, std::string_view args) {
     auto w = words(args);
     if (w.size() != 1 || (w[0] != "parent" && w[0] != "child")) {
@@ -197,6 +251,14 @@ void cmd_detach_on_fork(session& s, std::string_view args) {
 }  // namespace
 
 bool catches_process_event(session& s, const tracer::stop_reason& why) {
+    if (why.kind == tracer::stop_kind::syscall_entry || why.kind == tracer::stop_kind::syscall_exit) {
+        for (const auto& c : s.process_events().catchpoints) {
+            if (c.enabled && c.catches_syscall(why.syscall_number)) {
+                return true;
+            }
+        }
+        return false;
+    }
     if (why.kind == tracer::stop_kind::exec) {
         return s.process_events().find("exec") != nullptr;
     }
@@ -206,6 +268,84 @@ bool catches_process_event(session& s, const tracer::stop_reason& why) {
     return false;
 }
 
+std::vector<info_breakpoint_row> catchpoint_rows(session& s) {
+    std::vector<info_breakpoint_row> rows;
+    for (const auto& c : s.process_events().catchpoints) {
+        info_breakpoint_row r;
+        r.number = c.number;
+        r.type = "catchpoint";
+        r.enabled = c.enabled;
+        if (c.what == "syscall") {
+            // gdb: syscall "write" , syscalls "write, read" , syscall "<any syscall>"
+            std::string names;
+            for (int n : c.syscalls) {
+                names += (names.empty() ? "" : ", ") + syscall_label(n);
+            }
+            r.what = fmt::format("{} \"{}\" ", c.syscalls.size() > 1 ? "syscalls" : "syscall",
+                                 c.syscalls.empty() ? "<any syscall>" : names);
+        } else {
+            r.what = c.last_event.empty() ? c.what : fmt::format("{}, {} ", c.what, c.last_event);
+        }
+        if (c.hit_count > 0) {
+            r.details.push_back(
+                fmt::format("\tcatchpoint already hit {} time{}", c.hit_count, c.hit_count == 1 ? "" : "s"));
+        }
+        r.json = {{"number", c.number}, {"type", "catchpoint"}, {"event", c.what}, {"enabled", c.enabled}, {"hits", c.hit_count}};
+        if (c.what == "syscall") {
+            nlohmann::json list = nlohmann::json::array();
+            for (int n : c.syscalls) {
+                list.push_back(syscall_label(n));
+            }
+            r.json["syscalls"] = list;
+        }
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+bool delete_catchpoint(session& s, int number) {
+    auto& list = s.process_events().catchpoints;
+    auto it = std::find_if(list.begin(), list.end(), [&](const event_catchpoint& c) { return c.number == number; });
+    if (it == list.end()) {
+        return false;
+    }
+    list.erase(it);
+    return true;
+}
+
+void delete_all_catchpoints(session& s) { s.process_events().catchpoints.clear(); }
+
+bool enable_catchpoint(session& s, int number, bool enable) {
+    event_catchpoint* c = s.process_events().by_number(number);
+    if (c == nullptr) {
+        return false;
+    }
+    c->enabled = enable;
+    return true;
+}
+
+std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, pid_t tid) {
+    tracer::process* p = s.process();
+    if (p == nullptr || !p->is_alive()) {
+        return std::nullopt;   // gdb: void without a process
+    }
+    auto si = p->last_siginfo(tid);
+    if (!si) {
+        error::send("Unable to read siginfo");
+    }
+    // The layout of the C library's siginfo_t (gdb builds the same one itself).
+    auto type = ctx.lookup_type("siginfo_t");
+    if (!type || type->size() != sizeof(siginfo_t)) {
+        error::send("$_siginfo needs the type siginfo_t, which no loaded module describes (install the C library's "
+                    "debug symbols).");
+    }
+    dwarf::value v;
+    v.val_type = *type;
+    v.bytes.resize(sizeof(siginfo_t));
+    std::memcpy(v.bytes.data(), &*si, sizeof(siginfo_t));
+    return v;
+}
+
 void report_process_event(session& s, const tracer::stop_reason& why) {
     switch_to_stopped_thread(s, why.tid);
     std::string what;
@@ -213,14 +353,27 @@ void report_process_event(session& s, const tracer::stop_reason& why) {
     if (why.kind == tracer::stop_kind::exec) {
         c = s.process_events().find("exec");
         what = fmt::format("exec'd {}", s.process() ? s.process()->executable().string() : std::string());
-    } else {
+    } else if (why.kind == tracer::stop_kind::fork) {
         c = s.process_events().find(why.is_vfork ? "vfork" : "fork");
         what = fmt::format("{} process {}", why.is_vfork ? "vforked" : "forked", why.new_tid);
+    } else {
+        for (auto& candidate : s.process_events().catchpoints) {
+            if (c == nullptr && candidate.enabled && candidate.catches_syscall(why.syscall_number)) {
+                c = &candidate;
+            }
+        }
+        what = fmt::format("{} syscall {}", why.kind == tracer::stop_kind::syscall_entry ? "call to" : "returned from",
+                           syscall_label(why.syscall_number));
     }
     if (c == nullptr) {
         return;
     }
     ++c->hit_count;
+    if (why.kind == tracer::stop_kind::fork) {
+        c->last_event = fmt::format("process {}", why.new_tid);
+    } else if (why.kind == tracer::stop_kind::exec) {
+        c->last_event = fmt::format("program \"{}\"", s.process() ? s.process()->executable().string() : std::string());
+    }
     std::string text = fmt::format("\nCatchpoint {} ({}), ", c->number, what);
     std::string src;
     try {
@@ -238,6 +391,10 @@ void report_process_event(session& s, const tracer::stop_reason& why) {
     nlohmann::json j{{"catchpoint", c->number}, {"event", c->what}, {"thread", s.thread_number(why.tid)}};
     if (why.kind == tracer::stop_kind::fork) {
         j["child"] = why.new_tid;
+    }
+    if (why.syscall_number >= 0) {
+        j["syscall"] = syscall_label(why.syscall_number);
+        j["phase"] = why.kind == tracer::stop_kind::syscall_entry ? "call" : "return";
     }
     s.out().event("catchpoint-hit", j, text);
 }
@@ -259,6 +416,10 @@ void register_signal_commands(command_table& t) {
                                     " (the child of a fork is not followed: it runs on detached).",
                                 [w](session& s, std::string_view) { add_event_catchpoint(s, w); }, false, nullptr});
     }
+    catch_table.add(command{"syscall", {}, "Catch system calls by their names, groups and/or numbers.",
+                            "catch syscall [NAME|NUMBER]...\nStops the program when it enters and when it returns from "
+                            "the\nnamed system calls (x86-64 names, as in gdb), or from any system call.",
+                            cmd_catch_syscall, false, nullptr});
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"follow-fork-mode", {}, "Set debugger response to a program call of fork or vfork.",
                     "set follow-fork-mode parent|child\nOnly parent is supported: the child runs on detached.",

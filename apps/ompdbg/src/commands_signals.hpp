@@ -1,7 +1,12 @@
 #pragma once
 /// Signals and process-event catchpoints (commands_signals.cpp), for run control.
 
+#include <vector>
+
+#include "commands_watch.hpp"
 #include "session.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
@@ -12,5 +17,18 @@ bool catches_process_event(session& s, const tracer::stop_reason& why);
 /// Reports a caught fork/vfork/exec as gdb does ("Catchpoint N (forked process PID), "
 /// + the frame line).
 void report_process_event(session& s, const tracer::stop_reason& why);
+
+/// gdb's `$_siginfo`: the siginfo of the last signal thread `tid` stopped with, typed with
+/// the program's or the C library's `siginfo_t`. nullopt (void) without a live process;
+/// throws "Unable to read siginfo" when the thread has stopped with no signal.
+std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, pid_t tid);
+
+/// The `info breakpoints` rows of the event catchpoints (catch fork/vfork/exec/syscall).
+std::vector<info_breakpoint_row> catchpoint_rows(session& s);
+/// Deletes catchpoint `number` (false: no such catchpoint), or all of them.
+bool delete_catchpoint(session& s, int number);
+void delete_all_catchpoints(session& s);
+/// Enables or disables catchpoint `number`; false when there is no such catchpoint.
+bool enable_catchpoint(session& s, int number, bool enable);
 
 }  // namespace ompdbg::app

@@ -205,21 +205,27 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
 }
 
 void cmd_info_watchpoints(session& s, std::string_view) {
-    if (s.watchpoints().empty()) {
+    auto rows = watchpoint_rows(s);
+    if (rows.empty()) {
         s.out().line("No watchpoints.");
+        s.out().field("watchpoints", nlohmann::json::array());
         return;
     }
-    s.out().line("Num     Type            Disp Enb Address            What");
+    std::size_t width = 14;
+    for (const auto& r : rows) {
+        width = std::max(width, r.type.size());
+    }
+    // gdb: the Address column is 18 wide while the process lives (watchpoints have one), else 10.
+    std::size_t addr_width = s.process() != nullptr && s.process()->is_alive() ? 18 : 10;
+    s.out().line(fmt::format("Num     {:<{}} Disp Enb {:<{}} What", "Type", width, "Address", addr_width));
     nlohmann::json list = nlohmann::json::array();
-    for (auto& [n, w] : s.watchpoints()) {
-        std::string type = w.kind == watch_kind::write ? (w.mode == watch_mode::hardware ? "hw watchpoint" : "watchpoint")
-                           : w.kind == watch_kind::read ? "read watchpoint"
-                                                        : "acc watchpoint";
-        s.out().line(fmt::format("{:<7} {:<15} {:<4} {:<3} {:<18} {}", n, type, "keep", "y", "", w.expression));
-        if (w.hit_count > 0) {
-            s.out().line(fmt::format("\tbreakpoint already hit {} time{}", w.hit_count, w.hit_count == 1 ? "" : "s"));
+    for (const auto& r : rows) {
+        s.out().line(fmt::format("{:<7} {:<{}} keep {:<3} {:<{}} {}", r.number, r.type, width, r.enabled ? "y" : "n", "",
+                                 addr_width, r.what));
+        for (const auto& d : r.details) {
+            s.out().line(d);
         }
-        list.push_back({{"number", n}, {"expression", w.expression}, {"kind", kind_name(w.kind)}, {"hits", w.hit_count}});
+        list.push_back(r.json);
     }
     s.out().field("watchpoints", list);
 }
@@ -290,6 +296,51 @@ bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
     return true;
 }
 
+std::vector<info_breakpoint_row> watchpoint_rows(session& s) {
+    std::vector<info_breakpoint_row> rows;
+    for (auto& [n, w] : s.watchpoints()) {
+        info_breakpoint_row r;
+        r.number = n;
+        r.type = w.kind == watch_kind::write ? (w.mode == watch_mode::hardware ? "hw watchpoint" : "watchpoint")
+                 : w.kind == watch_kind::read ? "read watchpoint"
+                                              : "acc watchpoint";
+        r.enabled = w.enabled;
+        r.what = w.expression;
+        if (w.hit_count > 0) {
+            r.details.push_back(
+                fmt::format("\tbreakpoint already hit {} time{}", w.hit_count, w.hit_count == 1 ? "" : "s"));
+        }
+        r.json = {{"number", n},         {"type", r.type},     {"expression", w.expression}, {"kind", kind_name(w.kind)},
+                  {"enabled", w.enabled}, {"hits", w.hit_count}};
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+bool enable_watchpoint(session& s, int number, bool enable) {
+    auto it = s.watchpoints().find(number);
+    if (it == s.watchpoints().end()) {
+        return false;
+    }
+    watchpoint& w = it->second;
+    if (w.enabled == enable) {
+        return true;
+    }
+    w.enabled = enable;
+    if (!s.process() || !s.process()->is_alive()) {
+        return true;
+    }
+    if (!enable) {
+        if (w.tracer_id != 0) {
+            s.process()->remove_watchpoint(w.tracer_id);
+            w.tracer_id = 0;
+        }
+    } else {
+        arm(s, w);   // the value from now on is the one compared with
+    }
+    return true;
+}
+
 bool delete_watchpoint(session& s, int number) {
     auto it = s.watchpoints().find(number);
     if (it == s.watchpoints().end()) {
@@ -313,6 +364,9 @@ void rearm_watchpoints(session& s) {
         w.tracer_id = 0;
         if (w.scope_pc != 0) {
             dropped.push_back(n);   // its frame belonged to the old process
+            continue;
+        }
+        if (!w.enabled) {
             continue;
         }
         try {

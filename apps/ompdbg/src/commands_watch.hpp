@@ -3,6 +3,10 @@
 /// watchpoints`), on libtracer's debug-register or software watchpoints.
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "session.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
@@ -22,6 +26,24 @@ bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr);
 /// Deletes watchpoint `number` (false: no such watchpoint), or all of them.
 bool delete_watchpoint(session& s, int number);
 void delete_all_watchpoints(session& s);
+
+/// One entry of `info breakpoints` that is not a code breakpoint (a watchpoint, an event
+/// catchpoint): gdb's Type and What columns, the lines under it, its JSON object.
+struct info_breakpoint_row {
+    int number = 0;
+    std::string type;                  ///< "hw watchpoint", "catchpoint"
+    bool enabled = true;
+    std::string what;                  ///< "counter", "fork, process 1234 "
+    std::vector<std::string> details;  ///< "\tbreakpoint already hit 2 times"
+    nlohmann::json json;
+};
+
+/// The rows of every watchpoint, in number order.
+std::vector<info_breakpoint_row> watchpoint_rows(session& s);
+
+/// Enables or disables watchpoint `number` (disarmed in the process while disabled);
+/// false when there is no such watchpoint.
+bool enable_watchpoint(session& s, int number, bool enable);
 
 /// Arms the watchpoints again in a new process (after `run`): each expression is
 /// evaluated anew; one that cannot be is reported and dropped.

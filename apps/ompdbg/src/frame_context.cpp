@@ -1,5 +1,7 @@
 #include "frame_context.hpp"
 
+#include "commands_signals.hpp"
+
 #include "commands_dmpl.hpp"
 
 #include <algorithm>
@@ -622,6 +624,9 @@ std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view na
 }
 
 std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
+    if (name == "_siginfo") {
+        return siginfo_value(s_, *this, tid_ != 0 ? tid_ : s_.selected_tid());
+    }
     auto& vars = convenience_variables();
     if (auto it = vars.find(name); it != vars.end()) {
         return it->second;

@@ -1,5 +1,9 @@
 #include "line_editor.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +18,30 @@ namespace ompdbg::app {
 namespace {
 
 constexpr int history_size = 1000;
+
+// Ctrl-C at the idle prompt: gdb prints "Quit" and prompts again, the line dropped.
+volatile std::sig_atomic_t idle_interrupt = 0;
+
+extern "C" void on_idle_sigint(int) { idle_interrupt = 1; }
+
+// The editor's key reader: read(2), which the SIGINT handler (installed without
+// SA_RESTART while the prompt waits) interrupts; then EOF ends readline().
+int read_key(FILE*) {
+    for (;;) {
+        unsigned char c = 0;
+        ssize_t n = ::read(STDIN_FILENO, &c, 1);
+        if (n == 1) {
+            return c;
+        }
+        if (n < 0 && errno == EINTR) {
+            if (idle_interrupt) {
+                return EOF;
+            }
+            continue;
+        }
+        return EOF;
+    }
+}
 
 // The editor calls plain C functions; the one live editor's session is reached here.
 session* completing_session = nullptr;
@@ -64,6 +92,8 @@ line_editor::line_editor(session& s) : session_(s), history_(history_file_path()
     ::rl_readline_name = "ompdbg";
     ::rl_basic_word_break_characters = completion_word_breaks;
     ::rl_attempted_completion_function = attempt_completion;
+    ::rl_getc_function = read_key;
+    ::rl_catch_signals = 0;   // SIGINT is ours (on_idle_sigint), not re-raised by the editor
     completing_session = &session_;
     ::using_history();
     ::stifle_history(history_size);
@@ -83,7 +113,21 @@ line_editor::~line_editor() {
 std::optional<std::string> line_editor::next_line(std::string_view prompt) {
     std::string p(prompt);
     std::fflush(stdout);
-    char* raw = ::readline(p.c_str());
+    char* raw = nullptr;
+    for (;;) {
+        struct sigaction quit {}, saved {};
+        quit.sa_handler = on_idle_sigint;
+        sigemptyset(&quit.sa_mask);
+        idle_interrupt = 0;
+        ::sigaction(SIGINT, &quit, &saved);
+        raw = ::readline(p.c_str());
+        ::sigaction(SIGINT, &saved, nullptr);
+        if (raw != nullptr || idle_interrupt == 0) {
+            break;
+        }
+        std::fputs("Quit\n", stdout);
+        std::fflush(stdout);
+    }
     if (raw == nullptr) {
         std::fputs("quit\n", stdout);
         std::fflush(stdout);

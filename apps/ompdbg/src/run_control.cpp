@@ -94,6 +94,8 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         }
         return !catches_process_event(s, why);
     case stop_kind::fork:
+    case stop_kind::syscall_entry:
+    case stop_kind::syscall_exit:
         return !catches_process_event(s, why);
     case stop_kind::signal: {
         // gdb's `handle` table: a signal that does not stop is printed if asked, and stays
@@ -125,6 +127,7 @@ tracer::stop_reason resume_and_wait(session& s) {
         {
             running_guard guard(proc);
             proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
+            proc.set_syscall_catch(s.process_events().syscall_filter());
             proc.resume();
             why = proc.wait_for_stop();
         }
@@ -172,6 +175,8 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
         return true;
     case stop_kind::exec:
     case stop_kind::fork:
+    case stop_kind::syscall_entry:
+    case stop_kind::syscall_exit:
         report_process_event(s, why);
         return true;
     case stop_kind::single_step:

@@ -77,6 +77,17 @@ session::session(bool json, bool batch) : out_(json), batch_(batch) {
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
+void session::allow_plugin_directory(const std::string& dir) {
+    if (dir.empty()) {
+        error::send("Argument required (directory to allow plugins from).");
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+        error::send(dir + ": No such directory.");
+    }
+    plugin_policy_.allow_directory(dir);
+}
+
 session::~session() {
     end_target();
 }

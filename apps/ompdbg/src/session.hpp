@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,7 @@
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/target.hpp"
@@ -65,6 +67,13 @@ struct breakpoint {
     int hit_count = 0;
     int ignore_count = 0;
     std::optional<pid_t> thread_tid;     ///< `break ... thread N` (not parsed yet)
+    /// MPI ranks it is planted in (the focus when it was set, as TotalView and DDT do);
+    /// empty: every rank.
+    std::vector<int> ranks;
+    /// Whether it applies to MPI rank `rank` (-1: a process that is not a rank).
+    bool applies_to_rank(int rank) const {
+        return ranks.empty() || rank < 0 || std::find(ranks.begin(), ranks.end(), rank) != ranks.end();
+    }
     std::vector<std::string> commands;   ///< `commands N` ... `end` (may hold silent, continue)
     std::vector<breakpoint_location> locations;
     /// Catchpoints (`catch omp parallel-begin`): what is caught, and the text reported on a
@@ -115,6 +124,7 @@ struct watchpoint {
     std::vector<std::byte> old_bytes;  ///< the value last reported
     int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
     int hit_count = 0;
+    bool enabled = true;               ///< `disable N`: kept, but not armed in the process
     /// A watchpoint on a frame's locals ends with the frame: the return address it is
     /// planted at and the frame's CFA (0: global, never ends).
     std::uint64_t scope_pc = 0;
@@ -188,6 +198,13 @@ public:
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
     std::map<int, watchpoint>& watchpoints() { return watchpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
+
+    // ---- debugger plugins (libompd, DMPL, the MPI message-queue DLL) ----
+    /// The one trust policy every plugin of this session is loaded under.
+    plugins::plugin_policy& plugin_policy() { return plugin_policy_; }
+    /// `--plugin-path DIR` / `set plugin-path DIR`: allows plugins from DIR. Throws when DIR
+    /// is empty or not a directory.
+    void allow_plugin_directory(const std::string& dir);
 
     // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
     signal_policy& signals() { return signals_; }
@@ -276,6 +293,7 @@ private:
     command_state bp_state_;
     signal_policy signals_;
     process_event_settings process_events_;
+    plugins::plugin_policy plugin_policy_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).

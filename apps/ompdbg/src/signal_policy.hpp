@@ -3,6 +3,7 @@
 /// the process-event settings of the daily-driver commands (follow-fork-mode,
 /// detach-on-fork, caught syscalls / fork / exec).
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -38,18 +39,26 @@ private:
     std::vector<signal_row> rows_;
 };
 
-/// A catchpoint on a process event (`catch fork|vfork|exec`). Numbered with the
+/// A catchpoint on a process event (`catch fork|vfork|exec|syscall`). Numbered with the
 /// breakpoints; kept apart from them (they have no address to resolve).
 struct event_catchpoint {
     int number = 0;
-    std::string what;                ///< "fork", "vfork", "exec"
+    std::string what;                ///< "fork", "vfork", "exec", "syscall"
     int hit_count = 0;
     bool enabled = true;
+    std::vector<int> syscalls;       ///< catch syscall: the numbers (empty: any system call)
+    std::string last_event;          ///< what the last hit caught ("process 1234"), for info breakpoints
+
+    /// True for a syscall catchpoint that catches system call `number`.
+    bool catches_syscall(int number) const {
+        return what == "syscall" &&
+               (syscalls.empty() || std::find(syscalls.begin(), syscalls.end(), number) != syscalls.end());
+    }
 };
 
 /// gdb's `follow-fork-mode`, `detach-on-fork` and the catchpoints on process events.
 struct process_event_settings {
-    bool follow_child = false;       ///< follow-fork-mode child (not supported yet)
+    bool follow_child = false;       ///< follow-fork-mode child
     bool detach_on_fork = true;
     std::vector<event_catchpoint> catchpoints;
 
@@ -61,6 +70,33 @@ struct process_event_settings {
             }
         }
         return nullptr;
+    }
+    /// The catchpoint with `number`, nullptr if none.
+    event_catchpoint* by_number(int number) {
+        for (auto& c : catchpoints) {
+            if (c.number == number) {
+                return &c;
+            }
+        }
+        return nullptr;
+    }
+    /// The system calls the enabled syscall catchpoints want (process::set_syscall_catch):
+    /// nullopt none, empty any.
+    std::optional<std::vector<int>> syscall_filter() const {
+        std::optional<std::vector<int>> out;
+        for (const auto& c : catchpoints) {
+            if (!c.enabled || c.what != "syscall") {
+                continue;
+            }
+            if (c.syscalls.empty()) {
+                return std::vector<int>{};
+            }
+            if (!out) {
+                out.emplace();
+            }
+            out->insert(out->end(), c.syscalls.begin(), c.syscalls.end());
+        }
+        return out;
     }
 };
 

@@ -58,6 +58,11 @@ public:
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
     bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
     bool step_done = false;                    ///< the single-step trap arrived
+    bool in_syscall = false;                   ///< between syscall-entry and -exit stops
+    /// The pending signal was given by the user (`signal SIG`): at a breakpoint, it is
+    /// delivered before stepping over it (gdb re-reports the breakpoint after the handler).
+    bool signal_first = false;
+    std::optional<siginfo_t> last_siginfo;     ///< of its last signal-delivery stop
     /// Sent through an out-of-line slot (out_of_line.cpp): slot, site and insn length.
     std::uint64_t ool_slot = 0, ool_site = 0, ool_length = 0;
 };
@@ -77,6 +82,8 @@ struct process::impl {
     std::atomic<bool> interrupt_requested{false};
     bool report_forks = false;    ///< fork/vfork events are reported (catch fork)
     bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
+    /// catch syscall: nullopt off (PTRACE_CONT), empty every call, else these numbers.
+    std::optional<std::vector<int>> syscall_catch;
 
     // Shared libraries (shared_libraries.cpp).
     std::uint64_t exe_bias = 0, exe_dynamic = 0, ld_base = 0;
@@ -119,6 +126,8 @@ struct process::impl {
     bool single_step(thread_record& t, int signo);
     void cont(thread_record& t, int signo);
     void mark_dead(const stop_reason& why);
+    /// A syscall-enter/exit stop of `t`: queues it when caught, resumes it otherwise.
+    void handle_syscall_stop(thread_record& t);
     void reap_everything();
     /// Removes our int3s from a fork child's memory and lets it go (not followed).
     void release_fork_child(pid_t child, bool is_vfork);
@@ -146,6 +155,9 @@ struct process::impl {
     /// A SIGTRAP of `t` from a debug register (DR6 says which): queues the watchpoint
     /// stop. False when no watchpoint register triggered.
     bool handle_debug_trap(thread_record& t);
+    /// Address of a `syscall` instruction in the target's code, for injected system calls
+    /// (found once per image; throws when there is none).
+    std::uint64_t syscall_gadget();
     /// Takes every watchpoint out of the process (detach) or forgets them (exec).
     void drop_watchpoints(bool restore);
     /// Gives a fork child (sharing nothing but a copy of our page protections) the

@@ -17,6 +17,7 @@ public:
         group_stop,      ///< PTRACE_EVENT_STOP with a stopping signal (SEIZE group-stop)
         interrupt_stop,  ///< PTRACE_EVENT_STOP with SIGTRAP: PTRACE_INTERRUPT or new-thread stop
         event_stop,      ///< another PTRACE_EVENT_* stop: event()
+        syscall_stop,    ///< syscall-enter/exit stop (SIGTRAP|0x80, PTRACE_O_TRACESYSGOOD)
     };
 
     explicit wait_status(int raw);

@@ -31,6 +31,9 @@ struct watch_state {
     std::map<std::uint64_t, int> original_prot;
     /// Software: the protection we gave each guarded page.
     std::map<std::uint64_t, int> guarded_prot;
+    /// The address of a `syscall` instruction (bytes 0f 05) in the target's code: injected
+    /// system calls run there, so no code is patched under other running threads.
+    std::optional<std::uint64_t> syscall_gadget;
     /// Faults handled (for logs and the speed tests).
     std::uint64_t faults = 0;
 

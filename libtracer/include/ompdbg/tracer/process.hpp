@@ -5,6 +5,8 @@
 
 #include <sys/types.h>
 
+#include <csignal>
+
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -80,6 +82,16 @@ public:
     /// With `on`, fork/vfork events stop the process (stop_kind::fork) after the child was
     /// released (detach-on-fork, follow the parent); off (default) they are not reported.
     void set_report_forks(bool on);
+
+    /// gdb's `catch syscall`: nullopt (the default) never stops at system calls; an empty
+    /// list stops at every one; otherwise at those x86-64 numbers. A caught call stops
+    /// twice, syscall_entry then syscall_exit. While on, every system call of the process
+    /// costs two ptrace stops (PTRACE_SYSCALL); the uncaught ones are resumed inside.
+    void set_syscall_catch(std::optional<std::vector<int>> numbers);
+
+    /// The siginfo of the last signal `tid` stopped with (PTRACE_GETSIGINFO at that stop),
+    /// for gdb's `$_siginfo`; nullopt when it has not stopped with a signal.
+    std::optional<siginfo_t> last_siginfo(pid_t tid) const;
 
     /// Signal to deliver to `tid` on the next resume (0 = none). Set from the last stop.
     void set_pending_signal(pid_t tid, int signo);

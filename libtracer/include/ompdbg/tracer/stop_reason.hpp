@@ -26,6 +26,8 @@ enum class stop_kind {
                       ///< reported only after process::set_report_forks(true)
     interrupted,      ///< interrupt() stopped it (Ctrl-C)
     watchpoint,       ///< a watchpoint triggered (`watchpoint_id`); the access has completed
+    syscall_entry,    ///< a caught system call is entered (`syscall_number`); see set_syscall_catch
+    syscall_exit,     ///< a caught system call returned (`syscall_number`)
 };
 
 struct stop_reason {
@@ -39,6 +41,7 @@ struct stop_reason {
     pid_t new_tid = 0;              ///< thread_created; fork: the child's pid
     bool is_vfork = false;          ///< fork: through vfork()
     int watchpoint_id = 0;          ///< watchpoint: process::add_watchpoint's id
+    int syscall_number = -1;        ///< syscall_entry/syscall_exit: the x86-64 number
     /// watchpoint: the address accessed (software: the faulting address; hardware: the
     /// watched address of the debug register that triggered).
     std::optional<virt_addr> watch_addr;
