@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 
 #include "internal/msgq_contexts.hpp"
 #include "ompdbg/base/log.hpp"
@@ -40,9 +41,48 @@ msgq_type_entry* type_of(mqs_type* type) {
     return is_live(entry) ? entry : nullptr;
 }
 
+// Every block the DLL gets from us, and how many DLLs are loaded. Open MPI 4.1's DLL loses
+// some of what it allocates (communicator groups whose reference count never drops to zero
+// in mqs_destroy_process_info), so a long session that reads queues again and again would
+// grow without bound. The blocks are given back when the last DLL is unloaded, when no code
+// can refer to them any more. Never destroyed: the DLL may be unloaded during exit.
+struct dll_heap {
+    std::mutex mutex;
+    std::unordered_set<void*> blocks;
+    int libraries = 0;
+};
+dll_heap& heap() {
+    static auto* h = new dll_heap;
+    return *h;
+}
+
 // ---- basic callbacks ----
-void* cb_malloc(size_t size) { return std::malloc(size == 0 ? 1 : size); }
-void cb_free(void* p) { std::free(p); }
+void* cb_malloc(size_t size) {
+    void* p = std::malloc(size == 0 ? 1 : size);
+    if (p != nullptr) {
+        try {
+            auto& h = heap();
+            std::lock_guard lock(h.mutex);
+            h.blocks.insert(p);
+        } catch (...) {
+            std::free(p);
+            return nullptr;
+        }
+    }
+    return p;
+}
+void cb_free(void* p) {
+    if (p == nullptr) {
+        return;
+    }
+    auto& h = heap();
+    std::lock_guard lock(h.mutex);
+    // A pointer we never handed out is the DLL's bug: leave it alone rather than corrupt
+    // the debugger's heap.
+    if (h.blocks.erase(p) != 0) {
+        std::free(p);
+    }
+}
 // Libraries never print: the DLL's debug prints go to the plugin log channel.
 void cb_dprints(const char* text) {
     try {
@@ -342,6 +382,24 @@ std::optional<std::uint64_t> member_offset(const dwarf::type& t, const std::stri
         }
     }
     return std::nullopt;
+}
+
+void msgq_dll_loaded() {
+    auto& h = heap();
+    std::lock_guard lock(h.mutex);
+    ++h.libraries;
+}
+
+void msgq_dll_unloaded() {
+    auto& h = heap();
+    std::lock_guard lock(h.mutex);
+    if (--h.libraries > 0) {
+        return;
+    }
+    for (void* p : h.blocks) {
+        std::free(p);
+    }
+    h.blocks.clear();
 }
 
 }  // namespace ompdbg::plugins::internal

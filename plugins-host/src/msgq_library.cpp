@@ -84,6 +84,7 @@ std::shared_ptr<msgq_library> msgq_library::load(const fs::path& file, const plu
     }
     std::shared_ptr<msgq_library> lib(new msgq_library);
     lib->lib_ = plugin_library::open(file, policy);
+    internal::msgq_dll_loaded();
     lib->api_ = std::make_unique<internal::msgq_api>();
     if (auto missing = lib->lib_->resolve(*lib->api_)) {
         error::send(fmt::format("{}: not a message-queue DLL: it does not define {}",
@@ -139,7 +140,14 @@ std::shared_ptr<msgq_library> msgq_library::load_for(tracer::target& tgt, const 
     error::send("No usable MPI message-queue DLL: " + reasons);
 }
 
-msgq_library::~msgq_library() = default;
+// The DLL is closed before its leftover blocks are given back (msgq_dll_unloaded).
+msgq_library::~msgq_library() {
+    const bool opened = lib_ != nullptr;
+    lib_.reset();
+    if (opened) {
+        internal::msgq_dll_unloaded();
+    }
+}
 
 std::string msgq_library::error_string(int code) const {
     if (api_ && api_->mqs_dll_error_string != nullptr) {

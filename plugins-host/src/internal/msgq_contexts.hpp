@@ -53,6 +53,11 @@ const mqs_basic_callbacks& msgq_basic_callback_table();
 const mqs_image_callbacks& msgq_image_callback_table();
 const mqs_process_callbacks& msgq_process_callback_table();
 
+/// A message-queue DLL was loaded / unloaded (dlclose done). When the last one is gone,
+/// every block it allocated through the basic callbacks and never freed is given back.
+void msgq_dll_loaded();
+void msgq_dll_unloaded();
+
 /// Registers/unregisters a context so that callbacks reject pointers that are not (or no
 /// longer) ours.
 void msgq_register(const void* ctx);
