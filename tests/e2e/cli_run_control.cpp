@@ -182,3 +182,20 @@ TEST_CASE("delete, then continue, while other threads' hits are still queued run
     CHECK(r.out.find("threads done") != std::string::npos);
     CHECK(r.out.find("exited normally]") != std::string::npos);
 }
+
+// gdb binds a bare `break LINE` to the default source file (main's) when it is set; after
+// `run` the breakpoint must still be in that file, not in whatever file the program's first
+// stop (in ld.so) belongs to.
+TEST_CASE("break LINE set before run stops at that line of main's file, as gdb does", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("structs")));
+    const int line = example_line("structs.c", "factorial_base");
+    std::vector<std::string> cmds{"break " + std::to_string(line), "run", "bt 1", "continue"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO(program << "\nompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string stop = "^Breakpoint 1, factorial \\(n=1\\) at .*structs\\.c:" + std::to_string(line) + "$";
+    REQUIRE(grep(theirs.out, stop).size() == 1);
+    CHECK(grep(ours.out, stop).size() == 1);
+    CHECK(grep(ours.out, "^#0  factorial \\(n=1\\)") == grep(theirs.out, "^#0  factorial \\(n=1\\)"));
+}

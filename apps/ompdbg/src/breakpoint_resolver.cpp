@@ -100,6 +100,15 @@ std::string default_source_file(session& s) {
 
 }  // namespace
 
+std::string bind_line_spec(session& s, const std::string& spec) {
+    auto p = parse_spec(spec);
+    if (p.kind != spec_kind::line) {
+        return spec;
+    }
+    std::string file = default_source_file(s);
+    return file.empty() ? spec : fmt::format("{}:{}", file, p.line);
+}
+
 parsed_spec parse_spec(const std::string& raw) {
     std::string spec = trim_copy(raw);
     if (spec.empty()) {

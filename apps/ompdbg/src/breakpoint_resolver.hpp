@@ -29,6 +29,11 @@ parsed_spec parse_spec(const std::string& spec);
 /// evaluated.
 std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spec, std::string& why);
 
+/// `spec` with a bare `LINE` bound to the file it means now ("FILE:LINE"), any other spec
+/// unchanged. gdb binds a bare line to the default source file when the breakpoint is set;
+/// re-resolving "83" later (after `run`, in ld.so's frame) would look in another file.
+std::string bind_line_spec(session& s, const std::string& spec);
+
 /// Re-resolves every breakpoint against the current modules (after launch, attach, a
 /// library event) and plants/removes sites so that the process matches the enabled
 /// locations. Reports pending breakpoints that became resolved.

@@ -97,6 +97,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
         s.breakpoints()[bp.number] = std::move(bp);
         return;
     }
+    bp.spec = bind_line_spec(s, spec);
     bp.number = s.next_breakpoint_number();
     bp.locations = std::move(locs);
     const auto& first = bp.locations.front();
