@@ -260,7 +260,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     }
     case wait_status::kind::signal_stop: {
         int sig = ws.signo();
-        if (sig == SIGSEGV && !watches.guarded_prot.empty()) {
+        if (sig == SIGSEGV && (!watches.guarded_prot.empty() || !t.unguarded_pages.empty())) {
             // A write to a page a software watchpoint guards (watchpoints.cpp).
             if (auto fault = internal::get_siginfo(tid); fault && handle_watch_fault(t, *fault)) {
                 return;

@@ -314,9 +314,27 @@ std::optional<int> guard_for(const internal::watch_state& w, std::uint64_t page,
 bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     auto fault = reinterpret_cast<std::uint64_t>(si.si_addr);
     log::write(log::channel::ptrace, "thread {}: SIGSEGV code {} at 0x{:x}", t.tid_, si.si_code, fault);
-    if (si.si_code != SEGV_ACCERR || !watches.guarded_prot.count(page_of(fault))) {
+    if (si.si_code != SEGV_ACCERR) {
         return false;   // a real SIGSEGV: the program's own
     }
+    if (!watches.guarded_prot.count(page_of(fault))) {
+        if (t.unguarded_pages.erase(page_of(fault)) == 0) {
+            return false;
+        }
+        // Stale: the fault was pending when the guard was lifted. Run the instruction again
+        // (once: a second fault there is the program's own).
+        log::write(log::channel::ptrace, "thread {}: stale SIGSEGV at 0x{:x} dropped", t.tid_, fault);
+        t.forget_regs();
+        if (t.stepping) {
+            try_ptrace(PTRACE_SINGLESTEP, t.tid_, nullptr, nullptr);
+        } else if (stopping_all || !queue.empty()) {
+            t.st = tstate::stopped;
+        } else {
+            cont(t, 0);
+        }
+        return true;
+    }
+    t.unguarded_pages.erase(page_of(fault));
     ++watches.faults;
     if ((stopping_all || !queue.empty()) && !t.stepping) {
         // Another thread has something to report (it is being stopped, or is about to be):
@@ -662,6 +680,9 @@ void process::remove_watchpoint(int id) {
         } else {
             d.watches.guarded_prot.erase(p);
             d.watches.original_prot.erase(p);
+            for (auto& t : d.threads) {
+                t->unguarded_pages.insert(p);
+            }
         }
     }
     runner->forget_regs();

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,10 @@ public:
     /// delivered before stepping over it (gdb re-reports the breakpoint after the handler).
     bool signal_first = false;
     std::optional<siginfo_t> last_siginfo;     ///< of its last signal-delivery stop
+    /// Pages a software watchpoint stopped guarding since this thread last faulted there:
+    /// a SIGSEGV for one of them may have been queued before the guard was lifted (the
+    /// thread was stopped with the fault pending) and is stale, not the program's.
+    std::set<std::uint64_t> unguarded_pages;
     /// Sent through an out-of-line slot (out_of_line.cpp): slot, site and insn length.
     std::uint64_t ool_slot = 0, ool_site = 0, ool_length = 0;
 };
