@@ -4,13 +4,13 @@
 #include "ompdbg/tracer/mpi2dd.hpp"
 
 #include <array>
-#include <csignal>
 #include <cstddef>
 #include <cstring>
 
 #include <fmt/format.h>
 
 #include "internal/module_symbols.hpp"
+#include "internal/starter_run.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -291,49 +291,27 @@ interface run_to_start(process& starter) {
         log::write(log::channel::ptrace, "MPI2DD interface found; MPI2DD_breakpoint at {:#x}",
                    iface->breakpoint_address()->addr());
     };
-    try_find();
-    for (;;) {
-        starter.resume();
-        stop_reason why = starter.wait_for_stop();
-        switch (why.kind) {
-        case stop_kind::exited:
-            error::send(fmt::format("{} exited with code {:02o} before starting the MPI job.", name, why.exit_code));
-        case stop_kind::terminated:
-            error::send(fmt::format("{} was killed by signal {} before starting the MPI job.", name,
-                                    ::strsignal(why.signo)));
-        case stop_kind::library_event:
-            try_find();
-            break;
-        case stop_kind::exec:
-            iface.reset();
-            try_find();
-            break;
-        case stop_kind::breakpoint:
-            if (iface && why.breakpoint_addr == iface->breakpoint_address()) {
-                int state = iface->debug_state(starter);
-                if (state == MPI2DD_DEBUG_START) {
-                    return *iface;
-                }
-                if (state == MPI2DD_DEBUG_ABORT) {
-                    auto i = iface->read(starter);
-                    error::send(fmt::format("{} aborted the MPI job before it started: {}", name,
-                                            i.abort_string.empty() ? "(no abort_string)" : i.abort_string));
-                }
-                log::write(log::channel::ptrace, "MPI2DD {} before START ignored", event_name(state));
-            }
-            break;
-        case stop_kind::signal:
-            if (why.signo == SIGINT) {
-                starter.set_pending_signal(why.tid, 0);
-                error::send("Interrupted while waiting for the MPI job to start.");
-            }
-            break;
-        case stop_kind::interrupted:
-            error::send("Interrupted while waiting for the MPI job to start.");
-        default:
-            break;
-        }
-    }
+    internal::run_starter_until_job(
+        starter, name, "starting", "start",
+        {.find = try_find,
+         .forget = [&] { iface.reset(); },
+         .at_breakpoint = [&](const stop_reason& why) {
+             if (!iface || why.breakpoint_addr != iface->breakpoint_address()) {
+                 return false;
+             }
+             int state = iface->debug_state(starter);
+             if (state == MPI2DD_DEBUG_START) {
+                 return true;
+             }
+             if (state == MPI2DD_DEBUG_ABORT) {
+                 auto i = iface->read(starter);
+                 error::send(fmt::format("{} aborted the MPI job before it started: {}", name,
+                                         i.abort_string.empty() ? "(no abort_string)" : i.abort_string));
+             }
+             log::write(log::channel::ptrace, "MPI2DD {} before START ignored", event_name(state));
+             return false;
+         }});
+    return *iface;
 }
 
 }  // namespace ompdbg::tracer::mpi2dd

@@ -4,13 +4,13 @@
 #include "ompdbg/tracer/mpir.hpp"
 
 #include "internal/module_symbols.hpp"
+#include "internal/starter_run.hpp"
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 
 #include <array>
 #include <cstring>
-#include <csignal>
 
 namespace ompdbg::tracer::mpir {
 
@@ -131,48 +131,21 @@ interface run_to_spawn(process& starter) {
             error::send(fmt::format("{} is not an MPI starter: it has no MPIR_Breakpoint/MPIR_proctable.", name));
         }
     };
-    try_find();
-    for (;;) {
-        starter.resume();
-        stop_reason why = starter.wait_for_stop();
-        switch (why.kind) {
-        case stop_kind::exited:
-            error::send(fmt::format("{} exited with code {:02o} before spawning the MPI job.", name, why.exit_code));
-        case stop_kind::terminated:
-            error::send(fmt::format("{} was killed by signal {} before spawning the MPI job.", name,
-                                    ::strsignal(why.signo)));
-        case stop_kind::library_event:
-            try_find();
-            break;
-        case stop_kind::exec:
-            iface.reset();
-            try_find();
-            break;
-        case stop_kind::breakpoint:
-            if (iface && why.breakpoint_addr == iface->breakpoint_address()) {
-                int state = iface->debug_state(starter);
-                if (state == debug_spawned) {
-                    return *iface;
-                }
-                if (state == debug_aborting) {
-                    error::send(fmt::format("{} is aborting the MPI job (MPIR_debug_state = MPIR_DEBUG_ABORTING).", name));
-                }
-            }
-            break;
-        case stop_kind::signal:
-            // The starter's own signals (SIGCHLD from its daemons...) stay pending and are
-            // delivered on the next resume; a Ctrl-C is for us.
-            if (why.signo == SIGINT) {
-                starter.set_pending_signal(why.tid, 0);
-                error::send("Interrupted while waiting for the MPI job to spawn.");
-            }
-            break;
-        case stop_kind::interrupted:
-            error::send("Interrupted while waiting for the MPI job to spawn.");
-        default:
-            break;
-        }
-    }
+    internal::run_starter_until_job(
+        starter, name, "spawning", "spawn",
+        {.find = try_find,
+         .forget = [&] { iface.reset(); },
+         .at_breakpoint = [&](const stop_reason& why) {
+             if (!iface || why.breakpoint_addr != iface->breakpoint_address()) {
+                 return false;
+             }
+             int state = iface->debug_state(starter);
+             if (state == debug_aborting) {
+                 error::send(fmt::format("{} is aborting the MPI job (MPIR_debug_state = MPIR_DEBUG_ABORTING).", name));
+             }
+             return state == debug_spawned;
+         }});
+    return *iface;
 }
 
 }  // namespace ompdbg::tracer::mpir
