@@ -263,7 +263,28 @@ location expr_machine::run(const Dwarf_Op* ops, std::size_t n) {
             ops_in_piece = 0;
             break;
         }
-        case DW_OP_entry_value: case DW_OP_GNU_entry_value:
+        case DW_OP_entry_value: case DW_OP_GNU_entry_value: {
+            // The value of a register on entry to the function: only DW_OP_regN (gdb's rule).
+            Dwarf_Attribute block;
+            Dwarf_Op* sub = nullptr;
+            std::size_t sub_n = 0;
+            if (attr_ == nullptr || dwarf_getlocation_attr(attr_, &op, &block) != 0 ||
+                dwarf_getlocation(&block, &sub, &sub_n) != 0 || sub_n != 1) {
+                throw unavailable{};
+            }
+            int regno = -1;
+            if (sub[0].atom >= DW_OP_reg0 && sub[0].atom <= DW_OP_reg31) {
+                regno = sub[0].atom - DW_OP_reg0;
+            } else if (sub[0].atom == DW_OP_regx) {
+                regno = static_cast<int>(sub[0].number);
+            }
+            auto v = regno >= 0 ? ctx_.entry_register_value(regno) : std::nullopt;
+            if (!v) {
+                throw unavailable{};
+            }
+            push(*v);
+            break;
+        }
         case DW_OP_GNU_parameter_ref:
         case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
             // Values we cannot recover at this pc: gdb shows <optimized out>.
@@ -314,7 +335,141 @@ std::uint64_t expr_machine::frame_base() {
     throw unavailable{};
 }
 
+// The register a single-operation location names (DW_OP_regN / DW_OP_regx), else -1.
+int single_register(const Dwarf_Op* ops, std::size_t n) {
+    if (n != 1) {
+        return -1;
+    }
+    if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+        return ops[0].atom - DW_OP_reg0;
+    }
+    return ops[0].atom == DW_OP_regx ? static_cast<int>(ops[0].number) : -1;
+}
+
+// The name a DIE (or the declaration/abstract origin it refers to) carries.
+std::string die_name(Dwarf_Die die) {
+    const char* name = dwarf_diename(&die);
+    Dwarf_Attribute attr;
+    if (name == nullptr && dwarf_attr_integrate(&die, DW_AT_name, &attr) != nullptr) {
+        name = dwarf_formstring(&attr);
+    }
+    return name != nullptr ? name : "";
+}
+
+// The DW_TAG_call_site among `scope`'s descendants whose return address is `return_pc`
+// (file address): DWARF 5's DW_AT_call_return_pc, or the GNU extension's DW_AT_low_pc.
+std::optional<Dwarf_Die> find_call_site(Dwarf_Die scope, std::uint64_t return_pc, int depth = 0) {
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(&scope, &child) != 0) {
+        return std::nullopt;
+    }
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+            Dwarf_Attribute attr;
+            Dwarf_Addr at = 0;
+            bool found = (dwarf_attr(&child, DW_AT_call_return_pc, &attr) != nullptr ||
+                          dwarf_attr(&child, DW_AT_low_pc, &attr) != nullptr) &&
+                         dwarf_formaddr(&attr, &at) == 0 && at == return_pc;
+            if (found) {
+                return child;
+            }
+        } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+            if (auto d = find_call_site(child, return_pc, depth + 1)) {
+                return d;
+            }
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::uint64_t> call_site_parameter_value(const debug_info& caller_info, const location_context& caller,
+                                                       std::uint64_t return_pc, const std::string& callee_name,
+                                                       int dwarf_regno) {
+    const std::uint64_t bias = caller.load_bias();
+    auto chain = caller_info.function_chain_at(caller.pc() - bias);
+    if (chain.empty() || return_pc < bias) {
+        return std::nullopt;
+    }
+    Dwarf_Die fn = chain.back().die;   // the subprogram: call sites may sit in any inner scope
+    auto site = find_call_site(fn, return_pc - bias);
+    if (!site) {
+        return std::nullopt;
+    }
+    Dwarf_Attribute attr;
+    Dwarf_Die origin;
+    if ((dwarf_attr(&*site, DW_AT_call_origin, &attr) != nullptr ||
+         dwarf_attr(&*site, DW_AT_abstract_origin, &attr) != nullptr) &&
+        dwarf_formref_die(&attr, &origin) != nullptr) {
+        std::string called = die_name(origin);
+        std::string plain = callee_name.substr(callee_name.rfind("::") == std::string::npos ? 0 : callee_name.rfind("::") + 2);
+        if (!called.empty() && called != plain) {
+            return std::nullopt;   // reached through a tail call from another function
+        }
+    }
+    Dwarf_Die param;
+    if (dwarf_child(&*site, &param) != 0) {
+        return std::nullopt;
+    }
+    do {
+        int tag = dwarf_tag(&param);
+        if (tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter) {
+            continue;
+        }
+        Dwarf_Op* ops = nullptr;
+        std::size_t n = 0;
+        if (dwarf_attr(&param, DW_AT_location, &attr) == nullptr || dwarf_getlocation(&attr, &ops, &n) != 0 ||
+            single_register(ops, n) != dwarf_regno) {
+            continue;
+        }
+        if (dwarf_attr(&param, DW_AT_call_value, &attr) == nullptr &&
+            dwarf_attr(&param, DW_AT_GNU_call_site_value, &attr) == nullptr) {
+            return std::nullopt;
+        }
+        if (dwarf_getlocation(&attr, &ops, &n) != 0 || n == 0) {
+            return std::nullopt;
+        }
+        // The value expression runs in the caller's frame (its frame base for DW_OP_fbreg).
+        variable where;
+        where.frame_base_die = chain.back().frame_base_die;
+        expr_machine m(caller, &attr, where);
+        try {
+            location loc = m.run(ops, n);
+            if (auto* r = std::get_if<location::register_>(&loc.value)) {
+                return caller.read_register(r->dwarf_regno);
+            }
+            if (auto* mem = std::get_if<location::memory>(&loc.value)) {
+                return mem->addr;   // a value expression: the top of the stack is the value
+            }
+            if (auto* iv = std::get_if<location::implicit_value>(&loc.value); iv != nullptr && iv->bytes.size() <= 8) {
+                std::uint64_t v = 0;
+                std::memcpy(&v, iv->bytes.data(), iv->bytes.size());
+                return v;
+            }
+        } catch (const expr_machine::unavailable&) {
+        }
+        return std::nullopt;
+    } while (dwarf_siblingof(&param, &param) == 0);
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> parameter_entry_value(const variable& param, std::uint64_t entry_pc,
+                                                   const location_context& ctx) {
+    Dwarf_Die die = param.die;
+    Dwarf_Attribute attr;
+    if (dwarf_attr_integrate(&die, DW_AT_location, &attr) == nullptr || entry_pc < ctx.load_bias()) {
+        return std::nullopt;
+    }
+    Dwarf_Op* ops = nullptr;
+    std::size_t n = 0;
+    if (dwarf_getlocation_addr(&attr, entry_pc - ctx.load_bias(), &ops, &n, 1) <= 0) {
+        return std::nullopt;
+    }
+    int regno = single_register(ops, n);
+    return regno >= 0 ? ctx.entry_register_value(regno) : std::nullopt;
+}
 
 location evaluate_location(const variable& var, const location_context& ctx) {
     Dwarf_Die die = var.die;

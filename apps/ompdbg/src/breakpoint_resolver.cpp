@@ -212,7 +212,13 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     file_known = true;
                 }
                 for (auto a : addrs) {
-                    add_unique(describe(m, a, {}));
+                    // gdb reports the line the breakpoint was set for, not the last row at
+                    // the address (an inlined call starting there adds rows of its own).
+                    breakpoint_location loc = describe(m, a, {});
+                    if (actual > 0) {
+                        loc.line = actual;
+                    }
+                    add_unique(std::move(loc));
                 }
             } catch (const std::exception& e) {
                 log::write(log::channel::cli, "addresses_for_line: {}", e.what());

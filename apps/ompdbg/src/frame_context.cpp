@@ -144,8 +144,32 @@ std::optional<std::uint64_t> frame_context::read_register(int dwarf_regno) const
         return frame_->physical.pc.addr();
     }
     const auto& dregs = frame_->physical.dwarf_regs;
-    if (dwarf_regno >= 0 && static_cast<std::size_t>(dwarf_regno) < dregs.size()) {
+    if (dwarf_regno < 0 || static_cast<std::size_t>(dwarf_regno) >= dregs.size()) {
+        return std::nullopt;
+    }
+    if (dregs[dwarf_regno]) {
         return dregs[dwarf_regno];
+    }
+    // A register the caller's CFI does not describe (not callee-saved): gdb's DWARF
+    // unwinder takes it as "same value" and shows the inner frame's, for variables, call
+    // site values and `info registers` alike; so do we.
+    try {
+        const std::vector<stack_frame>& frames = s_.stack(tid_);
+        for (std::size_t k = frame_->physical_index; k-- > 0;) {
+            if (k == 0) {
+                tracer::thread* th = s_.target()->find_thread(tid_);
+                return th != nullptr ? th->regs().read_dwarf(dwarf_regno) : std::nullopt;
+            }
+            auto inner = std::find_if(frames.begin(), frames.end(),
+                                      [&](const stack_frame& f) { return f.physical_index == k; });
+            if (inner == frames.end() || inner->physical.dwarf_regs.size() <= static_cast<std::size_t>(dwarf_regno)) {
+                return std::nullopt;
+            }
+            if (inner->physical.dwarf_regs[dwarf_regno]) {
+                return inner->physical.dwarf_regs[dwarf_regno];
+            }
+        }
+    } catch (const ompdbg::error&) {
     }
     return std::nullopt;
 }
@@ -189,6 +213,40 @@ std::optional<std::uint64_t> frame_context::tls_address(std::uint64_t offset) co
         }
     }
     return std::nullopt;
+}
+
+// gdb's DW_OP_entry_value resolution: from an inlined copy, up to the physical function
+// (its frame's outermost virtual frame), then the call site in the physical caller.
+std::optional<std::uint64_t> frame_context::entry_register_value(int dwarf_regno) const {
+    if (frame_ == nullptr || s_.target() == nullptr) {
+        return std::nullopt;
+    }
+    try {
+        return entry_register_value_from(s_.stack(tid_), dwarf_regno);
+    } catch (const ompdbg::error&) {
+        return std::nullopt;   // no stack for this thread, or a malformed call site
+    }
+}
+
+std::optional<std::uint64_t> frame_context::entry_register_value_from(const std::vector<stack_frame>& frames,
+                                                                      int dwarf_regno) const {
+    const stack_frame* callee = nullptr;
+    const stack_frame* caller = nullptr;
+    for (const stack_frame& f : frames) {
+        if (f.physical_index == frame_->physical_index) {
+            callee = &f;   // the last one: the physical function
+        } else if (f.physical_index == frame_->physical_index + 1) {
+            caller = &f;   // the first one: innermost scope of the call
+            break;
+        }
+    }
+    if (callee == nullptr || caller == nullptr || !callee->function || caller->module == nullptr ||
+        !caller->module->elf || caller->module->elf->debug() == nullptr) {
+        return std::nullopt;
+    }
+    frame_context caller_ctx(s_, tid_, *caller);
+    return dwarf::call_site_parameter_value(*caller->module->elf->debug(), caller_ctx, caller->physical.pc.addr(),
+                                            callee->function->name, dwarf_regno);
 }
 
 void frame_context::read_static_memory(std::uint64_t addr, std::span<std::byte> out) const {

@@ -56,6 +56,7 @@ public:
     void read_memory(std::uint64_t addr, std::span<std::byte> out) const override;
     std::optional<std::uint64_t> cfa() const override;
     std::optional<std::uint64_t> tls_address(std::uint64_t offset) const override;
+    std::optional<std::uint64_t> entry_register_value(int dwarf_regno) const override;
 
     // dwarf::eval_context
     std::optional<dwarf::value> lookup_variable(std::string_view name) override;
@@ -80,6 +81,8 @@ private:
     /// The modules to search, this frame's first (static context: the program's ELF).
     std::vector<const tracer::loaded_module*> search_order() const;
     void read_static_memory(std::uint64_t addr, std::span<std::byte> out) const;
+    std::optional<std::uint64_t> entry_register_value_from(const std::vector<stack_frame>& frames,
+                                                           int dwarf_regno) const;
 
     session& s_;
     pid_t tid_ = 0;

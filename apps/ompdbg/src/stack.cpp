@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -206,6 +207,29 @@ const dwarf::variable& value_source(const dwarf::variable& param, const std::vec
     return param;
 }
 
+namespace {
+
+/// The value a scalar argument had on entry to the frame's function (gdb's `n@entry`),
+/// known from the caller's call site; nullopt when the DWARF does not say.
+std::optional<dwarf::value> entry_value_of(const dwarf::variable& arg, const dwarf::type& t, const stack_frame& f,
+                                           const frame_context& ctx) {
+    if (!f.function || f.module == nullptr || t.is_aggregate() || t.size() == 0 || t.size() > 8 ||
+        (t.kind() == dwarf::type_kind::base && t.encoding() == dwarf::base_encoding::floating)) {
+        return std::nullopt;
+    }
+    auto v = dwarf::parameter_entry_value(arg, f.function->entry_pc + f.module->load_bias, ctx);
+    if (!v) {
+        return std::nullopt;
+    }
+    dwarf::value out;
+    out.val_type = arg.var_type;
+    out.bytes.resize(t.size());
+    std::memcpy(out.bytes.data(), &*v, t.size());
+    return out;
+}
+
+}  // namespace
+
 std::string format_frame_args(session& s, const stack_frame& f) {
     if (!f.function) {
         return {};
@@ -230,11 +254,20 @@ std::string format_frame_args(session& s, const stack_frame& f) {
                     t = t.target()->strip_cv_typedef();
                 }
                 // gdb's default `print frame-arguments scalars`: aggregates show as "...".
+                dwarf::format_options opts;
+                opts.top_level = false;   // gdb: "argv=0x7ffe..." without "(char **)"
                 if (!val.optimized_out && t.is_aggregate()) {
                     out += "...";
+                } else if (auto entry = entry_value_of(src, t, f, ctx)) {
+                    // gdb's `print entry-values default`: "n=n@entry=5" when the value
+                    // is still the one passed, else "n=6, n@entry=5".
+                    if (!val.optimized_out && val.bytes == entry->bytes) {
+                        out += fmt::format("{}@entry={}", v.name, dwarf::format_value(*entry, ctx, opts));
+                    } else {
+                        out += fmt::format("{}, {}@entry={}", dwarf::format_value(val, ctx, opts), v.name,
+                                           dwarf::format_value(*entry, ctx, opts));
+                    }
                 } else {
-                    dwarf::format_options opts;
-                    opts.top_level = false;   // gdb: "argv=0x7ffe..." without "(char **)"
                     out += dwarf::format_value(val, ctx, opts);
                 }
             } catch (const ompdbg::error& e) {

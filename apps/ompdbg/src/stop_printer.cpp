@@ -7,6 +7,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "frame_context.hpp"
+#include "inline_frames.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -65,6 +66,32 @@ std::string thread_label(session& s, pid_t tid) {
         return fmt::format("Thread {}", s.thread_number(tid));
     }
     return fmt::format("Thread {} \"{}\"", s.thread_number(tid), name);
+}
+
+/// gdb's skip_inline_frames at a breakpoint stop: the inlined copies that start at the pc
+/// are hidden (the stop shows their call site), except from the copy of the function the
+/// breakpoint was set on inwards: `break scale` stops "in" scale even when the inlined
+/// square it calls starts at the same address, and the next `step` enters square.
+int inline_copies_hidden_at(session& s, std::uint64_t pc, const std::vector<const breakpoint_location*>& locs) {
+    auto* p = s.process();
+    const tracer::loaded_module* m = p != nullptr ? p->module_at(virt_addr(pc)) : nullptr;
+    dwarf::debug_info* dbg = m != nullptr && m->elf ? m->elf->debug() : nullptr;
+    if (dbg == nullptr) {
+        return 0;
+    }
+    auto chain = dbg->function_chain_at(pc - m->load_bias);
+    int entered = inline_entries_at(chain, pc - m->load_bias);
+    int hidden = 0;
+    for (; hidden < entered; ++hidden) {
+        const std::string& name = chain[static_cast<std::size_t>(hidden)].name;
+        bool set_here = std::any_of(locs.begin(), locs.end(), [&](const breakpoint_location* l) {
+            return l->function.empty() || l->function == name;
+        });
+        if (set_here) {
+            break;
+        }
+    }
+    return hidden;
 }
 
 }  // namespace
@@ -171,6 +198,7 @@ void report_signal(session& s, const tracer::stop_reason& why) {
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     auto hits = breakpoints_at(s, addr);
     std::vector<int> stopping;
+    std::vector<const breakpoint_location*> stopping_locations;
     std::vector<std::string> condition_errors;
     for (auto& [bp, loc] : hits) {
         if (bp->thread_tid && *bp->thread_tid != tid) {
@@ -203,10 +231,14 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
             continue;
         }
         stopping.push_back(bp->number);
+        if (loc < bp->locations.size()) {
+            stopping_locations.push_back(&bp->locations[loc]);
+        }
     }
     if (stopping.empty()) {
         return false;
     }
+    set_hidden_inline_frames(s, tid, inline_copies_hidden_at(s, addr, stopping_locations));
     switch_to_stopped_thread(s, tid);
     for (auto& e : condition_errors) {
         s.out().error(e);

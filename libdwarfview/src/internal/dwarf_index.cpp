@@ -18,8 +18,13 @@ bool has_code(Dwarf_Die die) {
     if (dwarf_attr(&die, DW_AT_ranges, &attr) != nullptr) {
         return true;
     }
-    // Functions discarded by the linker keep a DW_AT_low_pc of 0.
-    return dwarf_lowpc(&die, &low) == 0 && low != 0;
+    // Functions discarded by the linker keep a DW_AT_low_pc of 0; an inlined copy whose
+    // code was optimized away has DW_AT_high_pc == DW_AT_low_pc (gdb ignores both).
+    if (dwarf_lowpc(&die, &low) != 0 || low == 0) {
+        return false;
+    }
+    Dwarf_Addr high = 0;
+    return dwarf_highpc(&die, &high) != 0 || high > low;
 }
 
 // The DIE's own DW_AT_name (not its declaration's), "" when none.

@@ -1,0 +1,74 @@
+// Optimized code as gdb shows it: a parameter's value on entry to its function ("x=x@entry=5",
+// "x=23, x@entry=7") from the caller's DW_TAG_call_site parameters, and the stop at a
+// breakpoint on an inlined function whose code starts with another inlined call. Every
+// gcc/clang x DWARF 4/5 -O2 build, compared with gdb's answer on the same binary.
+
+#include "inspect_common.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::inspect;
+
+TEST_CASE("frame lines show a parameter's entry value as gdb does (n@entry)", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("entry_values", 2)));
+    CAPTURE(program);
+    std::vector<std::string> cmds{"break leaf", "run", "bt", "continue", "bt", "up", "continue", "bt",
+                                  "frame 1", "finish"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = "^#[0-9]+ |^Breakpoint [0-9]+, |^Run till exit from ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 12);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+}
+
+TEST_CASE("without call-site DWARF (-O0) no entry values are shown, as gdb", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("entry_values")));
+    CAPTURE(program);
+    std::vector<std::string> cmds{"break leaf", "run", "bt", "continue", "continue", "bt"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = "^#[0-9]+ |^Breakpoint [0-9]+, ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 8);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+    CHECK(ours.out.find("@entry") == std::string::npos);
+}
+
+TEST_CASE("break on an inlined function stops in it even when its code starts with another inlined call", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("optimized", 2)));
+    CAPTURE(program);
+    // gcc: scale's first instruction is also square's; gdb stops "in" scale (hiding
+    // square), and the next step enters square without running.
+    std::vector<std::string> cmds{"break scale", "break square", "info breakpoints", "run", "bt", "step", "bt",
+                                  "continue", "bt"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern =
+        "^#[0-9]+ |^Breakpoint [0-9]+(,| at )|^[0-9]+(\\.[0-9]+)? +(breakpoint|y) |^[a-z_]+ \\(.*\\) at ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 6);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+}
+
+TEST_CASE("break FILE:LINE reports the line asked for when an inlined call starts at its address", "[cli]") {
+    // gcc -O2: line 12 (scale's body) and line 8 (square's, inlined into it) share one
+    // address; gdb names line 12 in "Breakpoint N at" and in info breakpoints.
+    auto program = example_path("optimized", "gcc", 5, 2);
+    std::vector<std::string> cmds{"break optimized.c:12", "info breakpoints", "run", "bt"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = "^#[0-9]+ |^Breakpoint [0-9]+(,| at )|^[0-9]+ +breakpoint ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 5);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+}
