@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -92,6 +93,10 @@ struct debug_info::impl {
 
     std::once_flag filter_once;
     std::unique_ptr<name_filter> filter_;
+
+    std::once_flag display_once;
+    /// Normalized comp_dir/name of each unit whose DW_AT_name is relative -> that name.
+    std::unordered_map<std::string, std::string> display_names;
 
     impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
 
@@ -811,6 +816,28 @@ std::vector<std::string> debug_info::source_files() const {
         }
     }
     return {files.begin(), files.end()};
+}
+
+std::string debug_info::display_name(const std::string& path) const {
+    std::call_once(impl_->display_once, [&] {
+        impl_->load_cus();
+        for (const auto& cu : impl_->cus) {
+            Dwarf_Die die = cu->die;
+            Dwarf_Attribute attr;
+            const char* name = dwarf_formstring(dwarf_attr(&die, DW_AT_name, &attr));
+            const char* dir = dwarf_formstring(dwarf_attr(&die, DW_AT_comp_dir, &attr));
+            if (name == nullptr || dir == nullptr || *name == '/' || *dir != '/') {
+                continue;
+            }
+            auto full = (std::filesystem::path(dir) / name).lexically_normal().string();
+            impl_->display_names.emplace(std::move(full), name);
+        }
+    });
+    if (impl_->display_names.empty() || path.empty()) {
+        return path;
+    }
+    auto it = impl_->display_names.find(std::filesystem::path(path).lexically_normal().string());
+    return it != impl_->display_names.end() ? it->second : path;
 }
 
 std::vector<std::string> debug_info::all_function_names() const {

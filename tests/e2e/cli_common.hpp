@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,9 @@ inline std::vector<std::string> debugger_lines(const std::string& out,
         if (std::find(program_lines.begin(), program_lines.end(), l) != program_lines.end()) {
             continue;
         }
-        keep.push_back(l);
+        // Each debugger runs its own process: "[Inferior 1 (process 4711) exited normally]".
+        static const std::regex pid("\\(process [0-9]+\\)");
+        keep.push_back(std::regex_replace(l, pid, "(process PID)"));
     }
     return keep;
 }

@@ -71,7 +71,7 @@ TEST_CASE("every variant of each example runs and prints its expected result", "
         {"cxx_features", {0, 2}, {},
          "counter 8 area 16 12.00 largest 9 8.75 scaled 20.00 twice 54 instances 2"},
         {"optimized", {0, 2}, {}, "sum_squares(10, 2) = 770 square(11) = 121"},
-        {"entry_values", {0, 2}, {}, "keeps 5 changes 21"},
+        {"entry_values", {0, 2}, {}, "keeps 5 changes 23"},
         {"threads", {0}, {"3"}, "threads done"},
         {"counter", {0}, {"3"}, "counter 3"},
         {"use_shlib", {0}, {}, "unloaded"},

@@ -72,3 +72,21 @@ TEST_CASE("break FILE:LINE reports the line asked for when an inlined call start
     REQUIRE(expected.size() >= 5);
     CHECK(joined(grep(ours.out, pattern)) == joined(expected));
 }
+
+TEST_CASE("a program compiled with a relative source path shows that name, as gdb", "[cli]") {
+    // `gcc -g structs.c` in the source directory: gdb names "structs.c" (the unit's
+    // DW_AT_name) in breakpoint messages, info breakpoints, frame lines and info frame.
+    auto cc = GENERATE(std::string("gcc"), std::string("clang"));
+    auto program = example_path("structs-relative-" + cc);
+    CAPTURE(program);
+    std::vector<std::string> cmds{"break factorial", "info breakpoints", "run", "bt", "info frame", "finish"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = "^#[0-9]+ |^Breakpoint [0-9]+(,| at )|^[0-9]+ +breakpoint |^ rip = |^Run till exit";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 7);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+    CHECK(ours.out.find(" at structs.c:") != std::string::npos);
+}

@@ -15,6 +15,7 @@
 #include "commands_signals.hpp"
 #include "commands_watch.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 
@@ -106,7 +107,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
                                  spec, bp.locations.size()));
     } else if (!first.file.empty()) {
         s.out().line(fmt::format("{} {} at {}: file {}, line {}.", what, bp.number, hex(first.address.addr()),
-                                 first.file, first.line));
+                                 source_display_name(s, first.file), first.line));
     } else {
         s.out().line(fmt::format("{} {} at {}", what, bp.number, hex(first.address.addr())));
     }
@@ -196,9 +197,9 @@ void set_enabled(session& s, std::string_view args, bool enable) {
     sync_breakpoint_sites(s);
 }
 
-std::string location_what(const breakpoint_location& l) {
+std::string location_what(session& s, const breakpoint_location& l) {
     if (!l.file.empty()) {
-        return fmt::format("in {} at {}:{}", l.function, l.file, l.line);
+        return fmt::format("in {} at {}:{}", l.function, source_display_name(s, l.file), l.line);
     }
     if (!l.function.empty()) {
         auto off = l.address.addr();
@@ -266,7 +267,7 @@ void info_breakpoints(session& s, std::string_view args) {
             s.out().line(head + fmt::format("0x{:016x} {}", bp.locations.front().address.addr(), bp.catch_what));
         } else if (bp.locations.size() == 1) {
             auto& l = bp.locations.front();
-            s.out().line(head + fmt::format("0x{:016x} {}", l.address.addr(), location_what(l)));
+            s.out().line(head + fmt::format("0x{:016x} {}", l.address.addr(), location_what(s, l)));
         } else {
             s.out().line(head + fmt::format("{:<18} ", "<MULTIPLE>"));
         }
@@ -292,7 +293,7 @@ void info_breakpoints(session& s, std::string_view args) {
             for (std::size_t i = 0; i < bp.locations.size(); ++i) {
                 auto& l = bp.locations[i];
                 s.out().line(fmt::format("{:<{}} {:<3} 0x{:016x} {}", fmt::format("{}.{}", n, i + 1), type_width + 13,
-                                         l.enabled ? "y" : "n", l.address.addr(), location_what(l)));
+                                         l.enabled ? "y" : "n", l.address.addr(), location_what(s, l)));
             }
         }
         nlohmann::json jl = nlohmann::json::array();

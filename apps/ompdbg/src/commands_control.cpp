@@ -15,6 +15,7 @@
 #include "stepping.hpp"
 #include "stop_printer.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {
@@ -144,7 +145,7 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
         bp.temporary = true;
         bp.locations = locs;
         s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
-                                 locs.front().address.addr(), locs.front().file, locs.front().line));
+                                 locs.front().address.addr(), source_display_name(s, locs.front().file), locs.front().line));
         s.breakpoints()[bp.number] = std::move(bp);
         sync_breakpoint_sites(s);
     }

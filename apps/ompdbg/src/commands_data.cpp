@@ -622,7 +622,8 @@ void cmd_info_line(session& s, std::string_view args) {
             }
         }
     }
-    s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line, le->file,
+    s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line,
+                             source_display_name(s, le->file),
                              addr_with_label(s, start), addr_with_label(s, end)));
 }
 

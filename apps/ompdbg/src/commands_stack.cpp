@@ -224,7 +224,7 @@ void cmd_info_frame(session& s, std::string_view) {
     s.out().line(fmt::format("Stack level {}, frame at 0x{:x}:", f.level, cfa));
     std::string rip = fmt::format(" rip = 0x{:x} in {}", f.pc(), frame_function_name(f));
     if (f.function && f.line && f.line->line > 0) {
-        rip += fmt::format(" ({}:{})", f.line->file, f.line->line);
+        rip += fmt::format(" ({}:{})", source_display_name(f.module, f.line->file), f.line->line);
     }
     // The return address sits just below the CFA on x86-64.
     std::uint64_t saved_rip = 0;

@@ -190,13 +190,40 @@ bool frame_shows_pc(const stack_frame& f) {
     return f.line->addr + bias != f.pc();
 }
 
-namespace {
-
-std::string display_file(const std::string& path) {
+std::string source_display_name(const tracer::loaded_module* m, const std::string& path) {
+    if (m != nullptr && m->elf) {
+        if (auto* dbg = m->elf->debug()) {
+            return dbg->display_name(path);
+        }
+    }
     return path;
 }
 
-}  // namespace
+std::string source_display_name(session& s, const std::string& path) {
+    auto name_in = [&](const dwarf::elf_file* elf) -> std::optional<std::string> {
+        auto* dbg = elf != nullptr ? elf->debug() : nullptr;
+        if (dbg == nullptr) {
+            return std::nullopt;
+        }
+        std::string name = dbg->display_name(path);
+        return name != path ? std::optional<std::string>(name) : std::nullopt;
+    };
+    try {
+        if (tracer::target* t = s.target()) {
+            for (const tracer::loaded_module& m : t->modules()) {
+                if (auto n = name_in(m.elf.get())) {
+                    return *n;
+                }
+            }
+        } else if (s.program()) {
+            if (auto n = name_in(s.elf_for(*s.program()).get())) {
+                return *n;
+            }
+        }
+    } catch (const ompdbg::error&) {
+    }
+    return path;
+}
 
 const dwarf::variable& value_source(const dwarf::variable& param, const std::vector<dwarf::variable>& locals) {
     for (const dwarf::variable& l : locals) {
@@ -299,7 +326,7 @@ std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, b
     out += format_frame_args(s, f);
     out += ")";
     if (f.function && f.line && f.line->line > 0 && !f.line->file.empty()) {
-        out += fmt::format(" at {}:{}", s.out().styled(style::file, display_file(f.line->file)), f.line->line);
+        out += fmt::format(" at {}:{}", s.out().styled(style::file, source_display_name(f.module, f.line->file)), f.line->line);
     } else if (f.module != nullptr && !f.module->is_executable) {
         out += fmt::format(" from {}", s.out().styled(style::file, f.module->path.string()));
     }
@@ -318,7 +345,7 @@ std::optional<std::string> frame_source_line(const stack_frame& f) {
     }
     std::ifstream in(f.line->file);
     if (!in) {
-        return fmt::format("{}\t{}: No such file or directory.", f.line->line, f.line->file);
+        return fmt::format("{}\t{}: No such file or directory.", f.line->line, source_display_name(f.module, f.line->file));
     }
     std::string text;
     int n = 1;

@@ -62,6 +62,12 @@ std::string format_frame_args(session& s, const stack_frame& f);
 /// "factorial (n=5) at structs.c:42" / "0x00007ffff7e9a9c4 in write () from /lib/...libc.so.6".
 std::string format_frame_line(session& s, const stack_frame& f, bool with_level);
 
+/// The name gdb shows for source file `path` (a full path from the line table) of module
+/// `m`: the compilation unit's name as written when relative ("prog.c"), else `path`.
+std::string source_display_name(const tracer::loaded_module* m, const std::string& path);
+/// The same, for a file of any module of the session's target (or of its program).
+std::string source_display_name(session& s, const std::string& path);
+
 /// The source line of the frame as gdb prints it after a frame line ("82\t    if (n <= 1) {"),
 /// nullopt when the file cannot be read or the frame has no line.
 std::optional<std::string> frame_source_line(const stack_frame& f);

@@ -111,6 +111,10 @@ public:
 
     /// Source files of all line tables; resolve_source_path finds a file on disk.
     std::vector<std::string> source_files() const;
+    /// The name gdb shows for source file `path` (a full path, as line entries carry it):
+    /// the compilation unit's DW_AT_name as written when that is relative ("prog.c" for
+    /// `gcc -g prog.c`, "../src/a.c"), else `path` itself.
+    std::string display_name(const std::string& path) const;
     /// Names of every function and global for tab completion.
     std::vector<std::string> all_function_names() const;
 
