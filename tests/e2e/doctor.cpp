@@ -3,6 +3,7 @@
 // runtime, a stripped Open MPI, ptrace forbidden; and the complete set-up, where a live
 // OMPD query must really be answered.
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,6 +94,30 @@ TEST_CASE("doctor PROG on an OMPD program finds the runtime, loads libompd and s
     CHECK(status_of(r.out, "OMP_DEBUG") == "ok");
     CHECK(status_of(r.out, "libompd") == "ok");
     CHECK_THAT(check_line(r.out, "libompd"), Catch::Contains("libompd.so loads"));
+}
+
+TEST_CASE("doctor PROG runs the program to its OMPD initialisation, asks libompd, and kills it", "[doctor][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    auto r = doctor({omp_example("omp_nested")});
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK(status_of(r.out, "ompd query") == "ok");
+    std::string line = check_line(r.out, "ompd query");
+    std::smatch m;
+    REQUIRE(std::regex_search(line, m, std::regex(R"(ran omp_nested \(process (\d+)\) to ompd_dll_locations_valid: )"
+                                                  R"(libompd answered: (\d+) OpenMP threads of (\d+) threads)")));
+    // The runtime announces OMPD while it initialises, before any team: the initial thread
+    // is the only thread, and no longer than that is the program alive.
+    CHECK(m.str(3) == "1");
+    CHECK(std::stoi(m.str(2)) <= 1);
+    // The processors the program may run on (it inherits this process's affinity mask).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+    CHECK_THAT(line, Catch::Contains("num-procs-var " + std::to_string(CPU_COUNT(&set))));
+    CHECK_FALSE(fs::exists("/proc/" + m.str(1)));
 }
 
 TEST_CASE("doctor PROG on Debian's stripped libomp names the file, what it lacks and the fix", "[doctor][e2e]") {

@@ -789,6 +789,30 @@ void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module
     s.out().field("regions", js);
 }
 
+/// What a thread inside a region does, from the runtime entry point its outlined routine
+/// called (the frame just inside the outlined one): the public names of libgomp and libomp
+/// are in their dynamic symbol tables even when the runtime has no other symbols.
+std::string runtime_call_state(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t outlined) {
+    if (outlined == 0 || !in_runtime(fc, frames[outlined - 1])) {
+        return "in the region";
+    }
+    std::string entry = frame_symbol(frames[outlined - 1]);
+    static const std::vector<std::pair<std::string_view, std::string_view>> kinds{
+        {"GOMP_barrier", "barrier wait"},          {"__kmpc_barrier", "barrier wait"},
+        {"GOMP_critical", "critical wait"},        {"__kmpc_critical", "critical wait"},
+        {"omp_set_lock", "lock wait"},             {"omp_set_nest_lock", "lock wait"},
+        {"GOMP_taskwait", "taskwait"},             {"__kmpc_omp_taskwait", "taskwait"},
+        {"GOMP_taskgroup_end", "taskgroup wait"},  {"__kmpc_end_taskgroup", "taskgroup wait"},
+        {"GOMP_ordered", "ordered wait"},          {"__kmpc_ordered", "ordered wait"},
+    };
+    for (const auto& [prefix, kind] : kinds) {
+        if (entry.starts_with(prefix)) {
+            return fmt::format("{} ({})", kind, entry);
+        }
+    }
+    return entry.empty() ? "in the runtime" : "in the runtime (" + entry + ")";
+}
+
 /// Replaces the handler of `name` in `table` by `wrap(old handler)`.
 void wrap(command_table& table, std::string_view name,
           const std::function<command_handler(command_handler)>& wrapper) {
@@ -833,6 +857,38 @@ dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dw
     v.address = a.address;
     v.bytes = std::move(bytes);
     return v;
+}
+
+std::vector<dmpl_thread_position> dmpl_thread_positions(session& s) {
+    if (dmpl_for(s, true) == nullptr) {
+        error::send("no OpenMP runtime is loaded in the program (yet)");
+    }
+    auto fc = make_fold_context(s);
+    if (!fc) {
+        error::send("the DMPL library cannot be used");
+    }
+    std::vector<dmpl_thread_position> out;
+    for (const auto& v : gomp_threads(s, *fc)) {
+        dmpl_thread_position p;
+        p.tid = v.tid;
+        p.region = v.region;
+        p.encountering = v.encountering;
+        const auto& frames = s.stack(v.tid);
+        if (auto inner = innermost_outlined(*fc, frames)) {
+            // clang's chain: the routine the runtime called is outermost; the call into the
+            // runtime comes from the innermost of the chain.
+            std::size_t k = inner->second;
+            while (k > 0 && outlined_parent(*fc, frames[k - 1])) {
+                --k;
+            }
+            p.state = runtime_call_state(*fc, frames, k);
+        } else {
+            p.state = v.role.starts_with("in libgomp") ? "idle in the runtime" : "not in a parallel region";
+        }
+        out.push_back(std::move(p));
+    }
+    state_of(s).proc.reset();
+    return out;
 }
 
 void dmpl_set_library(session& s, const std::string& path) {
