@@ -51,6 +51,18 @@ struct hung_team {
     }
 };
 
+/// Two samples of the hung team: nothing moves, so the verdict is a hang (exit status 4).
+run_result triage_hung(hung_team& h) {
+    REQUIRE(h.ready);
+    REQUIRE(h.team == 8);
+    auto r = triage({std::to_string(h.prog.pid()), "--samples", "2", "--interval", "0.2"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 4);
+    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
+    return r;
+}
+
 /// The triage section of docs/json.md (its table documents every key of the document).
 std::string documented_triage_schema() {
     std::ifstream in(std::string(examples_source_dir) + "/../docs/json.md");
@@ -93,14 +105,8 @@ TEST_CASE("triage: an OpenMP team hung in a barrier, 7 of 8 threads labelled wit
         return;
     }
     hung_team h;
-    REQUIRE(h.ready);
-    REQUIRE(h.team == 8);
-    auto r = triage({std::to_string(h.prog.pid()), "--samples", "2", "--interval", "0.2"});
+    auto r = triage_hung(h);
     INFO(r.all());
-    REQUIRE_FALSE(r.timed_out);
-    // Nothing moved: the hang verdict and its exit status.
-    CHECK(r.exit_code == 4);
-    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
     // The tree: the initial thread (main's stack) and 6 workers at the barrier's line, the
     // odd worker at its read(), each group labelled with its OpenMP state and region.
     CHECK_FALSE(line_with(r.out, {"at " + barrier_at(), "[6 threads]"}).empty());
@@ -259,13 +265,8 @@ TEST_CASE("triage: a libgomp team hung in a barrier is labelled through ompdbg's
     }
     // The same program built with gcc -fopenmp: GNU libgomp, which has no OMPD.
     hung_team h("omp_hang_barrier_libgomp");
-    REQUIRE(h.ready);
-    REQUIRE(h.team == 8);
-    auto r = triage({std::to_string(h.prog.pid()), "--samples", "2", "--interval", "0.2"});
+    auto r = triage_hung(h);
     INFO(r.all());
-    REQUIRE_FALSE(r.timed_out);
-    CHECK(r.exit_code == 4);
-    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
     CHECK_FALSE(line_with(r.out, {"OpenMP runtime ", "libgomp", "labels from ompdbg's DMPL library (no OMPD)"})
                     .empty());
     // Every thread of the team runs main's outlined region; 7 wait in GOMP_barrier (the

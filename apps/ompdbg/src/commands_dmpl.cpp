@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -792,11 +793,80 @@ void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module
 /// What a thread inside a region does, from the runtime entry point its outlined routine
 /// called (the frame just inside the outlined one): the public names of libgomp and libomp
 /// are in their dynamic symbol tables even when the runtime has no other symbols.
+/// The function a `call` just before `return_address` went to, through a PLT stub or a GOT
+/// slot to another module (`call f@plt`: E8 rel32 to `[endbr64] [bnd] jmp *GOT(%rip)`;
+/// -fno-plt: `call *GOT(%rip)`), named by that module's symbols; "" when it cannot tell.
+/// libgomp's GOMP_barrier tail-calls its unnamed internals, so no frame of it is left on
+/// the stack: the caller's call instruction still names it.
+std::string called_function(tracer::target& tgt, std::uint64_t return_address) {
+    auto read = [&](std::uint64_t addr, void* out, std::size_t n) {
+        return tgt.try_read_memory(virt_addr(addr), std::span(static_cast<std::byte*>(out), n)) == n;
+    };
+    auto rel32 = [](const unsigned char* p) {
+        std::int32_t v = 0;
+        std::memcpy(&v, p, 4);
+        return static_cast<std::int64_t>(v);
+    };
+    unsigned char before[6] = {};
+    if (return_address < 6 || !read(return_address - 6, before, 6)) {
+        return {};
+    }
+    std::optional<std::uint64_t> got;
+    if (before[0] == 0xff && before[1] == 0x15) {
+        got = return_address + rel32(before + 2);
+    } else if (before[1] == 0xe8) {
+        std::uint64_t stub = return_address + rel32(before + 2);
+        unsigned char code[16] = {};
+        if (!read(stub, code, sizeof code)) {
+            return {};
+        }
+        std::size_t at = 0;
+        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
+            at = 4;   // endbr64
+        }
+        if (code[at] == 0xf2) {
+            ++at;     // bnd
+        }
+        if (code[at] == 0xff && code[at + 1] == 0x25) {
+            got = stub + at + 6 + rel32(code + at + 2);
+        } else {
+            got = std::nullopt;
+            for (const auto& m : tgt.modules()) {   // a direct call
+                if (stub >= m.start && stub < m.end && m.elf) {
+                    if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(stub)))) {
+                        return sym->name;
+                    }
+                }
+            }
+            return {};
+        }
+    }
+    std::uint64_t target = 0;
+    if (!got || !read(*got, &target, sizeof target)) {
+        return {};
+    }
+    for (const auto& m : tgt.modules()) {
+        if (target >= m.start && target < m.end && m.elf) {
+            if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(target)))) {
+                return sym->name;
+            }
+        }
+    }
+    return {};
+}
+
 std::string runtime_call_state(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t outlined) {
     if (outlined == 0 || !in_runtime(fc, frames[outlined - 1])) {
         return "in the region";
     }
     std::string entry = frame_symbol(frames[outlined - 1]);
+    if (fc.s->target() != nullptr) {
+        // The entry point the routine called (its frame may be gone: a tail call), which
+        // names the construct better than the innermost runtime frame.
+        if (std::string called = called_function(*fc.s->target(), frames[outlined].pc()); !called.empty()) {
+            entry = called;
+        }
+    }
     static const std::vector<std::pair<std::string_view, std::string_view>> kinds{
         {"GOMP_barrier", "barrier wait"},          {"__kmpc_barrier", "barrier wait"},
         {"GOMP_critical", "critical wait"},        {"__kmpc_critical", "critical wait"},

@@ -155,7 +155,15 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
     }
     const tracer::frame& caller = frames[1].physical;
     std::vector<std::uint64_t> candidates;
-    for (int reg : {3, 6, 12, 13, 14, 15}) {   // rbx, rbp, r12-r15 (callee-saved)
+    // Callee-saved registers (rbx, rbp, r12-r15) as the caller left them: the thread's own
+    // registers at the event function (which saves none of them), and what the unwinder
+    // recovered for the caller's frame.
+    for (int reg : {3, 6, 12, 13, 14, 15}) {
+        if (tracer::thread* th = tgt.find_thread(tid)) {
+            if (auto v = th->regs().read_dwarf(reg)) {
+                candidates.push_back(*v);
+            }
+        }
         if (static_cast<std::size_t>(reg) < caller.dwarf_regs.size() && caller.dwarf_regs[reg]) {
             candidates.push_back(*caller.dwarf_regs[reg]);
         }

@@ -476,12 +476,39 @@ void check_live_ompd_query(findings& f) {
     }
 }
 
+/// While it lives, this process's stderr goes to /dev/null (a child started meanwhile
+/// inherits that).
+class stderr_to_null {
+public:
+    stderr_to_null() : saved_(::dup(STDERR_FILENO)) {
+        int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved_ >= 0 && null_fd >= 0) {
+            ::dup2(null_fd, STDERR_FILENO);
+        }
+        if (null_fd >= 0) {
+            ::close(null_fd);
+        }
+    }
+    ~stderr_to_null() {
+        if (saved_ >= 0) {
+            ::dup2(saved_, STDERR_FILENO);
+            ::close(saved_);
+        }
+    }
+    stderr_to_null(const stderr_to_null&) = delete;
+    stderr_to_null& operator=(const stderr_to_null&) = delete;
+
+private:
+    int saved_;
+};
+
 /// How long `ompdbg doctor PROG` lets the program run until its runtime publishes OMPD.
 constexpr int program_query_limit_ms = 30000;
 
-/// For a program: runs it (stdin and stdout on /dev/null, OMP_DEBUG=enabled) up to its
-/// runtime's ompd_dll_locations_valid, where the runtime has published its OMPD data, asks
-/// libompd for its threads there, and kills it. A program that ends or takes longer than
+/// For a program: runs it (stdin, stdout and stderr on /dev/null, OMP_DEBUG=enabled) up to
+/// its runtime's ompd_dll_locations_valid, where the runtime has published its OMPD data,
+/// asks libompd for its threads there, and again at its first parallel region when one
+/// comes within the limit (the runtime is initialised then), and kills it. A program that ends or takes longer than
 /// the limit before its runtime starts is a warning, not a failure of OMPD.
 void check_program_ompd_query(findings& f) {
     if (f.pid || !f.ompd) {
@@ -493,9 +520,15 @@ void check_program_ompd_query(findings& f) {
         opts.env.push_back("OMP_DEBUG=enabled");
         opts.stdin_path = "/dev/null";
         opts.stdout_path = "/dev/null";
-        auto proc = tracer::process::launch(f.program, {}, opts);
+        std::unique_ptr<tracer::process> proc;
+        {
+            // The runtime says "OMP_OMPD active" on the program's stderr: not ours to show.
+            stderr_to_null quiet;
+            proc = tracer::process::launch(f.program, {}, opts);
+        }
         auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(program_query_limit_ms);
-        std::optional<virt_addr> site;
+        std::optional<virt_addr> site, parallel_site;
+        std::string answer;
         for (;;) {
             if (!site) {
                 auto probe = plugins::probe_openmp_runtime(*proc);
@@ -504,11 +537,18 @@ void check_program_ompd_query(findings& f) {
                     proc->add_breakpoint_site(it->second);
                     site = it->second;
                 }
+                if (auto it = probe.event_addresses.find("ompd_bp_parallel_begin"); it != probe.event_addresses.end()) {
+                    proc->add_breakpoint_site(it->second);
+                    parallel_site = it->second;
+                }
             }
             proc->resume();
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
                                                                               std::chrono::steady_clock::now());
             auto stop = proc->wait_for_stop(static_cast<int>(std::max<long>(left.count(), 1)));
+            if ((!stop || stop->is_process_end()) && !answer.empty()) {
+                break;   // OMPD answered at its initialisation; no parallel region came
+            }
             if (!stop) {
                 proc->kill();
                 f.add("ompd query", doctor_status::warn,
@@ -530,14 +570,25 @@ void check_program_ompd_query(findings& f) {
                 return;
             }
             if (stop->kind == tracer::stop_kind::breakpoint && site && stop->breakpoint_addr == site) {
+                // OMPD is available from here; the runtime has no team yet.
+                answer = "at ompd_dll_locations_valid: " + ompd_query(f, *proc);
+                if (!parallel_site) {
+                    break;
+                }
+            }
+            if (stop->kind == tracer::stop_kind::breakpoint && parallel_site &&
+                stop->breakpoint_addr == parallel_site) {
+                // The first parallel region begins: the runtime is initialised.
+                answer = "at its first parallel region (ompd_bp_parallel_begin): " + ompd_query(f, *proc);
                 break;
             }
         }
-        std::string answer = ompd_query(f, *proc);
         pid_t pid = proc->pid();
-        proc->kill();
+        if (proc->is_alive()) {
+            proc->kill();
+        }
         f.add("ompd query", doctor_status::ok,
-              fmt::format("ran {} (process {}) to ompd_dll_locations_valid: libompd answered: {}", what, pid, answer));
+              fmt::format("ran {} (process {}) with OMP_DEBUG=enabled; libompd answered {}", what, pid, answer));
     } catch (const std::exception& e) {
         f.add("ompd query", doctor_status::missing,
               fmt::format("a live OMPD query on {} failed: {}", what, e.what()),
