@@ -113,12 +113,21 @@ TEST_CASE("triage: ranks 1-3 in MPI_Barrier and rank 0 never entered it: the fin
     background_process job(mpirun_argv(4, {mpi_example("mpi_missing_rank")}),
                            run_options().set_env("OMPI_MCA_rmaps_base_oversubscribe", "1").timeout_after(300s));
     // Ranks 1-3 log from inside MPI_Barrier (a PMPI wrapper); rank 0 logs before sigwait.
-    auto in_barrier = wait_for_ranks(job, "state=in_barrier", 3);
-    REQUIRE(in_barrier.size() == 3);
-    CHECK(in_barrier.count(0) == 0);
-    auto holding = wait_for_ranks(job, "state=holding", 1);
-    REQUIRE(holding.count(0) == 1);
-    const pid_t rank0 = holding[0];
+    // The lines come in any order.
+    std::map<int, std::string> state;
+    pid_t rank0 = 0;
+    std::regex re(R"(MPI-LOG rank=(\d+) pid=(\d+) state=(in_barrier|holding))");
+    while (state.size() < 4) {
+        auto l = job.wait_for_line(re, 120s);
+        REQUIRE(l);
+        std::smatch m;
+        std::regex_search(*l, m, re);
+        state[std::stoi(m[1])] = m[3];
+        if (m[1] == "0") {
+            rank0 = std::stoi(m[2]);
+        }
+    }
+    CHECK(state == std::map<int, std::string>{{0, "holding"}, {1, "in_barrier"}, {2, "in_barrier"}, {3, "in_barrier"}});
     // Rank 0 sleeps in sigwait (rt_sigtimedwait, 128) before the triage looks at it.
     for (int i = 0; i < 6000 && blocked_syscall(rank0) != 128; ++i) {
         REQUIRE(job.running());

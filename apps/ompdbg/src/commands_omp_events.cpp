@@ -104,11 +104,12 @@ std::optional<forked_region> region_being_forked(session& s, pid_t tid) {
 /// breakpoint it is in one of the caller's callee-saved registers or a slot of its frame.
 /// The runtime's own OMPD layout symbols (ompd_access__kmp_base_team_t__t_*, the field
 /// offsets libompd reads teams with, filled at its OMPD initialisation) say how to read a
-/// kmp_team_t. The new team is the candidate whose level is the current region's plus
-/// one, whose parent's level is the current region's, whose size is sane and whose t_pkfn
-/// is code of a loaded module; nullopt unless exactly one team fits.
-std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd_address_space& as,
-                                                     const plugins::omp_thread& thread) {
+/// kmp_team_t. A candidate is a team whose parent is a team one level up, whose size is
+/// sane and whose t_pkfn is code of a loaded module; the new team is the deepest of them
+/// (the frame also holds its parent and the root's teams); nullopt when none or two fit.
+/// (OMPD's own levels-var of the enclosing region is no help: before the first region it
+/// says 1 for the initial thread.)
+std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd_address_space& as) {
     tracer::target& tgt = as.target();
     auto probe = plugins::probe_openmp_runtime(tgt);
     const tracer::loaded_module* rt = nullptr;
@@ -117,11 +118,9 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
             rt = &m;
         }
     }
-    auto parent = as.current_parallel(thread);
-    if (rt == nullptr || !parent) {
+    if (rt == nullptr) {
         return std::nullopt;
     }
-    auto parent_level = as.icv_number(*parent, "levels-var");
     auto read_u64 = [&](std::uint64_t addr) -> std::optional<std::uint64_t> {
         std::uint64_t v = 0;
         if (addr == 0 || tgt.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
@@ -146,7 +145,7 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
     }
     auto nproc_at = offset("t_nproc"), level_at = offset("t_level"), pkfn_at = offset("t_pkfn"),
          parent_at = offset("t_parent");
-    if (!parent_level || !team_t || !nproc_at || !level_at || !pkfn_at || !parent_at) {
+    if (!team_t || !nproc_at || !level_at || !pkfn_at || !parent_at) {
         return std::nullopt;
     }
     const auto& frames = s.stack(tid);
@@ -181,8 +180,9 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
         }
         return false;
     };
-    std::optional<forked_region> found;
-    std::set<std::uint64_t> teams;
+    // A team is a candidate when its parent is a team one level up; the new team is the
+    // deepest one the frame holds (the parent team and the root's teams are above it).
+    std::map<std::uint64_t, forked_region> teams;
     for (std::uint64_t c : candidates) {
         if (c == 0 || c % 8 != 0 || teams.count(c)) {
             continue;
@@ -192,19 +192,31 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
         auto nproc = read_i32(base + *nproc_at);
         auto pkfn = read_u64(base + *pkfn_at);
         auto up = read_u64(base + *parent_at);
-        if (!level || *level != *parent_level + 1 || !nproc || *nproc < 1 || *nproc > 65536 || !pkfn ||
-            !in_code(*pkfn) || !up) {
+        if (!level || *level < 1 || !nproc || *nproc < 1 || *nproc > 65536 || !pkfn || !in_code(*pkfn) || !up ||
+            *up == 0) {
             continue;
         }
         auto up_level = read_i32(*up + *team_t + *level_at);
-        if (!up_level || *up_level != *parent_level) {
+        if (!up_level || *up_level != *level - 1) {
             continue;
         }
-        teams.insert(c);
-        found = forked_region{*level, *nproc, *pkfn};
+        teams[c] = forked_region{*level, *nproc, *pkfn};
     }
-    if (teams.size() != 1) {
-        log::write(log::channel::plugin, "OMPD: {} candidate teams in __kmp_fork_call's frame", teams.size());
+    std::optional<forked_region> found;
+    int deepest = 0;
+    bool ambiguous = false;
+    for (const auto& [c, r] : teams) {
+        if (*r.level > deepest) {
+            deepest = static_cast<int>(*r.level);
+            found = r;
+            ambiguous = false;
+        } else if (*r.level == deepest) {
+            ambiguous = true;
+        }
+    }
+    if (!found || ambiguous) {
+        log::write(log::channel::plugin, "OMPD: {} candidate teams in __kmp_fork_call's frame{}", teams.size(),
+                   ambiguous ? ", two at the deepest level" : "");
         return std::nullopt;
     }
     return found;
@@ -228,7 +240,7 @@ omp_event read_event(session& s, pid_t tid, std::string_view event) {
     if (event == "parallel-begin" && is_forking(s, tid)) {
         auto begun = region_being_forked(s, tid);
         if (!begun) {
-            begun = region_from_team_layout(s, tid, as, *t);
+            begun = region_from_team_layout(s, tid, as);
         }
         if (begun) {
             set_field(ev, "level", begun->level);
