@@ -24,6 +24,7 @@ namespace {
 /// One rank's step: its fiber and, while it yields, the process it waits for.
 struct rank_step {
     std::size_t index = 0;                      ///< the inferior
+    tracer::process* proc = nullptr;            ///< its process when the step began
     std::unique_ptr<fiber> task;
     tracer::process* waiting = nullptr;         ///< resumed; its stop not delivered yet
     std::optional<tracer::stop_reason> event;   ///< delivered by the loop
@@ -68,6 +69,7 @@ bool step_focus_together(session& s, const std::function<void()>& handler) {
         }
         auto st = std::make_unique<rank_step>();
         st->index = i;
+        st->proc = inf.process.get();
         int rank = inf.rank;
         st->task = std::make_unique<fiber>([&s, &handler, &ok, rank] {
             try {
@@ -115,6 +117,12 @@ bool step_focus_together(session& s, const std::function<void()>& handler) {
         g_running_step = &st;
         st.task->resume();
         g_running_step = nullptr;
+        if (st.proc && s.inferiors()[st.index]->process.get() != st.proc) {
+            // The rank ended during its step (its report dropped the process): the group
+            // must not poll it again. Only the address is compared.
+            group.remove(*st.proc);
+            st.proc = nullptr;
+        }
         if (s.out().header_pending()) {
             s.out().set_header({});
         } else {
