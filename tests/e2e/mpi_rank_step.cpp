@@ -13,42 +13,15 @@
 #include <set>
 
 #include "cli_common.hpp"
+#include "mpi_job_common.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
+using namespace ompdbg::test::mpi;
 
 namespace {
-
-std::string mpirun() { return std::string(cache_dir) + "/openmpi-4.1.4/bin/mpirun"; }
-std::string stages() { return std::string(examples_dir) + "/mpi/mpi_stages"; }
-
-std::vector<std::string> job_args(int ranks) {
-    return {"run", mpirun(), "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks), stages()};
-}
-
-run_result ompdbg_job(const std::vector<std::string>& cmds, int ranks = 4) {
-    REQUIRE(std::filesystem::exists(mpirun()));   // scripts/bootstrap builds it
-    REQUIRE(std::filesystem::exists(stages()));
-    auto args = ex_args(cmds);
-    auto job = job_args(ranks);
-    args.insert(args.end(), job.begin(), job.end());
-    return ompdbg_batch(args, run_options().timeout_after(std::chrono::seconds(180)));
-}
-
-/// rank -> pid from the ranks' own "rank R of N pid P" lines.
-std::map<int, int> pids_printed(const std::vector<std::string>& lines) {
-    std::map<int, int> m;
-    std::regex re(R"(^rank (\d+) of \d+ pid (\d+)$)");
-    for (auto& l : lines) {
-        std::smatch mm;
-        if (std::regex_match(l, mm, re)) {
-            m[std::stoi(mm[1])] = std::stoi(mm[2]);
-        }
-    }
-    return m;
-}
 
 /// The rank of the last "[rank N]" label at or before lines[i], or -1.
 int label_before(const std::vector<std::string>& lines, std::size_t i) {
@@ -80,7 +53,8 @@ TEST_CASE("mpi: break LOC rank LIST and tbreak LOC rank N stop only in the ranks
     // not the focus, decides where each breakpoint is planted.
     std::string done = example_location("mpi/mpi_stages.c", "done");
     auto r = ompdbg_job({"start", "break compute rank 0,2-3", "tbreak " + done + " rank 1", "info breakpoints",
-                         "continue", "continue", "continue", "continue", "continue"});
+                         "continue", "continue", "continue", "continue", "continue"},
+                         4);
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
@@ -118,7 +92,8 @@ TEST_CASE("mpi: break LOC rank LIST and tbreak LOC rank N stop only in the ranks
 
 TEST_CASE("mpi: break LOC rank LIST refuses ranks the job does not have", "[e2e][mpi]") {
     auto r = ompdbg_job({"start", "break compute rank 9", "break compute rank 1-x", "break compute rank all",
-                         "info breakpoints"});
+                         "info breakpoints"},
+                         4);
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(has_line(r.err, "No rank 9: the job has ranks 0-3."));
