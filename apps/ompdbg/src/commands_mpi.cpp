@@ -583,7 +583,13 @@ void mpi_continue_until_stop(session& s) {
                 group.add(*inf.process);
             }
         }
-        if (group.members().empty()) {
+        // Every rank ended but the starter was stopped with them (a step ended the last):
+        // `continue` lets it finish and report its exit.
+        bool starter_finishing = job && job->starter() && job->starter()->is_alive() &&
+                                 std::none_of(s.inferiors().begin(), s.inferiors().end(), [](auto& inf) {
+                                     return inf->process && inf->process->is_alive();
+                                 });
+        if (group.members().empty() && !starter_finishing) {
             error::send("No rank of the focus is running.");
         }
         if (job && job->starter() && job->starter()->is_alive()) {

@@ -214,6 +214,34 @@ bool step_focus_together(session& s, const std::function<void()>& handler) {
             }
         }
     }
+    // Every rank ended during its step: the starter is finishing, let it (its exit is the
+    // job's last word), unless Ctrl-C says otherwise.
+    auto any_rank_alive = [&] {
+        for (auto& inf : s.inferiors()) {
+            if (inf->process && inf->process->is_alive()) {
+                return true;
+            }
+        }
+        return false;
+    };
+    try {
+        while (job && job->starter() && job->starter()->is_alive() && !any_rank_alive()) {
+            auto e = group.wait_any();
+            if (!e || e->proc != job->starter()) {
+                continue;
+            }
+            if (handle_starter_event(s, *job, e->why)) {
+                group.remove(*e->proc);
+                job->drop_starter();
+            } else if (e->why.kind == tracer::stop_kind::interrupted) {
+                break;
+            } else {
+                e->proc->resume();
+            }
+        }
+    } catch (const std::exception& ex) {
+        s.out().error(ex.what());
+    }
     absorb_kept_events(s, job, group.stop_all());
     s.out().set_header({});
     s.switch_to(saved < s.inferiors().size() ? saved : 0);
