@@ -23,9 +23,10 @@ using namespace ompdbg::test::mpi;
 
 namespace {
 
-/// The rank of the last "[rank N]" label at or before lines[i], or -1.
+/// The rank of the last "[rank N]" label at or before lines[i], or -1 (the first output of
+/// a command read from a pipe follows the prompt on its line).
 int label_before(const std::vector<std::string>& lines, std::size_t i) {
-    std::regex label(R"(^\[rank (\d+)\]$)");
+    std::regex label(R"(^(?:\(ompdbg\) )*\[rank (\d+)\]$)");
     for (std::size_t j = i + 1; j-- > 0;) {
         std::smatch m;
         if (std::regex_match(lines[j], m, label)) {
@@ -33,6 +34,19 @@ int label_before(const std::vector<std::string>& lines, std::size_t i) {
         }
     }
     return -1;
+}
+
+/// `lines` without the prompts that commands read from a pipe put in front of whatever is
+/// printed next (a command's output or the program's).
+std::vector<std::string> without_prompts(const std::vector<std::string>& lines) {
+    std::vector<std::string> out;
+    for (auto l : lines) {
+        while (l.rfind("(ompdbg) ", 0) == 0) {
+            l = l.substr(9);
+        }
+        out.push_back(l);
+    }
+    return out;
 }
 
 /// "rank 1,3": the focus command for every rank of 0..n-1 not in `done`.
@@ -140,7 +154,7 @@ TEST_CASE("mpi: next over MPI_Barrier with focus on every rank steps all ranks t
         auto& seen = dbg.consumed_lines();
         stepped.insert(label_before(seen, seen.size() - 1));
     }
-    auto table = dbg.wait_for_line(std::regex(R"(^\s+Rank\s+Host)"), std::chrono::seconds(60));
+    auto table = dbg.wait_for_line(std::regex(R"(^(?:\(ompdbg\) )*\s+Rank\s+Host)"), std::chrono::seconds(60));
     std::vector<std::string> rows;
     for (int i = 0; table && i < 4; ++i) {
         if (auto row = dbg.next_line(std::chrono::seconds(60))) {
@@ -160,11 +174,11 @@ TEST_CASE("mpi: next over MPI_Barrier with focus on every rank steps all ranks t
         CHECK(std::regex_search(row, std::regex(R"(^\* \d+\s+\S+\s+\d+\s+stopped\s)")));
     }
     CHECK(finished);
-    auto printed = pids_printed(dbg.consumed_lines());
+    auto output = without_prompts(dbg.consumed_lines());
+    auto printed = pids_printed(output);
     CHECK(printed.size() == 4);
     for (auto& [rank, pid] : printed) {
-        CHECK(std::count(dbg.consumed_lines().begin(), dbg.consumed_lines().end(),
-                         "rank " + std::to_string(rank) + " done") == 1);
+        CHECK(std::count(output.begin(), output.end(), "rank " + std::to_string(rank) + " done") == 1);
     }
     dbg.write_stdin("quit\n");
     dbg.close_stdin();
