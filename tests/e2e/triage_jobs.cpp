@@ -64,19 +64,23 @@ TEST_CASE("triage --core of the one MPI rank that aborted: rank 2, SIGABRT, its 
     REQUIRE(fs::exists(mpirun()));
     fs::path dir = fs::temp_directory_path() / ("ompdbg-triage-rank-" + std::to_string(::getpid()));
     fs::create_directories(dir);
-    fs::path core = dir / "rank.core";
     const std::string prog = mpi_example("mpi_rank_abort");
     // Every rank runs under `ompdbg -batch` (as users run `mpirun gdb -batch -ex run`): rank
-    // 2 aborts, its debugger stops at SIGABRT and writes the core; mpirun then ends the job.
-    auto job = run(mpirun_argv(3, {ompdbg_binary, "-batch", "-ex", "run", "-ex", "generate-core-file " + core.string(),
-                                   prog}),
-                   run_options().set_env("OMPI_MCA_rmaps_base_oversubscribe", "1").timeout_after(240s));
+    // 2 aborts, its debugger stops at SIGABRT and writes core.PID in the job's directory;
+    // mpirun then ends the job (a rank whose debugger sees the SIGCONT of that may write
+    // its own core.PID too).
+    auto job = run(mpirun_argv(3, {ompdbg_binary, "-batch", "-ex", "run", "-ex", "generate-core-file", prog}),
+                   run_options()
+                       .set_env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+                       .in_dir(dir.string())
+                       .timeout_after(240s));
     INFO(job.all());
     REQUIRE_FALSE(job.timed_out);
-    REQUIRE(fs::exists(core));
     std::smatch m;
     REQUIRE(std::regex_search(job.out, m, std::regex(R"(MPI-LOG rank=2 pid=(\d+) state=aborting)")));
     const std::string pid = m[1];
+    fs::path core = dir / ("core." + pid);
+    REQUIRE(fs::exists(core));
     CHECK_THAT(job.out, Catch::Contains("received signal SIGABRT"));
 
     auto r = triage({"--core", prog, core.string()});
