@@ -110,6 +110,23 @@ struct debug_info::impl {
     std::mutex memo_mutex;
     std::unordered_map<std::uint64_t, std::vector<function>> chain_memo;
     std::unordered_map<std::uint64_t, std::vector<variable>> variables_memo;
+    template <typename T, typename Compute>
+    std::vector<T> memoized(std::unordered_map<std::uint64_t, std::vector<T>>& memo, std::uint64_t addr,
+                            Compute&& compute) {
+        {
+            std::lock_guard lock(memo_mutex);
+            if (auto it = memo.find(addr); it != memo.end()) {
+                return it->second;
+            }
+        }
+        std::vector<T> out = compute();
+        std::lock_guard lock(memo_mutex);
+        if (memo.size() >= memo_limit) {
+            memo.clear();
+        }
+        memo.emplace(addr, out);
+        return out;
+    }
 
     impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
 
@@ -560,19 +577,7 @@ std::vector<function> debug_info::find_functions(std::string_view name) const {
 }
 
 std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
-    {
-        std::lock_guard lock(impl_->memo_mutex);
-        if (auto it = impl_->chain_memo.find(addr); it != impl_->chain_memo.end()) {
-            return it->second;
-        }
-    }
-    std::vector<function> out = impl_->chain_at_uncached(addr);
-    std::lock_guard lock(impl_->memo_mutex);
-    if (impl_->chain_memo.size() >= impl::memo_limit) {
-        impl_->chain_memo.clear();
-    }
-    impl_->chain_memo.emplace(addr, out);
-    return out;
+    return impl_->memoized(impl_->chain_memo, addr, [&] { return impl_->chain_at_uncached(addr); });
 }
 
 std::vector<function> debug_info::impl::chain_at_uncached(std::uint64_t addr) {
@@ -724,19 +729,7 @@ std::vector<line_entry> debug_info::line_rows_of_function(const function& fn) co
 }
 
 std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
-    {
-        std::lock_guard lock(impl_->memo_mutex);
-        if (auto it = impl_->variables_memo.find(addr); it != impl_->variables_memo.end()) {
-            return it->second;
-        }
-    }
-    std::vector<variable> out = impl_->variables_at_uncached(addr);
-    std::lock_guard lock(impl_->memo_mutex);
-    if (impl_->variables_memo.size() >= impl::memo_limit) {
-        impl_->variables_memo.clear();
-    }
-    impl_->variables_memo.emplace(addr, out);
-    return out;
+    return impl_->memoized(impl_->variables_memo, addr, [&] { return impl_->variables_at_uncached(addr); });
 }
 
 std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr) {

@@ -1,5 +1,7 @@
 #include "internal/unit_filter.hpp"
 
+#include "internal/name_filter.hpp"
+
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
@@ -215,24 +217,16 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
     // 1. Offsets of the strings spelling the name (or name<...>; string tails count: the
     //    linker merges "main" into "domain").
     std::vector<std::uint32_t> offsets;
+    bool too_many = false;
     for (const region& r : strings_) {
-        const char* p = r.data;
-        const char* end = r.data + r.size;
-        while (static_cast<std::size_t>(end - p) > leaf.size()) {
-            const void* found = memmem(p, static_cast<std::size_t>(end - p), leaf.data(), leaf.size());
-            if (found == nullptr) {
-                break;
-            }
-            const char* h = static_cast<const char*>(found);
-            const char* after = h + leaf.size();
-            if (after < end && (*after == '\0' || *after == '<')) {
-                offsets.push_back(static_cast<std::uint32_t>(h - r.data));
-                if (offsets.size() > max_offsets) {
-                    return all();
-                }
-            }
-            p = h + 1;
-        }
+        for_each_name_at(r.data, r.size, leaf, [&](std::size_t h) {
+            offsets.push_back(static_cast<std::uint32_t>(h));
+            too_many = offsets.size() > max_offsets;
+            return too_many ? r.size : h + 1;
+        });
+    }
+    if (too_many) {
+        return all();
     }
     std::sort(offsets.begin(), offsets.end());
     offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
@@ -243,28 +237,31 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
         return it == units_.begin() ? 0 : static_cast<std::size_t>(it - units_.begin()) - 1;
     };
     // 2. The name inline in a unit (DW_FORM_string).
-    {
-        const char* base = reinterpret_cast<const char*>(info_);
-        const char* p = base;
-        const char* end = base + info_size_;
-        while (static_cast<std::size_t>(end - p) > leaf.size()) {
-            const void* found = memmem(p, static_cast<std::size_t>(end - p), leaf.data(), leaf.size());
-            if (found == nullptr) {
-                break;
-            }
-            const char* h = static_cast<const char*>(found);
-            const char* after = h + leaf.size();
-            if (after < end && (*after == '\0' || *after == '<')) {
-                std::size_t u = unit_at(static_cast<std::size_t>(h - base));
+    for_each_name_at(reinterpret_cast<const char*>(info_), info_size_, leaf, [&](std::size_t h) {
+        std::size_t u = unit_at(h);
+        hit[u] = true;
+        return units_[u].end;   // the rest of this unit need not be searched
+    });
+    // 3. The 4-byte offsets anywhere in a unit's bytes (false hits only cost an index):
+    //    memmem per offset while they are few (it skips ahead), else one pass with a
+    //    64K-bit filter on the low half of each value.
+    const char* info = reinterpret_cast<const char*>(info_);
+    if (offsets.size() <= 16) {
+        for (std::uint32_t o : offsets) {
+            char needle[4];
+            std::memcpy(needle, &o, sizeof needle);
+            std::size_t p = 0;
+            while (p + sizeof needle <= info_size_) {
+                const void* found = memmem(info + p, info_size_ - p, needle, sizeof needle);
+                if (found == nullptr) {
+                    break;
+                }
+                std::size_t u = unit_at(static_cast<std::size_t>(static_cast<const char*>(found) - info));
                 hit[u] = true;
-                p = base + units_[u].end;   // the rest of this unit need not be searched
-                continue;
+                p = units_[u].end;
             }
-            p = h + 1;
         }
-    }
-    // 3. The 4-byte offsets anywhere in a unit's bytes (false hits only cost an index).
-    if (!offsets.empty() && info_size_ >= 4) {
+    } else if (info_size_ >= 4) {
         auto filter = std::make_unique<std::bitset<1 << 16>>();
         for (std::uint32_t o : offsets) {
             filter->set(o & 0xffff);
