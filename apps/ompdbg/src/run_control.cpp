@@ -12,6 +12,7 @@
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
+#include "mpi_step.hpp"
 #include "stop_printer.hpp"
 #include "commands_inferiors.hpp"
 #include "ompdbg/base/error.hpp"
@@ -160,7 +161,8 @@ tracer::stop_reason resume_and_wait(session& s) {
             proc.set_keep_fork_children(keep_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
             proc.resume();
-            why = proc.wait_for_stop();
+            // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
+            why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
             // Steps (next over fork()) let children go: only continue follows them.
             proc.set_keep_fork_children(false);
         }
@@ -232,7 +234,7 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
 }
 
 void continue_until_stop(session& s) {
-    if (is_mpi_session(s)) {
+    if (is_mpi_session(s) && !in_rank_step()) {
         mpi_continue_until_stop(s);   // every focused rank and the starter, all-stop
         return;
     }

@@ -209,9 +209,10 @@ void session::set_job(std::unique_ptr<mpi_job> j) {
 
 void session::drop_process() {
     auto& inf = current_inferior();
-    if (inferiors_.size() > 1 && (inf.rank >= 0 || job_ == nullptr)) {
-        // One rank of a job ended, or one of the inferiors of a fork: it stays listed
-        // (mpi ranks, info inferiors), without a process.
+    if ((inf.rank >= 0 && job_) || (inferiors_.size() > 1 && job_ == nullptr)) {
+        // One rank of a job ended: it stays listed (mpi ranks), without a process, and the
+        // job (its starter) stays too, even when it was the only rank. One of the
+        // inferiors of a fork too (info inferiors).
         inf.stacks.clear();
         inf.thread_db.reset();
         inf.thread_db_tried = false;
