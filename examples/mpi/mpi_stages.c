@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
             wait_odd(rank);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    printf("rank %d done\n", rank);
+    MPI_Barrier(MPI_COMM_WORLD);   // LINE-MARK: barrier
+    printf("rank %d done\n", rank);   // LINE-MARK: done
     fflush(stdout);
     MPI_Finalize();
     return 0;

@@ -12,43 +12,22 @@
 #include <sstream>
 
 #include "cli_common.hpp"
+#include "mpi_job_common.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
+using namespace ompdbg::test::mpi;
 
 namespace {
 
-std::string mpirun() { return std::string(cache_dir) + "/openmpi-4.1.4/bin/mpirun"; }
-std::string stages() { return std::string(examples_dir) + "/mpi/mpi_stages"; }
-
 std::vector<std::string> job_args(const std::vector<std::string>& prog_args = {}) {
-    std::vector<std::string> a{"run", mpirun(), "--allow-run-as-root", "--oversubscribe", "-np", "4", stages()};
-    a.insert(a.end(), prog_args.begin(), prog_args.end());
-    return a;
+    return mpi::job_args(4, prog_args);
 }
 
 run_result ompdbg_job(const std::vector<std::string>& cmds, const std::vector<std::string>& prog_args = {}) {
-    REQUIRE(std::filesystem::exists(mpirun()));   // scripts/bootstrap builds it
-    REQUIRE(std::filesystem::exists(stages()));
-    auto args = ex_args(cmds);
-    auto job = job_args(prog_args);
-    args.insert(args.end(), job.begin(), job.end());
-    return ompdbg_batch(args, run_options().timeout_after(std::chrono::seconds(180)));
-}
-
-/// rank -> pid from the ranks' own "rank R of 4 pid P" lines.
-std::map<int, int> pids_printed(const std::string& out) {
-    std::map<int, int> m;
-    std::regex re(R"(^rank (\d+) of 4 pid (\d+)$)");
-    for (auto& l : lines_of(out)) {
-        std::smatch mm;
-        if (std::regex_match(l, mm, re)) {
-            m[std::stoi(mm[1])] = std::stoi(mm[2]);
-        }
-    }
-    return m;
+    return mpi::ompdbg_job(cmds, 4, prog_args);
 }
 
 /// rank -> pid from `mpi ranks` rows ("* 0     host   1234    stopped    /path").

@@ -64,7 +64,11 @@ std::string hex(std::uint64_t v) {
 
 void create_breakpoint(session& s, std::string_view args, bool temporary) {
     auto [spec, cond] = split_condition(args);
+    auto ranks = split_rank_clause(s, spec);   // `break LOC rank LIST [thread N]`, either order
     auto thread_tid = split_thread(s, spec);
+    if (!ranks) {
+        ranks = split_rank_clause(s, spec);
+    }
     if (spec.empty()) {
         // gdb: a breakpoint at the selected frame's pc.
         auto& proc = s.require_process();
@@ -84,7 +88,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.temporary = temporary;
     bp.condition = cond;
     bp.thread_tid = thread_tid;
-    bp.ranks = breakpoint_ranks_of_focus(s);
+    bp.ranks = ranks ? *ranks : breakpoint_ranks_of_focus(s);
     if (locs.empty()) {
         s.out().line(why);
         if (!s.query("Make breakpoint pending on future shared library load? ")) {

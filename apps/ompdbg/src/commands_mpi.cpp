@@ -10,6 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -18,6 +20,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
+#include "mpi_step.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -65,8 +68,8 @@ std::size_t index_of(session& s, const inferior& inf) {
     return 0;
 }
 
-/// Re-resolves every breakpoint against the current rank and plants its sites (ranks of
-/// one job may map their libraries at different addresses).
+}  // namespace
+
 void sync_current_rank(session& s) {
     if (s.process() && s.process()->is_alive()) {
         try {
@@ -77,28 +80,7 @@ void sync_current_rank(session& s) {
     }
 }
 
-/// Attaches every rank of `table` (each is stopped on return) into inferiors.
-std::vector<std::unique_ptr<inferior>> attach_ranks(const std::vector<tracer::mpir::proc_desc>& table) {
-    std::vector<std::unique_ptr<inferior>> list;
-    for (const auto& d : table) {
-        auto inf = std::make_unique<inferior>();
-        inf->rank = d.rank;
-        inf->host = d.host_name;
-        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
-        inf->pid = d.pid;
-        try {
-            inf->process = tracer::process::attach(d.pid);
-        } catch (const std::exception& e) {
-            error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
-                                    e.what()));
-        }
-        list.push_back(std::move(inf));
-    }
-    return list;
-}
-
-/// Makes the ranks the session's inferiors, plants the breakpoints in each, says so.
-void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
+void install_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
     std::size_t n = ranks.size();
     std::string exe = ranks.empty() ? std::string() : ranks.front()->executable.string();
     if (!s.program() && !exe.empty()) {
@@ -116,16 +98,41 @@ void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique
         sync_current_rank(s);
     }
     s.switch_to(0);
+}
+
+namespace {
+
+/// Attaches every rank of `table` (each is stopped on return) into inferiors; their
+/// modules' ELF files come from the session's cache (one reader per file for the job).
+std::vector<std::unique_ptr<inferior>> attach_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table) {
+    std::vector<std::unique_ptr<inferior>> list;
+    for (const auto& d : table) {
+        auto inf = std::make_unique<inferior>();
+        inf->rank = d.rank;
+        inf->host = d.host_name;
+        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
+        inf->pid = d.pid;
+        try {
+            inf->process = tracer::process::attach(d.pid, s.elf_provider());
+        } catch (const std::exception& e) {
+            error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
+                                    e.what()));
+        }
+        list.push_back(std::move(inf));
+    }
+    return list;
+}
+
+/// Makes the ranks the session's inferiors, plants the breakpoints in each, says so.
+void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
+    std::size_t n = ranks.size();
+    std::string exe = ranks.empty() ? std::string() : ranks.front()->executable.string();
+    install_job(s, std::move(job), std::move(ranks));
     s.out().event("mpi-job", {{"ranks", n}, {"executable", exe}},
                   fmt::format("[MPI job: {} ranks of {} acquired]", n, exe));
 }
 
 std::atomic<tracer::process_group*> g_group{nullptr};
-
-struct group_guard {
-    explicit group_guard(tracer::process_group& g) { g_group.store(&g); }
-    ~group_guard() { g_group.store(nullptr); }
-};
 
 extern "C" void on_job_sigint(int) {
     if (auto* g = g_group.load()) {
@@ -133,18 +140,23 @@ extern "C" void on_job_sigint(int) {
     }
 }
 
-/// While a job runs, Ctrl-C stops every process of it (the previous handler returns after).
-struct sigint_guard {
-    struct sigaction old {};
-    sigint_guard() {
-        struct sigaction sa {};
-        sa.sa_handler = on_job_sigint;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESTART;
-        sigaction(SIGINT, &sa, &old);
-    }
-    ~sigint_guard() { sigaction(SIGINT, &old, nullptr); }
-};
+}  // namespace
+
+job_interrupt_scope::job_interrupt_scope(tracer::process_group& group) : previous_(g_group.load()) {
+    g_group.store(&group);
+    struct sigaction sa {};
+    sa.sa_handler = on_job_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &sa, &old_);
+}
+
+job_interrupt_scope::~job_interrupt_scope() {
+    sigaction(SIGINT, &old_, nullptr);
+    g_group.store(previous_);
+}
+
+namespace {
 
 inferior* inferior_of(session& s, tracer::process* p) {
     for (auto& inf : s.inferiors()) {
@@ -170,8 +182,8 @@ void report_rank_end(session& s, inferior& inf, const tracer::stop_reason& why) 
     s.drop_process();
 }
 
-/// Starter events while the job runs: everything is passed on silently; true when the
-/// starter ended (the job is over for it).
+}  // namespace
+
 bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why) {
     auto* st = job.starter();
     if (why.is_process_end()) {
@@ -187,6 +199,8 @@ bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& w
     }
     return false;
 }
+
+namespace {
 
 /// Whether `continue` must keep waiting: a focused rank still runs, or every rank of the
 /// job ended and the starter is finishing (its last output, its exit status).
@@ -207,8 +221,8 @@ bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job
     return true;
 }
 
-/// Events the other processes of the job produced while stop_all stopped them: ends and
-/// breakpoint hits are kept for later, MPI2DD events acted on, the rest absorbed.
+}  // namespace
+
 void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::process_group::event>& kept) {
     for (auto& k : kept) {
         if (job && job->mpi2dd && mpi2dd_job_event(s, *job, nullptr, k) != mpi2dd_outcome::not_mine) {
@@ -236,7 +250,6 @@ void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::proc
     }
 }
 
-}  // namespace
 
 bool is_mpi_session(session& s) {
     return s.job() != nullptr;
@@ -260,7 +273,7 @@ void start_mpi_job(session& s, const std::filesystem::path& starter_path, const 
     auto starter = tracer::process::launch(starter_path, args, opts);
     auto iface = tracer::mpir::run_to_spawn(*starter);
     auto table = iface.proctable(*starter);
-    auto ranks = attach_ranks(table);
+    auto ranks = attach_ranks(s, table);
     // The ranks wait in MPI_Init for the starter to return from MPIR_Breakpoint; they stay
     // stopped under ptrace until the first continue releases the whole job together.
     adopt_job(s, std::make_unique<mpi_job>(std::move(starter), iface, std::move(table), true), std::move(ranks));
@@ -285,7 +298,7 @@ bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool req
         return not_starter(e.what());
     }
     iface->set_being_debugged(*proc, true);
-    auto ranks = attach_ranks(table);
+    auto ranks = attach_ranks(s, table);
     adopt_job(s, std::make_unique<mpi_job>(std::move(proc), *iface, std::move(table), false), std::move(ranks));
     return true;
 }
@@ -329,21 +342,11 @@ std::string format_rank_list(std::vector<int> ranks) {
     return out;
 }
 
-std::vector<int> parse_rank_list(session& s, std::string_view text) {
-    std::string t = trim_copy(text);
-    std::vector<int> all;
-    for (auto& inf : s.inferiors()) {
-        if (inf->rank >= 0) {
-            all.push_back(inf->rank);
-        }
-    }
-    if (all.empty()) {
-        error::send("No MPI job is being debugged.");
-    }
-    if (t == "all") {
-        return all;
-    }
-    int max_rank = *std::max_element(all.begin(), all.end());
+namespace {
+
+/// Parses "3", "0-3,6" (not "all") into sorted ranks; `max_rank` < 0: no job to check
+/// against.
+std::vector<int> parse_rank_numbers(const std::string& t, int max_rank) {
     auto number = [&](const std::string& w) {
         std::size_t used = 0;
         long v = -1;
@@ -355,7 +358,7 @@ std::vector<int> parse_rank_list(session& s, std::string_view text) {
         if (used != w.size() || w.empty() || v < 0) {
             error::send(fmt::format("Invalid rank list \"{}\": expected N, N-M, N,M or all.", t));
         }
-        if (v > max_rank) {
+        if (max_rank >= 0 && v > max_rank) {
             error::send(fmt::format("No rank {}: the job has ranks 0-{}.", v, max_rank));
         }
         return static_cast<int>(v);
@@ -385,6 +388,57 @@ std::vector<int> parse_rank_list(session& s, std::string_view text) {
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
+}
+
+/// The ranks of the job's inferiors (empty: no MPI job).
+std::vector<int> job_ranks(session& s) {
+    std::vector<int> all;
+    for (auto& inf : s.inferiors()) {
+        if (inf->rank >= 0) {
+            all.push_back(inf->rank);
+        }
+    }
+    return all;
+}
+
+}  // namespace
+
+std::vector<int> parse_rank_list(session& s, std::string_view text) {
+    std::string t = trim_copy(text);
+    std::vector<int> all = job_ranks(s);
+    if (all.empty()) {
+        error::send("No MPI job is being debugged.");
+    }
+    if (t == "all") {
+        return all;
+    }
+    return parse_rank_numbers(t, *std::max_element(all.begin(), all.end()));
+}
+
+std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec) {
+    static const std::regex rank_re(R"(^(.*?)\s*\brank\s+(\S+)$)");
+    std::smatch m;
+    if (!std::regex_match(spec, m, rank_re) || trim_copy(std::string(m[1])).empty()) {
+        return std::nullopt;
+    }
+    std::string list = m[2];
+    std::string rest = m[1];
+    std::vector<int> all = job_ranks(s);
+    std::vector<int> ranks;
+    if (list == "all") {
+        ranks = all;
+    } else if (!all.empty()) {
+        ranks = parse_rank_numbers(list, *std::max_element(all.begin(), all.end()));
+    } else if (s.process() && s.process()->is_alive()) {
+        error::send("No MPI job is being debugged: \"rank\" applies to MPI ranks.");
+    } else {
+        ranks = parse_rank_numbers(list, -1);   // before `run -- mpirun`: checked at no job yet
+    }
+    spec = trim_copy(rest);
+    if (!all.empty() && ranks.size() >= all.size()) {
+        ranks.clear();   // every rank of the job: no restriction
+    }
+    return ranks;
 }
 
 std::vector<int> breakpoint_ranks_of_focus(session& s) {
@@ -455,6 +509,13 @@ bool mpi_execute(session& s, const std::string& name, std::string_view args, con
         end_job(s, name == "kill");
         return true;
     }
+    if (in_rank_step()) {
+        handler();   // a breakpoint's commands during a rank's step: that rank only
+        return true;
+    }
+    if (is_step_command(name) && is_mpi_session(s)) {
+        return step_focus_together(s, handler);   // every focused rank steps at once
+    }
     if (is_job_wide_command(name, args)) {
         handler();
         static const std::set<std::string> breakpoint_changes = {"break", "tbreak", "delete", "disable", "enable",
@@ -522,7 +583,13 @@ void mpi_continue_until_stop(session& s) {
                 group.add(*inf.process);
             }
         }
-        if (group.members().empty()) {
+        // Every rank ended but the starter was stopped with them (a step ended the last):
+        // `continue` lets it finish and report its exit.
+        bool starter_finishing = job && job->starter() && job->starter()->is_alive() &&
+                                 std::none_of(s.inferiors().begin(), s.inferiors().end(), [](auto& inf) {
+                                     return inf->process && inf->process->is_alive();
+                                 });
+        if (group.members().empty() && !starter_finishing) {
             error::send("No rank of the focus is running.");
         }
         if (job && job->starter() && job->starter()->is_alive()) {
@@ -533,8 +600,7 @@ void mpi_continue_until_stop(session& s) {
                 group.add(*p);   // MPI2DD directory processes raise events too
             }
         }
-        group_guard gg(group);
-        sigint_guard sg;
+        job_interrupt_scope irq(group);
         group.resume_all();
         for (;;) {
             auto e = group.wait_any();

@@ -6,11 +6,13 @@
 /// The message-queue commands (`mpi queues`, `mpi deadlock`) add themselves to the same
 /// `mpi` prefix (t.prefix("mpi")) and walk the ranks with for_each_focused_rank().
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +83,13 @@ std::string format_rank_list(std::vector<int> ranks);
 /// Parses "3", "0-3,6", "all" into ranks; throws for a rank the job does not have.
 std::vector<int> parse_rank_list(session& s, std::string_view text);
 
+/// Takes a trailing "rank LIST" off a breakpoint spec (`break LOC rank 0,2-3`, as
+/// TotalView's and DDT's per-process breakpoints): the ranks it is planted in (empty: every
+/// rank, for `rank all` or a list naming every rank), or nullopt when the spec has no such
+/// clause. Throws for a rank the job does not have, or outside an MPI session once a
+/// program runs (before `run -- mpirun` the list is kept as typed).
+std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec);
+
 /// The ranks a breakpoint set now is planted in: the focused ranks when the focus is not
 /// the whole job, else empty (every rank, including a session that is not an MPI job).
 std::vector<int> breakpoint_ranks_of_focus(session& s);
@@ -100,5 +109,38 @@ bool mpi_execute(session& s, const std::string& name, std::string_view args, con
 /// resumes every focused rank and the starter, waits for the first stop a user must see,
 /// stops every other process and reports the stop labelled with its rank.
 void mpi_continue_until_stop(session& s);
+
+/// Re-resolves every breakpoint against the current rank and plants its sites (ranks of
+/// one job may map their libraries at different addresses); errors are printed.
+void sync_current_rank(session& s);
+
+/// Makes `ranks` the session's inferiors (the first current, the focus all of them) and
+/// `job` its job, counts a start, takes the program from the first rank's executable when
+/// none is set, and plants the breakpoints in every rank. Shared by MPIR and MPI2DD
+/// acquisition; each says what it acquired.
+void install_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks);
+
+/// While alive, Ctrl-C stops every running member of `group` (wait_any then reports
+/// `interrupted` events) instead of the one process the prompt's handler knows; the
+/// previous handler comes back at the end. Nests.
+class job_interrupt_scope {
+public:
+    explicit job_interrupt_scope(tracer::process_group& group);
+    ~job_interrupt_scope();
+    job_interrupt_scope(const job_interrupt_scope&) = delete;
+    job_interrupt_scope& operator=(const job_interrupt_scope&) = delete;
+
+private:
+    tracer::process_group* previous_;
+    struct sigaction old_ {};
+};
+
+/// An event of the starter while ranks run: passed on silently (our own SIGINT/SIGTRAP
+/// dropped); its end is reported. True when the starter ended (the caller drops it).
+bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why);
+/// Events that processes of the job produced while stop_all stopped them, or that arrive
+/// for a process nobody waits for: ends are reported, breakpoint hits kept for the next
+/// `continue`, MPI2DD events acted on, thread and library events consumed.
+void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::process_group::event>& kept);
 
 }  // namespace ompdbg::app

@@ -329,21 +329,7 @@ void adopt(session& s, std::unique_ptr<mpi_job> job) {
     std::string name = starter_name(*job);
     pid_t starter_pid = job->starter() ? job->starter()->pid() : 0;
     std::size_t dirs = job->mpi2dd->directories().size() - 1;
-    if (!s.program()) {
-        try {
-            s.set_program(exe, {});
-        } catch (const std::exception& e) {
-            s.out().error(e.what());
-        }
-    }
-    s.set_inferiors(std::move(ranks));
-    s.set_job(std::move(job));
-    s.count_start();
-    for (std::size_t i = 0; i < n; ++i) {
-        s.switch_to(i);
-        plant_breakpoints(s);
-    }
-    s.switch_to(0);
+    install_job(s, std::move(job), std::move(ranks));
     // JSON: the processes as the tables name them, and the directories that list them.
     nlohmann::json procs = nlohmann::json::array();
     for (auto& inf : s.inferiors()) {

@@ -39,7 +39,16 @@ std::string output::styled(style st, std::string_view text) const {
     return std::string(code) + std::string(text) + "\x1b[m";
 }
 
+void output::print_header() {
+    if (!header_.empty()) {
+        std::string h = std::move(header_);
+        header_.clear();
+        line(h);
+    }
+}
+
 void output::line(std::string_view text) {
+    print_header();
     if (json_) {
         if (!commands_.empty()) {
             commands_.back()["text"].push_back(std::string(text));
@@ -63,6 +72,7 @@ void output::field(const std::string& key, nlohmann::json value) {
 }
 
 void output::event(const std::string& kind, nlohmann::json fields, std::string_view text) {
+    print_header();
     if (json_) {
         nlohmann::json j{{"type", "event"}, {"event", kind}};
         if (fields.is_object()) {
@@ -87,6 +97,7 @@ void output::event(const std::string& kind, nlohmann::json fields, std::string_v
 }
 
 void output::error(std::string_view message) {
+    print_header();
     if (json_) {
         if (!commands_.empty()) {
             commands_.back()["error"] = std::string(message);

@@ -37,6 +37,13 @@ public:
     /// An error message: text mode prints it to stderr as one line.
     void error(std::string_view message);
 
+    /// A line printed once before whatever is printed next (line, event or error), then
+    /// dropped: the "[rank N]" label of output that ranks stepping together produce in
+    /// turns. Empty: none.
+    void set_header(std::string text) { header_ = std::move(text); }
+    /// Whether the header set last has not been printed yet.
+    bool header_pending() const { return !header_.empty(); }
+
     /// Begin/end of one command (JSON mode emits one object per command at end).
     void begin_command(std::string_view command_line);
     void end_command(bool ok);
@@ -47,6 +54,8 @@ private:
     std::FILE* out_;
     std::FILE* err_;
     bool colour_ = false;
+    std::string header_;
+    void print_header();
     std::vector<nlohmann::json> commands_;   ///< JSON: the commands running, innermost last
 };
 

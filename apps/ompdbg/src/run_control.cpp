@@ -11,6 +11,7 @@
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
+#include "mpi_step.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -129,7 +130,8 @@ tracer::stop_reason resume_and_wait(session& s) {
             proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
             proc.set_syscall_catch(s.process_events().syscall_filter());
             proc.resume();
-            why = proc.wait_for_stop();
+            // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
+            why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
         }
         log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
         if (!why.is_process_end() && consume_background_event(s, why)) {
@@ -189,7 +191,7 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
 }
 
 void continue_until_stop(session& s) {
-    if (is_mpi_session(s)) {
+    if (is_mpi_session(s) && !in_rank_step()) {
         mpi_continue_until_stop(s);   // every focused rank and the starter, all-stop
         return;
     }

@@ -207,8 +207,9 @@ void session::set_job(std::unique_ptr<mpi_job> j) {
 
 void session::drop_process() {
     auto& inf = current_inferior();
-    if (inf.rank >= 0 && inferiors_.size() > 1) {
-        // One rank of a job ended: it stays listed (mpi ranks), without a process.
+    if (inf.rank >= 0 && job_) {
+        // One rank of a job ended: it stays listed (mpi ranks), without a process, and the
+        // job (its starter) stays too, even when it was the only rank.
         inf.stacks.clear();
         inf.thread_db.reset();
         inf.thread_db_tried = false;
