@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
             _exit(in_child());
         }
         int status = 0;
-        waitpid(pid, &status, 0);
+        waitpid(pid, &status, 0);  // LINE-MARK: parent_wait
         printf("parent: child exited %d\n", WEXITSTATUS(status));  // LINE-MARK: parent_after
         return 0;
     }

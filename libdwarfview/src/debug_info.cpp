@@ -7,6 +7,7 @@
 #include "internal/dwarf_index.hpp"
 #include "internal/line_table.hpp"
 #include "internal/name_filter.hpp"
+#include "internal/unit_filter.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -93,6 +94,40 @@ struct debug_info::impl {
     std::once_flag filter_once;
     std::unique_ptr<name_filter> filter_;
 
+    // Function lookups before the whole index exists index only the units that may hold
+    // the name (see unit_filter): `break main` in a large program reads one unit.
+    std::once_flag unit_filter_once;
+    std::unique_ptr<unit_filter> unit_filter_;
+    std::mutex unit_index_mutex;
+    std::unordered_map<Dwarf_Off, std::unique_ptr<dwarf_index>> unit_indexes;
+    std::unordered_map<std::string, std::vector<Dwarf_Off>> units_by_leaf;   ///< unit_filter's answers
+
+    // Answers per file address: every thread of a program parked in the same place (a
+    // barrier, a condition wait) asks the same questions once per frame, and walking a
+    // unit's DIEs for the scope chain is the cost of a backtrace. The answers depend only
+    // on the file, never on a process, so they are shared by every process of the file.
+    static constexpr std::size_t memo_limit = 1 << 14;
+    std::mutex memo_mutex;
+    std::unordered_map<std::uint64_t, std::vector<function>> chain_memo;
+    std::unordered_map<std::uint64_t, std::vector<variable>> variables_memo;
+    template <typename T, typename Compute>
+    std::vector<T> memoized(std::unordered_map<std::uint64_t, std::vector<T>>& memo, std::uint64_t addr,
+                            Compute&& compute) {
+        {
+            std::lock_guard lock(memo_mutex);
+            if (auto it = memo.find(addr); it != memo.end()) {
+                return it->second;
+            }
+        }
+        std::vector<T> out = compute();
+        std::lock_guard lock(memo_mutex);
+        if (memo.size() >= memo_limit) {
+            memo.clear();
+        }
+        memo.emplace(addr, out);
+        return out;
+    }
+
     impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
 
     void load_cus();
@@ -101,6 +136,9 @@ struct debug_info::impl {
     /// without building the index. Always true once the index exists.
     bool may_name(std::string_view qualified);
     std::string qualified_name(Dwarf_Die die);
+    /// The indexes that hold every function named `query`: the whole file's, or the
+    /// indexes of the units unit_filter keeps for the name's leaf.
+    std::vector<const dwarf_index*> function_sources(const std::string& query);
     std::optional<std::size_t> cu_for(std::uint64_t addr);
     std::optional<std::size_t> cu_of_die(Dwarf_Die die);
     const line_table& lines(std::size_t cu);
@@ -116,6 +154,8 @@ struct debug_info::impl {
     function make_function(Dwarf_Die die, Dwarf_Die frame_base, const std::string& name);
     std::uint64_t breakpoint_pc(const function& fn);
     std::vector<std::string> parameter_types(Dwarf_Die die);
+    std::vector<function> chain_at_uncached(std::uint64_t addr);
+    std::vector<variable> variables_at_uncached(std::uint64_t addr);
 };
 
 void debug_info::impl::load_cus() {
@@ -202,6 +242,62 @@ bool debug_info::impl::may_name(std::string_view qualified) {
         log::write(log::channel::dwarf, "{}: no DIE can be named {}, not indexed", owner.path().string(), leaf);
     }
     return maybe;
+}
+
+std::vector<const dwarf_index*> debug_info::impl::function_sources(const std::string& query) {
+    if (eager_index() || index_ready) {
+        return {&index()};
+    }
+    std::string leaf = leaf_of(query);
+    if (leaf.empty()) {
+        return {&index()};
+    }
+    std::call_once(unit_filter_once, [&] {
+        unit_filter_ = std::make_unique<unit_filter>(dwarf);
+        if (!unit_filter_->usable()) {
+            log::write(log::channel::dwarf, "{}: units refer to each other, lookups index the whole file",
+                       owner.path().string());
+        }
+    });
+    if (!unit_filter_->usable()) {
+        return {&index()};
+    }
+    std::vector<Dwarf_Off> units;
+    {
+        // Every loaded library re-resolves a pending `break NAME`: scan once per name.
+        std::lock_guard lock(unit_index_mutex);
+        auto it = units_by_leaf.find(leaf);
+        if (it == units_by_leaf.end()) {
+            it = units_by_leaf.emplace(leaf, unit_filter_->candidates(leaf)).first;
+        }
+        units = it->second;
+    }
+    load_cus();
+    // A name most units of a large file may hold: the whole index is as cheap, and later
+    // lookups need it.
+    if (cus.size() >= 16 && units.size() * 2 > cus.size()) {
+        log::write(log::channel::dwarf, "{}: {} of {} units may name {}: whole index", owner.path().string(),
+                   units.size(), cus.size(), leaf);
+        return {&index()};
+    }
+    std::vector<const dwarf_index*> out;
+    std::lock_guard lock(unit_index_mutex);
+    std::size_t built = 0;
+    for (Dwarf_Off off : units) {
+        auto& idx = unit_indexes[off];
+        if (!idx) {
+            Dwarf_Die die;
+            if (dwarf_offdie(dwarf, off, &die) == nullptr) {
+                continue;
+            }
+            idx = std::make_unique<dwarf_index>(die);
+            ++built;
+        }
+        out.push_back(idx.get());
+    }
+    log::write(log::channel::dwarf, "{}: {} of {} units may name {} ({} indexed now)", owner.path().string(),
+               units.size(), cus.size(), leaf, built);
+    return out;
 }
 
 std::string debug_info::impl::qualified_name(Dwarf_Die die) {
@@ -453,24 +549,26 @@ std::vector<function> debug_info::find_functions(std::string_view name) const {
     if (!impl_->may_name(query)) {
         return {};
     }
-    const auto& idx = impl_->index();
     std::vector<function> out;
-    for (std::size_t i : idx.functions_named(query)) {
-        const auto& rec = idx.functions()[i];
-        if (params) {
-            auto types = impl_->parameter_types(rec.die);
-            bool is_const = std::erase(types, ")const") > 0;
-            std::string list = "(";
-            for (std::size_t k = 0; k < types.size(); ++k) {
-                list += (k ? "," : "") + types[k];
+    for (const dwarf_index* source : impl_->function_sources(query)) {
+        const dwarf_index& idx = *source;
+        for (std::size_t i : idx.functions_named(query)) {
+            const auto& rec = idx.functions()[i];
+            if (params) {
+                auto types = impl_->parameter_types(rec.die);
+                bool is_const = std::erase(types, ")const") > 0;
+                std::string list = "(";
+                for (std::size_t k = 0; k < types.size(); ++k) {
+                    list += (k ? "," : "") + types[k];
+                }
+                list += is_const ? ")const" : ")";
+                std::string want = strip_spaces(*params);
+                if (strip_spaces(list) != want && !(types.empty() && want == "(void)")) {
+                    continue;
+                }
             }
-            list += is_const ? ")const" : ")";
-            std::string want = strip_spaces(*params);
-            if (strip_spaces(list) != want && !(types.empty() && want == "(void)")) {
-                continue;
-            }
+            out.push_back(impl_->make_function(rec.die, rec.frame_base, rec.name));
         }
-        out.push_back(impl_->make_function(rec.die, rec.frame_base, rec.name));
     }
     std::sort(out.begin(), out.end(), [](const function& a, const function& b) {
         return a.entry_pc < b.entry_pc;
@@ -479,11 +577,15 @@ std::vector<function> debug_info::find_functions(std::string_view name) const {
 }
 
 std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
-    auto cu = impl_->cu_for(addr);
+    return impl_->memoized(impl_->chain_memo, addr, [&] { return impl_->chain_at_uncached(addr); });
+}
+
+std::vector<function> debug_info::impl::chain_at_uncached(std::uint64_t addr) {
+    auto cu = cu_for(addr);
     if (!cu) {
         return {};
     }
-    auto chain = impl_->scope_chain(impl_->cus[*cu]->die, addr);
+    auto chain = scope_chain(cus[*cu]->die, addr);
     std::vector<function> out;
     // The frame base of inlined copies is that of the nearest enclosing subprogram.
     std::optional<Dwarf_Die> subprogram;
@@ -498,7 +600,7 @@ std::vector<function> debug_info::function_chain_at(std::uint64_t addr) const {
         }
     }
     for (auto it = fns.rbegin(); it != fns.rend(); ++it) {
-        out.push_back(impl_->make_function(it->first, it->second, impl_->qualified_name(it->first)));
+        out.push_back(make_function(it->first, it->second, qualified_name(it->first)));
     }
     return out;
 }
@@ -627,12 +729,16 @@ std::vector<line_entry> debug_info::line_rows_of_function(const function& fn) co
 }
 
 std::vector<variable> debug_info::variables_at(std::uint64_t addr) const {
+    return impl_->memoized(impl_->variables_memo, addr, [&] { return impl_->variables_at_uncached(addr); });
+}
+
+std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr) {
     std::vector<variable> out;
-    auto cu = impl_->cu_for(addr);
+    auto cu = cu_for(addr);
     if (!cu) {
         return out;
     }
-    auto chain = impl_->scope_chain(impl_->cus[*cu]->die, addr);
+    auto chain = scope_chain(cus[*cu]->die, addr);
     // The innermost function instance and the blocks inside it.
     std::size_t start = chain.size();
     while (start > 0) {

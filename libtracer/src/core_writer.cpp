@@ -4,8 +4,11 @@
 
 #include "ompdbg/tracer/core_writer.hpp"
 
+#include <cpuid.h>
 #include <elf.h>
 #include <sys/procfs.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -19,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "internal/proc_fs.hpp"
+#include "internal/ptrace_wrapper.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/process.hpp"
 
@@ -55,6 +59,52 @@ private:
     void pad() { buf_.resize(align_up(buf_.size(), 4)); }
     std::vector<std::byte> buf_;
 };
+
+/// The thread's XSAVE area for the NT_X86_XSTATE note, in the layout Intel CPUs give it
+/// (the one gdb assumes in a core: it takes XCR0 from the software-reserved bytes and the
+/// layout from the note size), or empty when the kernel has none. PTRACE_GETREGSET gives
+/// this CPU's standard format, whose offsets (CPUID leaf 0xD) differ on AMD CPUs with
+/// AVX-512: each component is moved to Intel's offset. Without the note gdb shows only
+/// the xmm halves of ymm/zmm.
+std::vector<std::byte> xsave_area(pid_t tid) {
+    // The largest XSAVE layouts (AMX tiles) are about 11 KB; the kernel trims iov_len.
+    std::vector<std::byte> area(32 * 1024);
+    iovec iov{area.data(), area.size()};
+    if (!internal::try_ptrace(PTRACE_GETREGSET, tid, reinterpret_cast<void*>(NT_X86_XSTATE), &iov) ||
+        iov.iov_len < 576) {
+        return {};
+    }
+    area.resize(iov.iov_len);
+    std::uint64_t xcr0 = 0;
+    std::memcpy(&xcr0, area.data() + 464, sizeof xcr0);   // sw_reserved: xstate_fx_sw_bytes
+    // Intel's offsets of the components gdb knows: AVX, MPX (2), AVX-512 (3), PKRU.
+    struct component {
+        int bit;
+        std::size_t offset, size;
+    };
+    static constexpr component intel[] = {{2, 576, 256},  {3, 960, 64},    {4, 1024, 64},
+                                           {5, 1088, 64},  {6, 1152, 512},  {7, 1664, 1024},
+                                           {9, 2688, 8}};
+    std::size_t size = 576;
+    for (const auto& c : intel) {
+        if (xcr0 & (std::uint64_t{1} << c.bit)) {
+            size = std::max(size, c.offset + c.size);
+        }
+    }
+    std::vector<std::byte> out(size);
+    std::memcpy(out.data(), area.data(), 576);   // legacy area and XSAVE header
+    for (const auto& c : intel) {
+        if (!(xcr0 & (std::uint64_t{1} << c.bit))) {
+            continue;
+        }
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        __cpuid_count(0xd, c.bit, eax, ebx, ecx, edx);
+        if (eax == c.size && ebx + eax <= area.size()) {
+            std::memcpy(out.data() + c.offset, area.data() + ebx, c.size);
+        }
+    }
+    return out;
+}
 
 /// Fields 4-6 of /proc/PID/stat: ppid, pgrp, session.
 void parent_and_group(pid_t pid, pid_t& ppid, pid_t& pgrp, pid_t& sid) {
@@ -177,6 +227,9 @@ void write_core_file(process& p, const std::filesystem::path& path, pid_t first_
             notes.add_bytes("CORE", NT_FILE, files);
         }
         notes.add("CORE", NT_FPREGSET, r.fp_regs());
+        if (auto xs = xsave_area(t->tid()); !xs.empty()) {
+            notes.add_bytes("LINUX", NT_X86_XSTATE, xs);
+        }
         first = false;
     }
 

@@ -225,8 +225,11 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
             auto msg = internal::get_event_msg(tid);
             if (msg && *msg != 0) {
-                release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK);
-                if (report_forks) {
+                // follow-fork-mode child / detach-on-fork off: a fork child stays ours
+                // (adopt_fork_child). A vfork child shares our memory: always let go.
+                bool keep = keep_fork_children && ev == PTRACE_EVENT_FORK;
+                release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep);
+                if (report_forks || keep) {
                     // catch fork: the parent stays in its event stop and the fork is reported.
                     t.st = tstate::stopped;
                     t.cache.reset();
@@ -242,6 +245,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
         } else if (ev == PTRACE_EVENT_VFORK_DONE) {
             // The vfork child has exec'ed or exited: the shared memory is ours again.
             vfork_pending = false;
+            reguard_pages(tid);
             for (auto& [addr, s] : sites) {
                 if (s->is_enabled()) {
                     try {
@@ -349,7 +353,7 @@ bool process::impl::await_fork_child_stop(pid_t child) {
     }
 }
 
-void process::impl::release_fork_child(pid_t child, bool is_vfork) {
+void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
     // Fork children are not debugged (gdb's `detach-on-fork on`), but they inherited our
     // int3 bytes: they must go before the child runs, or its first hit kills it with
     // SIGTRAP. The child is auto-attached and reports an initial stop first.
@@ -365,6 +369,9 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork) {
             }
         }
         vfork_pending = true;
+        // Our software watchpoint guards are in that memory too: a write of the child
+        // there would kill it. They are lifted until VFORK_DONE.
+        unguard_fork_child(child);
     } else {
         // The child's copy of our software watchpoint guards would kill it on its first
         // write there. (A vfork child shares our memory and normally only calls exec.)
@@ -382,7 +389,9 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork) {
             }
         }
     }
-    try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
+    if (!keep) {
+        try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
+    }
 }
 
 bool process::impl::poll_all() {
@@ -816,6 +825,10 @@ void process::interrupt() {
 
 void process::set_report_forks(bool on) {
     impl_->report_forks = on;
+}
+
+void process::set_keep_fork_children(bool on) {
+    impl_->keep_fork_children = on;
 }
 
 void process::set_syscall_catch(std::optional<std::vector<int>> numbers) {

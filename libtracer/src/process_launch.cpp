@@ -273,6 +273,20 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     return proc;
 }
 
+std::unique_ptr<process> process::adopt_fork_child(pid_t child, elf_provider elves) {
+    // release_fork_child(keep) waited for the child's first stop and cleaned its memory.
+    std::unique_ptr<process> proc(new process());
+    auto& d = *proc->impl_;
+    d.pid = child;
+    d.attached = false;
+    d.elves = std::move(elves);
+    d.add_thread(child, tstate::stopped);
+    d.open_mem();
+    d.init_shared_libraries();
+    log::write(log::channel::ptrace, "adopted fork child {}", child);
+    return proc;
+}
+
 std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     internal::wakeup_init();
     if (pid <= 0) {

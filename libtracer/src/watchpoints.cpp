@@ -38,6 +38,9 @@ constexpr std::uint64_t page_size = 4096;
 
 std::uint64_t page_of(std::uint64_t addr) { return addr & ~(page_size - 1); }
 
+// The widest software watchpoint: every fault on its pages compares it whole.
+constexpr std::size_t max_software_watch = 64 * 1024;
+
 void* dr_offset(int n) {
     return reinterpret_cast<void*>(offsetof(struct user, u_debugreg) + static_cast<std::size_t>(n) * sizeof(long));
 }
@@ -557,13 +560,38 @@ void process::impl::unguard_fork_child(pid_t child) {
     }
 }
 
+void process::impl::reguard_pages(pid_t tid) {
+    if (watches.guarded_prot.empty()) {
+        return;
+    }
+    user_regs_struct regs{};
+    std::vector<int> deferred;
+    if (!get_regs(tid, regs)) {
+        return;
+    }
+    for (auto& [page, prot] : watches.guarded_prot) {
+        inject_syscall(tid, regs, syscall_gadget(), SYS_mprotect, page, page_size, static_cast<std::uint64_t>(prot), deferred);
+    }
+    if (thread_record* t = find(tid)) {
+        t->forget_regs();
+        if (!deferred.empty()) {
+            t->pending_signal = deferred.front();
+        }
+    }
+}
+
 // ---- public API -----------------------------------------------------------------------
 
 int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) {
     auto& d = *impl_;
     d.require_stopped();
-    if (size != 1 && size != 2 && size != 4 && size != 8) {
-        error::send("A watchpoint covers 1, 2, 4 or 8 bytes.");
+    // A debug register covers 1, 2, 4 or 8 bytes; guarded pages any range (a struct, an
+    // array), as gdb's software watchpoints watch a value of any size as a whole.
+    if (mode == watch_mode::hardware ? (size != 1 && size != 2 && size != 4 && size != 8)
+                                     : (size == 0 || size > max_software_watch)) {
+        error::send(mode == watch_mode::hardware
+                        ? std::string("A hardware watchpoint covers 1, 2, 4 or 8 bytes.")
+                        : fmt::format("A software watchpoint covers 1 to {} bytes.", max_software_watch));
     }
     watch_entry e;
     e.id = d.watches.next_id;

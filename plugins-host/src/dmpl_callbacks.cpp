@@ -10,6 +10,7 @@
 #include <span>
 
 #include "internal/dmpl_api.hpp"
+#include "internal/live_registry.hpp"
 #include "internal/ompd_contexts.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/base/log.hpp"
@@ -18,14 +19,11 @@ namespace ompdbg::plugins::internal {
 
 namespace {
 
-std::mutex& registry_mutex() {
-    static std::mutex m;
-    return m;
+live_registry& processes() {
+    static live_registry r;
+    return r;
 }
-std::set<const void*>& live_handles() {
-    static std::set<const void*> s;
-    return s;
-}
+std::mutex& registry_mutex() { return processes().mutex(); }
 
 void cb_put_process_info(DMPL_process_t* p, DMPL_process_info_t* info) noexcept {
     if (checked_process(p) != nullptr) {
@@ -124,7 +122,7 @@ DMPL_type_t* cb_find_type(DMPL_process_t* p, const char* name, int /*language*/)
 
 bool is_our_type(const DMPL_type_t* t, dmpl_process::impl*& owner) {
     std::lock_guard lock(registry_mutex());
-    for (const void* h : live_handles()) {
+    for (const void* h : processes().locked_items()) {
         auto* p = static_cast<const _DMPL_process_t*>(h);
         if (p->magic != dmpl_process_magic || p->owner == nullptr) {
             continue;
@@ -276,7 +274,7 @@ void cb_prints(const char* text) noexcept {
 
 dmpl_process::impl* checked_process(const DMPL_process_t* p) {
     std::lock_guard lock(registry_mutex());
-    if (p == nullptr || live_handles().count(p) == 0) {
+    if (!processes().locked_contains(p)) {
         return nullptr;
     }
     return p->owner;
@@ -288,7 +286,7 @@ _DMPL_thread_t* checked_thread(const DMPL_thread_t* t) {
     }
     std::lock_guard lock(registry_mutex());
     // Compare pointers with every live process's threads before touching `t`.
-    for (const void* h : live_handles()) {
+    for (const void* h : processes().locked_items()) {
         auto* p = static_cast<const _DMPL_process_t*>(h);
         if (p->owner == nullptr) {
             continue;
@@ -303,13 +301,11 @@ _DMPL_thread_t* checked_thread(const DMPL_thread_t* t) {
 }
 
 void register_dmpl_process(_DMPL_process_t* p) {
-    std::lock_guard lock(registry_mutex());
-    live_handles().insert(p);
+    processes().insert(p);
 }
 
 void unregister_dmpl_process(_DMPL_process_t* p) {
-    std::lock_guard lock(registry_mutex());
-    live_handles().erase(p);
+    processes().erase(p);
 }
 
 const DMPL_callbacks_t& dmpl_callback_table() {

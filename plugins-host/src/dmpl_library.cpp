@@ -49,25 +49,15 @@ const fs::path& dmpl_library::path() const {
 }
 
 std::shared_ptr<dmpl_library> dmpl_library::load(const fs::path& file, const plugin_policy& policy) {
-    // A DMPL library may keep its callback table in a global (the paper's Fig. 10 does):
-    // one initialised instance per file.
-    static std::mutex mutex;
-    static std::map<fs::path, std::weak_ptr<dmpl_library>> loaded;
-    std::lock_guard lock(mutex);
-    std::error_code ec;
-    fs::path key = fs::weakly_canonical(file, ec);
-    if (auto it = loaded.find(key); it != loaded.end()) {
-        if (auto lib = it->second.lock()) {
-            return lib;
-        }
-    }
+    // A DMPL library may keep its callback table in a global (the paper's Fig. 10 does).
+    return load_once<dmpl_library>(file, [&] { return load_new(file, policy); });
+}
+
+std::shared_ptr<dmpl_library> dmpl_library::load_new(const fs::path& file, const plugin_policy& policy) {
     std::shared_ptr<dmpl_library> lib(new dmpl_library());
-    lib->lib_ = plugin_library::open(file, policy);
     lib->api_ = std::make_unique<internal::dmpl_api>();
+    lib->lib_ = plugin_library::open_api(file, policy, *lib->api_, "a DMPL library");
     const std::string where = lib->path().string();
-    if (auto missing = lib->lib_->resolve(*lib->api_)) {
-        error::send(where + ": not a DMPL library: it does not define " + *missing);
-    }
     lib->initialiser_ = lib->lib_->find("DMPL_initialise") != nullptr ? "DMPL_initialise" : "DMPL_initialize";
     const auto& api = *lib->api_;
     lib->compatibility_ = api.DMPL_version_compatibility();
@@ -84,7 +74,6 @@ std::shared_ptr<dmpl_library> dmpl_library::load(const fs::path& file, const plu
     }
     log::write(log::channel::plugin, "DMPL {} (interface {}) from {}", lib->version_string_,
                lib->compatibility_, where);
-    loaded[key] = lib;
     return lib;
 }
 

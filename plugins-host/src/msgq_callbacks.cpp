@@ -9,24 +9,18 @@
 #include <unordered_set>
 
 #include "internal/msgq_contexts.hpp"
+#include "internal/live_registry.hpp"
 #include "ompdbg/base/log.hpp"
 
 namespace ompdbg::plugins::internal {
 
 namespace {
 
-std::mutex& registry_mutex() {
-    static std::mutex m;
-    return m;
+live_registry& registry() {
+    static live_registry r;
+    return r;
 }
-std::set<const void*>& registry() {
-    static std::set<const void*> s;
-    return s;
-}
-bool is_live(const void* p) {
-    std::lock_guard lock(registry_mutex());
-    return p != nullptr && registry().count(p) != 0;
-}
+bool is_live(const void* p) { return registry().contains(p); }
 
 msgq_image_ctx* image_of(mqs_image* image) {
     auto* ctx = reinterpret_cast<msgq_image_ctx*>(image);
@@ -191,7 +185,6 @@ mqs_type* cb_find_type(mqs_image* image, char* name, mqs_lang_code) {
             auto entry = find_complete_type(*ctx->tgt, name);
             if (entry) {
                 entry->image = ctx;
-                std::lock_guard lock(registry_mutex());
                 registry().insert(entry.get());
             } else {
                 ctx->missing_types.emplace_back(name);
@@ -281,11 +274,9 @@ void cb_target_to_host(mqs_process* process, const void* in, void* out, int size
 }  // namespace
 
 void msgq_register(const void* ctx) {
-    std::lock_guard lock(registry_mutex());
     registry().insert(ctx);
 }
 void msgq_unregister(const void* ctx) {
-    std::lock_guard lock(registry_mutex());
     registry().erase(ctx);
 }
 

@@ -377,9 +377,17 @@ std::optional<int> mpi_rank_from_environment(pid_t pid) {
     if (!in) {
         return std::nullopt;
     }
+    std::vector<std::string> entries;
     std::string entry;
-    std::optional<int> pmix, pmi;
     while (std::getline(in, entry, '\0')) {
+        entries.push_back(entry);
+    }
+    return mpi_rank_from_environment(entries);
+}
+
+std::optional<int> mpi_rank_from_environment(const std::vector<std::string>& entries) {
+    std::optional<int> pmix, pmi;
+    for (const auto& entry : entries) {
         auto value_of = [&](std::string_view key) -> std::optional<int> {
             if (entry.rfind(key, 0) != 0) {
                 return std::nullopt;

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "internal/live_registry.hpp"
 #include "internal/ompd_contexts.hpp"
 #include "ompdbg/base/log.hpp"
 
@@ -20,14 +21,11 @@ _ompd_thread_cont* thread_context_of(ompd_address_space::impl* as, pid_t tid);
 
 namespace {
 
-std::mutex& registry_mutex() {
-    static std::mutex m;
-    return m;
+live_registry& contexts() {
+    static live_registry r;
+    return r;
 }
-std::set<const void*>& live_contexts() {
-    static std::set<const void*> s;
-    return s;
-}
+std::mutex& registry_mutex() { return contexts().mutex(); }
 std::vector<std::unique_ptr<_ompd_aspace_cont>>& all_contexts() {
     static std::vector<std::unique_ptr<_ompd_aspace_cont>> v;
     return v;
@@ -286,7 +284,7 @@ _ompd_aspace_cont* new_aspace_context(ompd_address_space* owner) {
     c->owner = owner;
     _ompd_aspace_cont* raw = c.get();
     all_contexts().push_back(std::move(c));
-    live_contexts().insert(raw);
+    contexts().locked_insert(raw);
     return raw;
 }
 
@@ -294,13 +292,13 @@ void retire_aspace_context(_ompd_aspace_cont* c) {
     std::lock_guard lock(registry_mutex());
     if (c != nullptr) {
         c->owner = nullptr;
-        live_contexts().erase(c);
+        contexts().locked_erase(c);
     }
 }
 
 _ompd_aspace_cont* checked_context(const void* p) {
     std::lock_guard lock(registry_mutex());
-    if (p == nullptr || live_contexts().count(p) == 0) {
+    if (!contexts().locked_contains(p)) {
         return nullptr;
     }
     auto* c = static_cast<_ompd_aspace_cont*>(const_cast<void*>(p));

@@ -48,24 +48,13 @@ std::string_view omp_scope_name(omp_scope s) {
 ompd_library::~ompd_library() = default;
 
 std::shared_ptr<ompd_library> ompd_library::load(const fs::path& file, const plugin_policy& policy) {
-    // libompd keeps its callback table in globals: one initialised instance per file.
-    static std::mutex mutex;
-    static std::map<fs::path, std::weak_ptr<ompd_library>> loaded;
-    std::lock_guard lock(mutex);
-    std::error_code ec;
-    fs::path key = fs::weakly_canonical(file, ec);
-    if (auto it = loaded.find(key); it != loaded.end()) {
-        if (auto lib = it->second.lock()) {
-            return lib;
-        }
-    }
+    return load_once<ompd_library>(file, [&] { return load_new(file, policy); });
+}
 
+std::shared_ptr<ompd_library> ompd_library::load_new(const fs::path& file, const plugin_policy& policy) {
     std::shared_ptr<ompd_library> lib(new ompd_library());
-    lib->lib_ = plugin_library::open(file, policy);
     lib->api_ = std::make_unique<internal::ompd_api>();
-    if (auto missing = lib->lib_->resolve(*lib->api_)) {
-        error::send(lib->path().string() + ": not an OMPD library: it does not define " + *missing);
-    }
+    lib->lib_ = plugin_library::open_api(file, policy, *lib->api_, "an OMPD library");
     const auto& api = *lib->api_;
     ompd_word_t version = 0;
     if (int rc = api.ompd_get_api_version(&version); rc != ompd_rc_ok) {
@@ -86,7 +75,6 @@ std::shared_ptr<ompd_library> ompd_library::load(const fs::path& file, const plu
     }
     log::write(log::channel::plugin, "OMPD {} (API {}) from {}", lib->version_string_, version,
                lib->path().string());
-    loaded[key] = lib;
     return lib;
 }
 

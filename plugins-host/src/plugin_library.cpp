@@ -96,6 +96,10 @@ std::unique_ptr<plugin_library> plugin_library::open(const fs::path& file,
     return std::unique_ptr<plugin_library>(new plugin_library(real, handle));
 }
 
+void plugin_library::throw_missing(const fs::path& file, std::string_view kind, const std::string& name) {
+    error::send(file.string() + ": not " + std::string(kind) + ": it does not define " + name);
+}
+
 plugin_library::~plugin_library() {
     if (handle_ != nullptr) {
         ::dlclose(handle_);

@@ -14,7 +14,17 @@
 
 #include "ompdbg/plugins/dmpl.h"
 
+#define DMPL_EXPORT extern "C" __attribute__((visibility("default")))
+
 namespace ompdbg::dmpl_plugin {
+
+/// The callback table the debugger gave DMPL_initialise (dmpl_plugin_entry.cpp, shared by
+/// both plugins): the only global of a plugin, as in the paper's Fig. 10.
+extern const DMPL_callbacks_t* cb;
+
+/// The code for a null or malformed argument; each plugin defines it (its own codes
+/// start at DMPL_first_user_code).
+extern const int rc_bad_argument;
 
 /// Copies `name` into (buf, buf_len) NUL-terminated and stores its length in *res_len;
 /// DMPL_name_too_long (nothing copied) when it does not fit.

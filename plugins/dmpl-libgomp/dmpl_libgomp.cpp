@@ -18,15 +18,11 @@
 
 #include "dmpl_plugin_util.hpp"
 
-#define DMPL_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 using namespace ompdbg::dmpl_plugin;
 
-const DMPL_callbacks_t* cb = nullptr;  // the paper's Fig. 10 keeps it the same way
-
-enum { rc_bad_argument = DMPL_first_user_code };
+constexpr int rc_bad_argument_code = DMPL_first_user_code;
 
 /// FUNC of "FUNC._omp_fn.N" (C++ names demangled); "" for a compiler helper
 /// (FUNC._omp_cpyfn.N); nullopt when `sym` is no outlined routine.
@@ -44,17 +40,7 @@ std::optional<std::string> outlined_parent(std::string_view sym) {
 
 }  // namespace
 
-DMPL_EXPORT int DMPL_initialise(const DMPL_callbacks_t* callbacks) {
-    if (callbacks == nullptr) {
-        return rc_bad_argument;
-    }
-    cb = callbacks;
-    return DMPL_ok;
-}
-
-DMPL_EXPORT int DMPL_version_compatibility(void) {
-    return XLD_INTERFACE_COMPATIBILITY;
-}
+const int ompdbg::dmpl_plugin::rc_bad_argument = rc_bad_argument_code;
 
 DMPL_EXPORT const char* DMPL_version_string(void) {
     return "ompdbg DMPL library for GNU libgomp (gcc outlining), version 1.0";
@@ -62,7 +48,7 @@ DMPL_EXPORT const char* DMPL_version_string(void) {
 
 DMPL_EXPORT const char* DMPL_error_string(int rc) {
     switch (rc) {
-        case rc_bad_argument: return "bad argument";
+        case rc_bad_argument_code: return "bad argument";
         default: return standard_error_string(rc);
     }
 }
@@ -83,7 +69,7 @@ DMPL_EXPORT const DMPL_rtl_names* DMPL_get_rtl_names(int language) {
 DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
                                    int* flags, int* decl_line) {
     if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
-        return rc_bad_argument;
+        return rc_bad_argument_code;
     }
     const int hints = *flags;
     *flags = DMPL_varinfo_none;
@@ -124,7 +110,7 @@ DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* dema
 
 DMPL_EXPORT int DMPL_get_tls_address(DMPL_thread_t* thr, DMPL_taddr_t, DMPL_taddr_t* out_addr) {
     if (cb == nullptr || thr == nullptr || out_addr == nullptr) {
-        return rc_bad_argument;
+        return rc_bad_argument_code;
     }
     return DMPL_tls_native;
 }

@@ -24,15 +24,12 @@
 
 #include "dmpl_plugin_util.hpp"
 
-#define DMPL_EXPORT extern "C" __attribute__((visibility("default")))
-
 namespace {
 
 using namespace ompdbg::dmpl_plugin;
 
-// The callback table the debugger gave DMPL_initialise. The only global of the library,
-// as in the paper's Fig. 10; everything about a target hangs on its DMPL_process_t.
-const DMPL_callbacks_t* cb = nullptr;
+// Everything about a target hangs on its DMPL_process_t; the callback table `cb` is the
+// only global (dmpl_plugin_entry.cpp).
 
 // Codes of this library (DMPL_error_string names them).
 enum {
@@ -41,7 +38,7 @@ enum {
     rc_no_type_info,                          // libomp has no debug information
     rc_read_failed,                           // the runtime's tables cannot be read
     rc_corrupt_table,                         // a hash chain does not end
-    rc_bad_argument
+    rc_bad_argument_code
 };
 
 // What a process's runtime looks like, found once (DMPL_process_info_t).
@@ -137,17 +134,7 @@ int walk_chain(DMPL_thread_t* t, std::uint64_t head, int next_off, int gbl_off, 
 
 }  // namespace
 
-DMPL_EXPORT int DMPL_initialise(const DMPL_callbacks_t* callbacks) {
-    if (callbacks == nullptr) {
-        return rc_bad_argument;
-    }
-    cb = callbacks;
-    return DMPL_ok;
-}
-
-DMPL_EXPORT int DMPL_version_compatibility(void) {
-    return XLD_INTERFACE_COMPATIBILITY;
-}
+const int ompdbg::dmpl_plugin::rc_bad_argument = rc_bad_argument_code;
 
 DMPL_EXPORT const char* DMPL_version_string(void) {
     return "ompdbg DMPL library for LLVM libomp (clang outlining), version 1.0";
@@ -160,7 +147,7 @@ DMPL_EXPORT const char* DMPL_error_string(int rc) {
         case rc_no_type_info: return "libomp has no debug information (kmp_base_info_t::th_pri_common unknown)";
         case rc_read_failed: return "the runtime's threadprivate tables cannot be read";
         case rc_corrupt_table: return "the runtime's threadprivate table is corrupt (a hash chain does not end)";
-        case rc_bad_argument: return "bad argument";
+        case rc_bad_argument_code: return "bad argument";
         default: return standard_error_string(rc);
     }
 }
@@ -237,7 +224,7 @@ int variable_info(std::string_view var, int hints) {
 DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
                                    int* flags, int* decl_line) {
     if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
-        return rc_bad_argument;
+        return rc_bad_argument_code;
     }
     const int hints = *flags;
     *flags = DMPL_varinfo_none;
@@ -277,7 +264,7 @@ DMPL_EXPORT int DMPL_get_tls_address(DMPL_thread_t* thr, DMPL_taddr_t in_addr, D
         return rc_no_callbacks;
     }
     if (thr == nullptr || out_addr == nullptr) {
-        return rc_bad_argument;
+        return rc_bad_argument_code;
     }
     DMPL_process_t* process = cb->DMPL_get_process_fp(thr);
     process_info* pi = process ? info_of(process) : nullptr;

@@ -3,6 +3,7 @@
 // runtime, a stripped Open MPI, ptrace forbidden; and the complete set-up, where a live
 // OMPD query must really be answered.
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -93,6 +94,34 @@ TEST_CASE("doctor PROG on an OMPD program finds the runtime, loads libompd and s
     CHECK(status_of(r.out, "OMP_DEBUG") == "ok");
     CHECK(status_of(r.out, "libompd") == "ok");
     CHECK_THAT(check_line(r.out, "libompd"), Catch::Contains("libompd.so loads"));
+}
+
+TEST_CASE("doctor PROG runs the program to its OMPD initialisation, asks libompd, and kills it", "[doctor][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    auto r = doctor({omp_example("omp_nested")});
+    INFO(r.all());
+    CHECK(r.exit_code == 0);
+    CHECK(status_of(r.out, "ompd query") == "ok");
+    // The runtime's own "OMP_OMPD active" went to the program's stderr, not the report's.
+    CHECK(r.err.find("OMP_OMPD") == std::string::npos);
+    std::string line = check_line(r.out, "ompd query");
+    std::smatch m;
+    // omp_nested's first region comes at once: the answer is taken there, where the runtime
+    // is initialised; the initial thread is an OpenMP thread.
+    REQUIRE(std::regex_search(line, m, std::regex(R"(ran omp_nested \(process (\d+)\) with OMP_DEBUG=enabled; libompd )"
+                                                  R"(answered at its first parallel region \(ompd_bp_parallel_begin\): )"
+                                                  R"((\d+) OpenMP threads of (\d+) threads)")));
+    CHECK(std::stoi(m.str(2)) >= 1);
+    CHECK(std::stoi(m.str(2)) <= std::stoi(m.str(3)));
+    // The processors the program may run on (it inherits this process's affinity mask).
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+    CHECK_THAT(line, Catch::Contains("num-procs-var " + std::to_string(CPU_COUNT(&set))));
+    // Killed and reaped: the process is gone.
+    CHECK_FALSE(fs::exists("/proc/" + m.str(1)));
 }
 
 TEST_CASE("doctor PROG on Debian's stripped libomp names the file, what it lacks and the fix", "[doctor][e2e]") {

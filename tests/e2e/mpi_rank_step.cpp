@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -58,6 +59,30 @@ std::string focus_without(int n, const std::set<int>& done) {
         }
     }
     return "rank " + list;
+}
+
+/// Waits until every rank of `n` reported a hit of breakpoint 1 at line `line` of main:
+/// after each hit, only the ranks that have not arrived continue (those that did stay
+/// stopped at the line). Returns the rank that arrived first.
+int bring_to_barrier(background_process& dbg, int n, int line) {
+    std::set<int> arrived;
+    int first = -1;
+    while (static_cast<int>(arrived.size()) < n) {
+        auto hit = dbg.wait_for_line(std::regex("Breakpoint 1, main .*mpi_stages\\.c:" + std::to_string(line)),
+                                     std::chrono::seconds(120));
+        REQUIRE(hit);
+        auto& seen = dbg.consumed_lines();
+        int rank = label_before(seen, seen.size() - 1);
+        REQUIRE(rank >= 0);
+        arrived.insert(rank);
+        if (first < 0) {
+            first = rank;
+        }
+        if (static_cast<int>(arrived.size()) < n) {
+            dbg.write_stdin(focus_without(n, arrived) + "\ncontinue\n");
+        }
+    }
+    return first;
 }
 
 }  // namespace
@@ -127,21 +152,7 @@ TEST_CASE("mpi: next over MPI_Barrier with focus on every rank steps all ranks t
     std::vector<std::string> argv{ompdbg_binary, "-ex", "break " + example_location("mpi/mpi_stages.c", "barrier")};
     argv.insert(argv.end(), args.begin(), args.end());
     background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
-    // Bring every rank to the barrier line: after each hit, continue only the ranks that
-    // have not arrived (the ones that did stay stopped before MPI_Barrier).
-    std::set<int> arrived;
-    while (arrived.size() < 4) {
-        auto hit = dbg.wait_for_line(std::regex("Breakpoint 1, main .*mpi_stages\\.c:" + std::to_string(barrier)),
-                                     std::chrono::seconds(120));
-        REQUIRE(hit);
-        auto& seen = dbg.consumed_lines();
-        int rank = label_before(seen, seen.size() - 1);
-        REQUIRE(rank >= 0);
-        arrived.insert(rank);
-        if (arrived.size() < 4) {
-            dbg.write_stdin(focus_without(4, arrived) + "\ncontinue\n");
-        }
-    }
+    bring_to_barrier(dbg, 4, barrier);
     // One `next` for the whole job: MPI_Barrier returns only because every rank runs.
     dbg.write_stdin("rank all\nnext\nmpi ranks\n");
     std::regex next_line("^" + std::to_string(done) + R"(\t\s*printf\("rank %d done\\n", rank\);)");
@@ -212,4 +223,42 @@ TEST_CASE("mpi: a one-rank job reports the rank's end, then mpirun's, and stays 
     }));
     // The prompt still works: a step says that no rank runs.
     CHECK(has_line(r.err, "No rank of the focus is running."));
+}
+
+TEST_CASE("mpi: Ctrl-C ends a next that waits in MPI_Barrier for ranks outside the focus", "[e2e][mpi]") {
+    // A `next` over the barrier with the focus on one rank cannot complete (the other rank
+    // is stopped): Ctrl-C interrupts it, the prompt comes back and the job still runs.
+    REQUIRE(std::filesystem::exists(mpirun()));
+    REQUIRE(std::filesystem::exists(stages()));
+    const int barrier = example_line("mpi/mpi_stages.c", "barrier");
+    auto args = job_args(2);
+    std::vector<std::string> argv{ompdbg_binary, "-ex", "break " + example_location("mpi/mpi_stages.c", "barrier")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
+    int first = bring_to_barrier(dbg, 2, barrier);
+    dbg.write_stdin("rank " + std::to_string(first) + "\nnext\n");
+    // The step runs once the focus is set ("Focus: rank N."); then it can only wait.
+    REQUIRE(dbg.wait_for_line(std::regex("Focus: rank " + std::to_string(first) + "\\.$"), std::chrono::seconds(60)));
+    std::optional<std::string> interrupted;
+    for (int attempt = 0; attempt < 10 && !interrupted; ++attempt) {
+        // No sleep decides the outcome: the signal is repeated until the debugger says the
+        // rank stopped (a SIGINT that came before the step began is answered by nothing).
+        dbg.send_signal(SIGINT);
+        interrupted = dbg.wait_for_line(std::regex("received signal SIGINT"), std::chrono::seconds(10));
+    }
+    std::string seen_text;
+    for (auto& l : dbg.consumed_lines()) {
+        seen_text += l + "\n";
+    }
+    INFO(seen_text << dbg.stderr_text());
+    REQUIRE(interrupted);
+    // The whole job goes on to its end.
+    dbg.write_stdin("rank all\ndelete\ncontinue\n");
+    auto finished = dbg.wait_for_line(std::regex(R"(^\[\S+ exited with code 00\]$)"), std::chrono::seconds(120));
+    CHECK(finished);
+    dbg.write_stdin("quit\n");
+    dbg.close_stdin();
+    auto end = dbg.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK_FALSE(end->timed_out);
 }

@@ -422,16 +422,17 @@ struct catch_counts {
     std::map<std::string, std::string> truth;
     int parallel_begins = 0, parallel_ends = 0, explicit_tasks = 0, implicit_tasks = 0;
     std::vector<std::string> begin_lines;
+    std::multiset<std::string> team_sizes;   ///< "team size N" of each parallel-begin line
 };
 
-catch_counts run_catch_script(const std::string& catches) {
+catch_counts run_catch_script(const std::string& catches, run_options opts = run_options()) {
     fs::path script = fs::temp_directory_path() / ("ompdbg-catch-" + std::to_string(::getpid()) + ".gdb");
     {
         std::ofstream f(script);
         f << catches << "run\n";
     }
     catch_counts c;
-    c.r = ompdbg_batch({"-x", script.string(), omp_example("omp_events")}, run_options().timeout_after(120s));
+    c.r = ompdbg_batch({"-x", script.string(), omp_example("omp_events")}, opts.timeout_after(120s));
     fs::remove(script);
     auto t = truths(c.r.out, "");
     if (t.size() == 1) {
@@ -441,6 +442,11 @@ catch_counts run_catch_script(const std::string& catches) {
         if (l.find("(omp parallel-begin), parallel region") != std::string::npos) {
             ++c.parallel_begins;
             c.begin_lines.push_back(l);
+            static const std::regex team(R"(team size (\d+))");
+            std::smatch m;
+            if (std::regex_search(l, m, team)) {
+                c.team_sizes.insert(m[1]);
+            }
         } else if (l.find("(omp parallel-end), parallel region") != std::string::npos) {
             ++c.parallel_ends;
         } else if (l.find("(omp task-begin), explicit task") != std::string::npos) {
@@ -478,6 +484,52 @@ TEST_CASE("catch omp parallel-begin if team_size != 2 stops at the team of 3 onl
     for (const auto& l : c.begin_lines) {
         CHECK_THAT(l, Catch::Contains("team size 3"));
     }
+}
+
+TEST_CASE("catch omp parallel-begin on a runtime without DWARF: team sizes from the runtime's OMPD layout",
+          "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // A copy of the OMPD-enabled runtime stripped of its debug information (a release
+    // build): .symtab with the ompd_* symbols stays, __kmp_fork_call's local `team` is gone.
+    fs::path dir = fs::temp_directory_path() / ("ompdbg-nodwarf-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    fs::copy_file(omp_runtime_dir + "/libomp.so", dir / "libomp.so", fs::copy_options::overwrite_existing);
+    fs::copy_file(omp_runtime_dir + "/libompd.so", dir / "libompd.so", fs::copy_options::overwrite_existing);
+    auto strip = run({"objcopy", "--strip-debug", (dir / "libomp.so").string()});
+    REQUIRE(strip.ok());
+    auto sections = run({"readelf", "-S", "-W", (dir / "libomp.so").string()});
+    REQUIRE(sections.ok());
+    REQUIRE(sections.out.find(".debug_info") == std::string::npos);
+    auto symbols = run({"readelf", "-s", "-W", (dir / "libomp.so").string()});
+    REQUIRE(symbols.out.find("ompd_access__kmp_base_team_t__t_nproc") != std::string::npos);
+
+    auto c = run_catch_script("catch omp parallel-begin\ncommands\ncontinue\nend\n",
+                              run_options().set_env("LD_LIBRARY_PATH", dir.string()));
+    INFO(c.r.all());
+    // The stripped copy ran: the OMPD library was found next to it.
+    CHECK_THAT(c.r.out, Catch::Contains("[OMPD library " + (dir / "libompd.so").string()));
+    REQUIRE(c.truth.count("parallel_regions") == 1);
+    CHECK(c.parallel_begins == std::stoi(c.truth["parallel_regions"]));
+    // Teams of 2, 3, then three inner teams of 2, then 2 (omp_events.c), at their levels.
+    CHECK(c.team_sizes == std::multiset<std::string>{"2", "3", "2", "2", "2", "2"});
+    int level2 = 0;
+    for (const auto& l : c.begin_lines) {
+        CHECK_THAT(l, Catch::Contains("omp_events.c:"));
+        level2 += l.find("parallel region at level 2:") != std::string::npos;
+    }
+    CHECK(level2 == std::stoi(c.truth["level2_regions"]));
+    CHECK(c.r.out.find("has not made it current yet") == std::string::npos);
+    // A condition over the team size works the same.
+    auto d = run_catch_script("catch omp parallel-begin if team_size != 2\ncommands\ncontinue\nend\n",
+                              run_options().set_env("LD_LIBRARY_PATH", dir.string()));
+    INFO(d.r.all());
+    CHECK(d.parallel_begins == std::stoi(c.truth["not_team2_regions"]));
+    CHECK(d.team_sizes == std::multiset<std::string>{"3"});
+    fs::remove_all(dir);
 }
 
 TEST_CASE("catch omp task-begin over the task flags and thread number", "[ompd][e2e]") {

@@ -21,64 +21,23 @@
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
 #include "transcript.hpp"
+#include "triage_common.hpp"
 
 namespace fs = std::filesystem;
 using namespace ompdbg::test;
+using namespace ompdbg::test::triage_support;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::string omp_example(const std::string& name) { return std::string(examples_dir) + "/openmp/" + name; }
-std::string mpi_example(const std::string& name) { return std::string(examples_dir) + "/mpi/" + name; }
-std::string mpirun() { return std::string(cache_dir) + "/openmpi-4.1.4/bin/mpirun"; }
-
-bool have_omp_examples() {
-    if (!fs::exists(omp_example("omp_hang_barrier"))) {
-        WARN("OpenMP examples not built (no OMPD-enabled libomp in the bootstrap cache): skipped");
-        return false;
-    }
-    return true;
-}
-
-run_result triage(std::vector<std::string> args, std::chrono::milliseconds timeout = 180s) {
-    std::vector<std::string> argv{ompdbg_binary, "triage"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv, run_options().timeout_after(timeout));
-}
-
-/// The first line containing every one of `parts`, or "".
-std::string line_with(const std::string& text, const std::vector<std::string>& parts) {
-    for (const auto& l : lines_of(text)) {
-        bool all = true;
-        for (const auto& p : parts) {
-            all = all && l.find(p) != std::string::npos;
-        }
-        if (all) {
-            return l;
-        }
-    }
-    return "";
-}
-
-/// TracerPid of a live process (0: nobody traces it).
-int tracer_of(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("TracerPid:", 0) == 0) {
-            return std::stoi(line.substr(10));
-        }
-    }
-    return -1;
-}
-
 /// The OpenMP example hung in its barrier, with its ground truth.
 struct hung_team {
-    background_process prog{{omp_example("omp_hang_barrier")}, run_options().set_env("OMP_DEBUG", "enabled")};
+    background_process prog;
     int team = 0, odd = 0;
     pid_t odd_tid = 0;
     bool ready = false;
-    hung_team() {
+    explicit hung_team(const std::string& program = "omp_hang_barrier")
+        : prog({omp_example(program)}, run_options().set_env("OMP_DEBUG", "enabled")) {
         auto l = prog.wait_for_line(std::regex(R"(truth: held team_size=(\d+) odd_thread=(\d+) odd_tid=(\d+))"), 60s);
         if (!l) {
             return;
@@ -91,6 +50,18 @@ struct hung_team {
         ready = true;
     }
 };
+
+/// Two samples of the hung team: nothing moves, so the verdict is a hang (exit status 4).
+run_result triage_hung(hung_team& h) {
+    REQUIRE(h.ready);
+    REQUIRE(h.team == 8);
+    auto r = triage({std::to_string(h.prog.pid()), "--samples", "2", "--interval", "0.2"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 4);
+    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
+    return r;
+}
 
 /// The triage section of docs/json.md (its table documents every key of the document).
 std::string documented_triage_schema() {
@@ -134,14 +105,8 @@ TEST_CASE("triage: an OpenMP team hung in a barrier, 7 of 8 threads labelled wit
         return;
     }
     hung_team h;
-    REQUIRE(h.ready);
-    REQUIRE(h.team == 8);
-    auto r = triage({std::to_string(h.prog.pid()), "--samples", "2", "--interval", "0.2"});
+    auto r = triage_hung(h);
     INFO(r.all());
-    REQUIRE_FALSE(r.timed_out);
-    // Nothing moved: the hang verdict and its exit status.
-    CHECK(r.exit_code == 4);
-    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
     // The tree: the initial thread (main's stack) and 6 workers at the barrier's line, the
     // odd worker at its read(), each group labelled with its OpenMP state and region.
     CHECK_FALSE(line_with(r.out, {"at " + barrier_at(), "[6 threads]"}).empty());
@@ -291,6 +256,60 @@ TEST_CASE("triage: a deadlocked MPI ring under mpirun -np 4: queues, cycle, merg
     // The job runs on: mpirun and its ranks are alive and untraced.
     CHECK(job.running());
     CHECK(tracer_of(job.pid()) == 0);
+}
+
+TEST_CASE("triage: a libgomp team hung in a barrier is labelled through ompdbg's DMPL library (no OMPD)",
+          "[e2e][triage][dmpl]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // The same program built with gcc -fopenmp: GNU libgomp, which has no OMPD.
+    hung_team h("omp_hang_barrier_libgomp");
+    auto r = triage_hung(h);
+    INFO(r.all());
+    CHECK_FALSE(line_with(r.out, {"OpenMP runtime ", "libgomp", "labels from ompdbg's DMPL library (no OMPD)"})
+                    .empty());
+    // Every thread of the team runs main's outlined region; 7 wait in GOMP_barrier (the
+    // program's `#pragma omp barrier`), the odd one is in its own code (read()).
+    std::string region = "region omp parallel in main at " + example_location("openmp/omp_hang_barrier.c", "region");
+    std::string waiting = line_with(r.out, {"=> 6 threads", "barrier wait (GOMP_barrier)"});
+    CHECK_THAT(waiting, Catch::Contains(region));
+    CHECK_FALSE(line_with(r.out, {"=> 1 thread (1): barrier wait (GOMP_barrier)", region}).empty());
+    CHECK_FALSE(line_with(r.out, {"=> 1 thread", "in the region", region}).empty());
+    std::string finding = line_with(r.out, {"7 of 8 OpenMP threads wait in a barrier"});
+    CHECK_THAT(finding, Catch::Contains("of the " + region));
+    CHECK_THAT(finding, Catch::Contains("(LWP " + std::to_string(h.odd_tid) + ") is in the region in "));
+    CHECK_THAT(finding, Catch::Contains(odd_read_at()));
+    // The JSON document: the encountering thread (the process's main thread) is OpenMP
+    // thread 0, the others' numbers are unknown without OMPD.
+    auto j = triage({"--json", std::to_string(h.prog.pid()), "--samples", "1"});
+    INFO(j.all());
+    auto doc = nlohmann::json::parse(j.out);
+    const auto& p = doc["processes"][0];
+    CHECK(p["openmp"]["source"] == "ompdbg's DMPL library (no OMPD)");
+    int in_barrier = 0, openmp = 0;
+    for (const auto& th : p["threads"]) {
+        if (!th["openmp"].get<bool>()) {
+            continue;
+        }
+        ++openmp;
+        CHECK(th["team_size"].is_null());
+        CHECK_THAT(th["region"].get<std::string>(), Catch::Contains(example_location("openmp/omp_hang_barrier.c", "region")));
+        if (th["tid"] == h.prog.pid()) {
+            CHECK(th["thread_num"] == 0);
+        } else {
+            CHECK(th["thread_num"].is_null());
+        }
+        in_barrier += th["state"] == "barrier wait (GOMP_barrier)";
+        if (th["tid"] == h.odd_tid) {
+            CHECK(th["state"] == "in the region");
+        }
+    }
+    CHECK(openmp == 8);
+    CHECK(in_barrier == 7);
+    CHECK(j.exit_code == 0);   // one snapshot: nothing to compare
+    CHECK(h.prog.running());
+    CHECK(tracer_of(h.prog.pid()) == 0);
 }
 
 TEST_CASE("triage: a healthy computing program moves between samples and keeps its sequence",

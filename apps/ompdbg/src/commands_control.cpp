@@ -7,6 +7,7 @@
 
 #include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
+#include "commands_inferiors.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_watch.hpp"
@@ -217,7 +218,7 @@ void cmd_detach(session& s, std::string_view) {
         s.out().line(fmt::format("Detaching from program: {}, process {}", p.executable().string(), pid));
     }
     p.detach();
-    s.out().event("detached", {{"pid", pid}}, fmt::format("[Inferior 1 (process {}) detached]", pid));
+    s.out().event("detached", {{"pid", pid}}, fmt::format("[Inferior {} (process {}) detached]", current_inferior_number(s), pid));
     s.drop_process();
 }
 
@@ -230,7 +231,7 @@ void cmd_kill(session& s, std::string_view) {
     }
     pid_t pid = s.process()->pid();
     s.process()->kill();
-    s.out().event("killed", {{"pid", pid}}, fmt::format("[Inferior 1 (process {}) killed]", pid));
+    s.out().event("killed", {{"pid", pid}}, fmt::format("[Inferior {} (process {}) killed]", current_inferior_number(s), pid));
     s.drop_process();
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -789,6 +790,99 @@ void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module
     s.out().field("regions", js);
 }
 
+/// What a thread inside a region does, from the runtime entry point its outlined routine
+/// called (the frame just inside the outlined one): the public names of libgomp and libomp
+/// are in their dynamic symbol tables even when the runtime has no other symbols.
+/// The function a `call` just before `return_address` went to, through a PLT stub or a GOT
+/// slot to another module (`call f@plt`: E8 rel32 to `[endbr64] [bnd] jmp *GOT(%rip)`;
+/// -fno-plt: `call *GOT(%rip)`), named by that module's symbols; "" when it cannot tell.
+/// libgomp's GOMP_barrier tail-calls its unnamed internals, so no frame of it is left on
+/// the stack: the caller's call instruction still names it.
+std::string called_function(tracer::target& tgt, std::uint64_t return_address) {
+    auto read = [&](std::uint64_t addr, void* out, std::size_t n) {
+        return tgt.try_read_memory(virt_addr(addr), std::span(static_cast<std::byte*>(out), n)) == n;
+    };
+    auto rel32 = [](const unsigned char* p) {
+        std::int32_t v = 0;
+        std::memcpy(&v, p, 4);
+        return static_cast<std::int64_t>(v);
+    };
+    unsigned char before[6] = {};
+    if (return_address < 6 || !read(return_address - 6, before, 6)) {
+        return {};
+    }
+    std::optional<std::uint64_t> got;
+    if (before[0] == 0xff && before[1] == 0x15) {
+        got = return_address + rel32(before + 2);
+    } else if (before[1] == 0xe8) {
+        std::uint64_t stub = return_address + rel32(before + 2);
+        unsigned char code[16] = {};
+        if (!read(stub, code, sizeof code)) {
+            return {};
+        }
+        std::size_t at = 0;
+        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
+            at = 4;   // endbr64
+        }
+        if (code[at] == 0xf2) {
+            ++at;     // bnd
+        }
+        if (code[at] == 0xff && code[at + 1] == 0x25) {
+            got = stub + at + 6 + rel32(code + at + 2);
+        } else {
+            got = std::nullopt;
+            for (const auto& m : tgt.modules()) {   // a direct call
+                if (stub >= m.start && stub < m.end && m.elf) {
+                    if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(stub)))) {
+                        return sym->name;
+                    }
+                }
+            }
+            return {};
+        }
+    }
+    std::uint64_t target = 0;
+    if (!got || !read(*got, &target, sizeof target)) {
+        return {};
+    }
+    for (const auto& m : tgt.modules()) {
+        if (target >= m.start && target < m.end && m.elf) {
+            if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(target)))) {
+                return sym->name;
+            }
+        }
+    }
+    return {};
+}
+
+std::string runtime_call_state(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t outlined) {
+    if (outlined == 0 || !in_runtime(fc, frames[outlined - 1])) {
+        return "in the region";
+    }
+    std::string entry = frame_symbol(frames[outlined - 1]);
+    if (fc.s->target() != nullptr) {
+        // The entry point the routine called (its frame may be gone: a tail call), which
+        // names the construct better than the innermost runtime frame.
+        if (std::string called = called_function(*fc.s->target(), frames[outlined].pc()); !called.empty()) {
+            entry = called;
+        }
+    }
+    static const std::vector<std::pair<std::string_view, std::string_view>> kinds{
+        {"GOMP_barrier", "barrier wait"},          {"__kmpc_barrier", "barrier wait"},
+        {"GOMP_critical", "critical wait"},        {"__kmpc_critical", "critical wait"},
+        {"omp_set_lock", "lock wait"},             {"omp_set_nest_lock", "lock wait"},
+        {"GOMP_taskwait", "taskwait"},             {"__kmpc_omp_taskwait", "taskwait"},
+        {"GOMP_taskgroup_end", "taskgroup wait"},  {"__kmpc_end_taskgroup", "taskgroup wait"},
+        {"GOMP_ordered", "ordered wait"},          {"__kmpc_ordered", "ordered wait"},
+    };
+    for (const auto& [prefix, kind] : kinds) {
+        if (entry.starts_with(prefix)) {
+            return fmt::format("{} ({})", kind, entry);
+        }
+    }
+    return entry.empty() ? "in the runtime" : "in the runtime (" + entry + ")";
+}
+
 /// Replaces the handler of `name` in `table` by `wrap(old handler)`.
 void wrap(command_table& table, std::string_view name,
           const std::function<command_handler(command_handler)>& wrapper) {
@@ -833,6 +927,38 @@ dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dw
     v.address = a.address;
     v.bytes = std::move(bytes);
     return v;
+}
+
+std::vector<dmpl_thread_position> dmpl_thread_positions(session& s) {
+    if (dmpl_for(s, true) == nullptr) {
+        error::send("no OpenMP runtime is loaded in the program (yet)");
+    }
+    auto fc = make_fold_context(s);
+    if (!fc) {
+        error::send("the DMPL library cannot be used");
+    }
+    std::vector<dmpl_thread_position> out;
+    for (const auto& v : gomp_threads(s, *fc)) {
+        dmpl_thread_position p;
+        p.tid = v.tid;
+        p.region = v.region;
+        p.encountering = v.encountering;
+        const auto& frames = s.stack(v.tid);
+        if (auto inner = innermost_outlined(*fc, frames)) {
+            // clang's chain: the routine the runtime called is outermost; the call into the
+            // runtime comes from the innermost of the chain.
+            std::size_t k = inner->second;
+            while (k > 0 && outlined_parent(*fc, frames[k - 1])) {
+                --k;
+            }
+            p.state = runtime_call_state(*fc, frames, k);
+        } else {
+            p.state = v.role.starts_with("in libgomp") ? "idle in the runtime" : "not in a parallel region";
+        }
+        out.push_back(std::move(p));
+    }
+    state_of(s).proc.reset();
+    return out;
 }
 
 void dmpl_set_library(session& s, const std::string& path) {

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "command_table.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -31,5 +32,23 @@ void dmpl_set_library(session& s, const std::string& path);
 /// line when the thread has not allocated its copy yet or the DMPL library fails. A target
 /// without OpenMP runtime, or no usable DMPL library, leaves `v` as it is.
 dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v);
+
+/// Where one thread stands in OpenMP, as ompdbg's DMPL library (the outlined routine names
+/// and the runtime's dispatcher) and the thread's stack tell it where OMPD does not exist.
+struct dmpl_thread_position {
+    pid_t tid = 0;
+    /// "omp parallel in main at fig8.c:21"; empty when the thread runs no outlined routine.
+    std::string region;
+    bool encountering = false;   ///< the thread that encountered the region (OpenMP thread 0)
+    /// What the thread does: "barrier wait (GOMP_barrier)", "lock wait (omp_set_lock)",
+    /// "critical wait (GOMP_critical_start)", "taskwait (GOMP_taskwait)", "in the region"
+    /// (its own code), "idle in the runtime", "not in a parallel region".
+    std::string state;
+};
+
+/// dmpl_thread_position of every live thread of the session's target (for `ompdbg triage`);
+/// drops the DMPL view of the target afterwards. Throws one line when there is no OpenMP
+/// runtime or no usable DMPL library.
+std::vector<dmpl_thread_position> dmpl_thread_positions(session& s);
 
 }  // namespace ompdbg::app

@@ -24,6 +24,7 @@
 #include "run_control.hpp"
 #include "session.hpp"
 #include "stack.hpp"
+#include "stack_tree.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -774,43 +775,6 @@ void cmd_mpi_attach(session& s, std::string_view args) {
 
 // ---- mpi stacks: STAT's merged prefix tree ----------------------------------------------
 
-struct stack_node {
-    std::set<int> ranks;
-    std::map<std::string, stack_node> children;   // ordered by name: stable output
-};
-
-void print_tree(session& s, const stack_node& n, const std::string& name, const std::string& indent, bool last,
-                bool root, std::vector<std::string>& lines) {
-    std::vector<int> r(n.ranks.begin(), n.ranks.end());
-    if (!root) {
-        lines.push_back(fmt::format("{}{}{} [rank {}]", indent, last ? "`- " : "|- ", name, format_rank_list(r)));
-    }
-    std::string next = root ? "" : indent + (last ? "   " : "|  ");
-    std::size_t i = 0;
-    for (auto& [child_name, child] : n.children) {
-        print_tree(s, child, child_name, next, ++i == n.children.size(), false, lines);
-    }
-}
-
-void dot_tree(const stack_node& n, const std::string& name, int& next_id, int parent, std::ostream& out) {
-    int id = next_id++;
-    std::vector<int> r(n.ranks.begin(), n.ranks.end());
-    std::string escaped;
-    for (char c : name) {
-        if (c == '"' || c == '\\') {
-            escaped += '\\';
-        }
-        escaped += c;
-    }
-    out << fmt::format("  n{} [label=\"{}\\n{}:[{}]\"];\n", id, escaped, r.size(), format_rank_list(r));
-    if (parent >= 0) {
-        out << fmt::format("  n{} -> n{} [label=\"{}\"];\n", parent, id, r.size());
-    }
-    for (auto& [child_name, child] : n.children) {
-        dot_tree(child, child_name, next_id, id, out);
-    }
-}
-
 void cmd_mpi_stacks(session& s, std::string_view args) {
     if (!is_mpi_session(s)) {
         error::send("No MPI job is being debugged.");
@@ -825,12 +789,11 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
     } else if (!a.empty()) {
         error::send(fmt::format("Unknown argument \"{}\": mpi stacks [--dot FILE]", a));
     }
-    stack_node root;
+    stack_tree tree;
     for_each_focused_rank(s, false, [&](inferior& inf) {
         if (!inf.process || !inf.process->is_alive()) {
             return;
         }
-        root.ranks.insert(inf.rank);
         for (auto* t : inf.process->threads()) {
             std::vector<stack_frame> frames;
             try {
@@ -840,16 +803,15 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
                 continue;
             }
             // Outermost first: the tree grows from main (or clone3 for other threads).
-            stack_node* n = &root;
+            std::vector<std::string> names;
             for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-                n = &n->children[frame_function_name(*it)];
-                n->ranks.insert(inf.rank);
+                names.push_back(frame_function_name(*it));
             }
+            tree.add(inf.rank, t->tid(), names);
         }
     });
-    std::vector<std::string> lines;
-    print_tree(s, root, "", "", true, true, lines);
-    std::vector<int> all(root.ranks.begin(), root.ranks.end());
+    std::vector<std::string> lines = tree.lines(stack_tree::tag::ranks);
+    std::vector<int> all(tree.root().ranks.begin(), tree.root().ranks.end());
     s.out().line(fmt::format("Merged stacks of rank {} (every thread):", format_rank_list(all)));
     for (auto& l : lines) {
         s.out().line(l);
@@ -861,8 +823,12 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
             error::send(fmt::format("{}: {}.", *dot_file, std::strerror(errno)));
         }
         out << "digraph mpi_stacks {\n  node [shape=box];\n";
-        int id = 0;
-        dot_tree(root, "job", id, -1, out);
+        tree.write_dot(
+            out, "job",
+            [](const stack_tree::node& n) {
+                return fmt::format("{}:[{}]", n.ranks.size(), format_rank_list({n.ranks.begin(), n.ranks.end()}));
+            },
+            [](const stack_tree::node& n) { return std::to_string(n.ranks.size()); });
         out << "}\n";
         if (!out) {
             error::send(fmt::format("{}: write error.", *dot_file));

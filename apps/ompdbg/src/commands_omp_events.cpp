@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -98,6 +99,129 @@ std::optional<forked_region> region_being_forked(session& s, pid_t tid) {
     return std::nullopt;
 }
 
+/// The team __kmp_fork_call is forking, without the runtime's DWARF: the function keeps
+/// its new team (local `team`) live across the call to ompd_bp_parallel_begin, so at the
+/// breakpoint it is in one of the caller's callee-saved registers or a slot of its frame.
+/// The runtime's own OMPD layout symbols (ompd_access__kmp_base_team_t__t_*, the field
+/// offsets libompd reads teams with, filled at its OMPD initialisation) say how to read a
+/// kmp_team_t. A candidate is a team whose parent is a team one level up, whose size is
+/// sane and whose t_pkfn is code of a loaded module; the new team is the deepest of them
+/// (the frame also holds its parent and the root's teams); nullopt when none or two fit.
+/// (OMPD's own levels-var of the enclosing region is no help: before the first region it
+/// says 1 for the initial thread.)
+std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd_address_space& as) {
+    tracer::target& tgt = as.target();
+    auto probe = plugins::probe_openmp_runtime(tgt);
+    const tracer::loaded_module* rt = nullptr;
+    for (const auto& m : tgt.modules()) {
+        if (m.path == probe.runtime_path && m.load_bias == probe.load_bias && m.elf) {
+            rt = &m;
+        }
+    }
+    if (rt == nullptr) {
+        return std::nullopt;
+    }
+    auto read_u64 = [&](std::uint64_t addr) -> std::optional<std::uint64_t> {
+        std::uint64_t v = 0;
+        if (addr == 0 || tgt.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
+            return std::nullopt;
+        }
+        return v;
+    };
+    auto read_i32 = [&](std::uint64_t addr) -> std::optional<std::int64_t> {
+        std::int32_t v = 0;
+        if (addr == 0 || tgt.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
+            return std::nullopt;
+        }
+        return v;
+    };
+    auto offset = [&](const char* field) -> std::optional<std::uint64_t> {
+        auto syms = rt->elf->find_symbols(std::string("ompd_access__kmp_base_team_t__") + field);
+        return syms.empty() ? std::nullopt : read_u64(rt->to_runtime(syms.front().value).addr());
+    };
+    std::optional<std::uint64_t> team_t;
+    if (auto syms = rt->elf->find_symbols("ompd_access__kmp_team_p__t"); !syms.empty()) {
+        team_t = read_u64(rt->to_runtime(syms.front().value).addr());
+    }
+    auto nproc_at = offset("t_nproc"), level_at = offset("t_level"), pkfn_at = offset("t_pkfn"),
+         parent_at = offset("t_parent");
+    if (!team_t || !nproc_at || !level_at || !pkfn_at || !parent_at) {
+        return std::nullopt;
+    }
+    const auto& frames = s.stack(tid);
+    if (frames.size() < 2) {
+        return std::nullopt;
+    }
+    const tracer::frame& caller = frames[1].physical;
+    std::vector<std::uint64_t> candidates;
+    // Callee-saved registers (rbx, rbp, r12-r15) as the caller left them: the thread's own
+    // registers at the event function (which saves none of them), and what the unwinder
+    // recovered for the caller's frame.
+    for (int reg : {3, 6, 12, 13, 14, 15}) {
+        if (tracer::thread* th = tgt.find_thread(tid)) {
+            if (auto v = th->regs().read_dwarf(reg)) {
+                candidates.push_back(*v);
+            }
+        }
+        if (static_cast<std::size_t>(reg) < caller.dwarf_regs.size() && caller.dwarf_regs[reg]) {
+            candidates.push_back(*caller.dwarf_regs[reg]);
+        }
+    }
+    for (std::uint64_t a = frames[0].physical.sp.addr(); a < caller.cfa.addr() && candidates.size() < 4096; a += 8) {
+        if (auto v = read_u64(a)) {
+            candidates.push_back(*v);
+        }
+    }
+    auto in_code = [&](std::uint64_t pc) {
+        for (const auto& m : tgt.modules()) {
+            if (pc >= m.start && pc < m.end) {
+                return true;
+            }
+        }
+        return false;
+    };
+    // A team is a candidate when its parent is a team one level up; the new team is the
+    // deepest one the frame holds (the parent team and the root's teams are above it).
+    std::map<std::uint64_t, forked_region> teams;
+    for (std::uint64_t c : candidates) {
+        if (c == 0 || c % 8 != 0 || teams.count(c)) {
+            continue;
+        }
+        std::uint64_t base = c + *team_t;
+        auto level = read_i32(base + *level_at);
+        auto nproc = read_i32(base + *nproc_at);
+        auto pkfn = read_u64(base + *pkfn_at);
+        auto up = read_u64(base + *parent_at);
+        if (!level || *level < 1 || !nproc || *nproc < 1 || *nproc > 65536 || !pkfn || !in_code(*pkfn) || !up ||
+            *up == 0) {
+            continue;
+        }
+        auto up_level = read_i32(*up + *team_t + *level_at);
+        if (!up_level || *up_level != *level - 1) {
+            continue;
+        }
+        teams[c] = forked_region{*level, *nproc, *pkfn};
+    }
+    std::optional<forked_region> found;
+    int deepest = 0;
+    bool ambiguous = false;
+    for (const auto& [c, r] : teams) {
+        if (*r.level > deepest) {
+            deepest = static_cast<int>(*r.level);
+            found = r;
+            ambiguous = false;
+        } else if (*r.level == deepest) {
+            ambiguous = true;
+        }
+    }
+    if (!found || ambiguous) {
+        log::write(log::channel::plugin, "OMPD: {} candidate teams in __kmp_fork_call's frame{}", teams.size(),
+                   ambiguous ? ", two at the deepest level" : "");
+        return std::nullopt;
+    }
+    return found;
+}
+
 omp_event read_event(session& s, pid_t tid, std::string_view event) {
     omp_event ev;
     ompd_address_space& as = require_ompd(s);
@@ -114,7 +238,11 @@ omp_event read_event(session& s, pid_t tid, std::string_view event) {
         return ev;
     }
     if (event == "parallel-begin" && is_forking(s, tid)) {
-        if (auto begun = region_being_forked(s, tid)) {
+        auto begun = region_being_forked(s, tid);
+        if (!begun) {
+            begun = region_from_team_layout(s, tid, as);
+        }
+        if (begun) {
             set_field(ev, "level", begun->level);
             set_field(ev, "team_size", begun->team_size);
             std::string fn = begun->function ? describe_code(s, *begun->function) : "?";
@@ -124,8 +252,9 @@ omp_event read_event(session& s, pid_t tid, std::string_view event) {
         }
         // Without the runtime's debug information the new region cannot be seen yet: say
         // so rather than show the enclosing one as if it were the new one.
-        ev.text = fmt::format("parallel region begins (the runtime has not made it current yet: no debug "
-                              "information for __kmp_fork_call in {}), encountered by {}",
+        ev.text = fmt::format("parallel region begins (the runtime has not made it current yet, and neither "
+                              "the debug information for __kmp_fork_call nor the OMPD layout symbols of {} "
+                              "show the new team), encountered by {}",
                               plugins::probe_openmp_runtime(as.target()).runtime_path.string(), who);
         return ev;
     }

@@ -231,10 +231,7 @@ void cmd_follow_fork_mode(session& s, std::string_view args) {
     if (w.size() != 1 || (w[0] != "parent" && w[0] != "child")) {
         error::send("Requires an argument. Valid arguments are child, parent.");
     }
-    if (w[0] == "child") {
-        error::send("follow-fork-mode child is not supported yet: ompdbg follows the parent and detaches the child.");
-    }
-    s.process_events().follow_child = false;
+    s.process_events().follow_child = w[0] == "child";
 }
 
 void cmd_detach_on_fork(session& s, std::string_view args) {
@@ -242,10 +239,7 @@ void cmd_detach_on_fork(session& s, std::string_view args) {
     if (w.size() != 1 || (w[0] != "on" && w[0] != "off")) {
         error::send("\"on\" or \"off\" expected.");
     }
-    if (w[0] == "off") {
-        error::send("detach-on-fork off is not supported yet: ompdbg detaches fork children.");
-    }
-    s.process_events().detach_on_fork = true;
+    s.process_events().detach_on_fork = w[0] == "on";
 }
 
 }  // namespace
@@ -422,10 +416,12 @@ void register_signal_commands(command_table& t) {
                             cmd_catch_syscall, false, nullptr});
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"follow-fork-mode", {}, "Set debugger response to a program call of fork or vfork.",
-                    "set follow-fork-mode parent|child\nOnly parent is supported: the child runs on detached.",
+                    "set follow-fork-mode parent|child\nAfter a fork, debug the parent (default) or the child (a new inferior; "
+                    "a vfork child is always let go).",
                     cmd_follow_fork_mode, false, nullptr});
     set.add(command{"detach-on-fork", {}, "Set whether gdb will detach the child of a fork.",
-                    "set detach-on-fork on|off\nOnly on is supported: fork children are detached.",
+                    "set detach-on-fork on|off\non (default): the process not followed after a fork runs on detached; off: it "
+                    "stays a stopped inferior (see info inferiors, inferior N).",
                     cmd_detach_on_fork, false, nullptr});
     command_table& info = prefix_table(t, "info", "Generic command for showing things about the program being debugged.");
     info.add(command{"signals", {"handle"}, "What debugger does when program gets various signals.",

@@ -169,15 +169,21 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
         error::send(fmt::format("Cannot watch the bit-field `{}'; watch the whole structure member instead.", text));
     }
     std::size_t size = v.val_type.size();
-    if (size == 0 || size > 8 || (size & (size - 1)) != 0) {
+    watch_mode mode = choose_mode(s);
+    // One debug register covers 1, 2, 4 or 8 bytes; software watchpoints (guarded pages)
+    // watch a struct or an array as a whole, as gdb's do.
+    if (mode == watch_mode::hardware && (size == 0 || size > 8 || (size & (size - 1)) != 0)) {
         error::send(fmt::format("Cannot watch `{}': it is {} bytes wide, and one watchpoint covers 1, 2, 4 or 8 "
                                 "bytes (one debug register). Watch a member or an element instead.",
                                 text, size));
     }
+    if (size == 0) {
+        error::send(fmt::format("Cannot watch `{}': it has no size.", text));
+    }
     watchpoint w;
     w.expression = location ? "-location " + text : text;
     w.kind = kind;
-    w.mode = choose_mode(s);
+    w.mode = mode;
     w.value = v;
     w.value.bytes.clear();
     arm(s, w);
@@ -384,7 +390,8 @@ void rearm_watchpoints(session& s) {
 void register_watch_commands(command_table& t) {
     t.add({"watch", {}, "Set a watchpoint for EXPRESSION.",
            "watch [-l|-location] EXPRESSION\nStops when EXPRESSION's value changes (a variable, a member, *ptr, "
-           "an array element: 1, 2, 4 or 8 bytes in memory).\n-location watches the address EXPRESSION has now, "
+           "an array element, a whole struct or array: a value in memory; a debug register covers 1, 2, 4 or 8 bytes, "
+           "a software watchpoint up to 64 KiB).\n-location watches the address EXPRESSION has now, "
            "whatever happens to its frame.\nUses a debug register where they trap on this machine, else a software "
            "watchpoint (the page is write-protected).",
            [](session& s, std::string_view a) { cmd_watch(s, a, watch_kind::write); }, false, nullptr});

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -426,39 +427,172 @@ void check_libompd(findings& f, const plugins::plugin_policy& policy) {
     }
 }
 
+/// Asks libompd, through the whole chain (ptrace, symbols, TLS, callbacks), for the OpenMP
+/// threads of the stopped process `proc` and their states: one line for the report.
+std::string ompd_query(findings& f, tracer::process& proc) {
+    std::unique_ptr<tracer::thread_db> tdb = tracer::thread_db::open(proc);
+    plugins::tls_resolver tls = make_tls_resolver([&tdb] { return tdb.get(); });
+    int os_threads = 0, omp_threads = 0;
+    std::map<std::string, int> states;
+    std::string procs;
+    {
+        plugins::ompd_address_space as(f.ompd, proc, tls);
+        if (auto icv = as.find_icv("num-procs-var")) {
+            if (auto n = as.icv(*icv).number) {
+                procs = fmt::format(", num-procs-var {}", *n);
+            }
+        }
+        for (auto* t : proc.threads()) {
+            ++os_threads;
+            if (auto ot = as.thread_of(t->tid())) {
+                ++omp_threads;
+                ++states[as.state_name(as.state(*ot).first)];
+            }
+        }
+    }
+    std::string by_state;
+    for (const auto& [name, n] : states) {
+        by_state += fmt::format("{}{} {}", by_state.empty() ? "" : ", ", n, name);
+    }
+    return fmt::format("{} OpenMP threads of {} threads{}", omp_threads, os_threads,
+                       by_state.empty() ? "" : " (" + by_state + ")") +
+           procs;
+}
+
 /// Attaches, asks libompd for the OpenMP threads of the process, detaches: proves that the
-/// whole chain (ptrace, symbols, TLS, callbacks) answers a real query.
+/// whole chain answers a real query.
 void check_live_ompd_query(findings& f) {
     if (!f.pid || !f.ompd || !f.omp_debug_enabled || !f.can_attach) {
         return;
     }
     try {
         auto proc = tracer::process::attach(*f.pid);
-        std::unique_ptr<tracer::thread_db> tdb = tracer::thread_db::open(*proc);
-        plugins::tls_resolver tls = make_tls_resolver([&tdb] { return tdb.get(); });
-        int os_threads = 0, omp_threads = 0;
-        std::map<std::string, int> states;
-        {
-            plugins::ompd_address_space as(f.ompd, *proc, tls);
-            for (auto* t : proc->threads()) {
-                ++os_threads;
-                if (auto ot = as.thread_of(t->tid())) {
-                    ++omp_threads;
-                    ++states[as.state_name(as.state(*ot).first)];
-                }
-            }
-        }
+        std::string answer = ompd_query(f, *proc);
         proc->detach();
-        std::string by_state;
-        for (const auto& [name, n] : states) {
-            by_state += fmt::format("{}{} {}", by_state.empty() ? "" : ", ", n, name);
-        }
-        f.add("ompd query", doctor_status::ok,
-              fmt::format("libompd answered for process {}: {} OpenMP threads of {} threads{}", *f.pid, omp_threads,
-                          os_threads, by_state.empty() ? "" : " (" + by_state + ")"));
+        f.add("ompd query", doctor_status::ok, fmt::format("libompd answered for process {}: {}", *f.pid, answer));
     } catch (const std::exception& e) {
         f.add("ompd query", doctor_status::missing, fmt::format("a live OMPD query failed: {}", e.what()),
               "run `ompdbg attach PID` then `omp info` to see the failing step");
+    }
+}
+
+/// While it lives, this process's stderr goes to /dev/null (a child started meanwhile
+/// inherits that).
+class stderr_to_null {
+public:
+    stderr_to_null() : saved_(::dup(STDERR_FILENO)) {
+        int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (saved_ >= 0 && null_fd >= 0) {
+            ::dup2(null_fd, STDERR_FILENO);
+        }
+        if (null_fd >= 0) {
+            ::close(null_fd);
+        }
+    }
+    ~stderr_to_null() {
+        if (saved_ >= 0) {
+            ::dup2(saved_, STDERR_FILENO);
+            ::close(saved_);
+        }
+    }
+    stderr_to_null(const stderr_to_null&) = delete;
+    stderr_to_null& operator=(const stderr_to_null&) = delete;
+
+private:
+    int saved_;
+};
+
+/// How long `ompdbg doctor PROG` lets the program run until its runtime publishes OMPD.
+constexpr int program_query_limit_ms = 30000;
+
+/// For a program: runs it (stdin, stdout and stderr on /dev/null, OMP_DEBUG=enabled) up to
+/// its runtime's ompd_dll_locations_valid, where the runtime has published its OMPD data,
+/// asks libompd for its threads there, and again at its first parallel region when one
+/// comes within the limit (the runtime is initialised then), and kills it. A program that ends or takes longer than
+/// the limit before its runtime starts is a warning, not a failure of OMPD.
+void check_program_ompd_query(findings& f) {
+    if (f.pid || !f.ompd) {
+        return;
+    }
+    const std::string what = f.program.filename().string();
+    try {
+        tracer::launch_options opts;
+        opts.env.push_back("OMP_DEBUG=enabled");
+        opts.stdin_path = "/dev/null";
+        opts.stdout_path = "/dev/null";
+        std::unique_ptr<tracer::process> proc;
+        {
+            // The runtime says "OMP_OMPD active" on the program's stderr: not ours to show.
+            stderr_to_null quiet;
+            proc = tracer::process::launch(f.program, {}, opts);
+        }
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(program_query_limit_ms);
+        std::optional<virt_addr> site, parallel_site;
+        std::string answer;
+        for (;;) {
+            if (!site) {
+                auto probe = plugins::probe_openmp_runtime(*proc);
+                if (auto it = probe.event_addresses.find("ompd_dll_locations_valid");
+                    it != probe.event_addresses.end()) {
+                    proc->add_breakpoint_site(it->second);
+                    site = it->second;
+                }
+                if (auto it = probe.event_addresses.find("ompd_bp_parallel_begin"); it != probe.event_addresses.end()) {
+                    proc->add_breakpoint_site(it->second);
+                    parallel_site = it->second;
+                }
+            }
+            proc->resume();
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                              std::chrono::steady_clock::now());
+            auto stop = proc->wait_for_stop(static_cast<int>(std::max<long>(left.count(), 1)));
+            if ((!stop || stop->is_process_end()) && !answer.empty()) {
+                break;   // OMPD answered at its initialisation; no parallel region came
+            }
+            if (!stop) {
+                proc->kill();
+                f.add("ompd query", doctor_status::warn,
+                      fmt::format("{} did not start its OpenMP runtime within {} s, so no live query was made", what,
+                                  program_query_limit_ms / 1000),
+                      fmt::format("run it, then `ompdbg doctor PID` on the running process"));
+                return;
+            }
+            if (stop->is_process_end()) {
+                f.add("ompd query", doctor_status::warn,
+                      fmt::format("{} ended ({}) before its OpenMP runtime published its OMPD data, so no live "
+                                  "query was made",
+                                  what,
+                                  stop->kind == tracer::stop_kind::exited
+                                      ? fmt::format("exit code {}", stop->exit_code)
+                                      : fmt::format("signal {}", stop->signo)),
+                      "give the program arguments that reach a parallel region, or run `ompdbg doctor PID` on it "
+                      "while it runs");
+                return;
+            }
+            if (stop->kind == tracer::stop_kind::breakpoint && site && stop->breakpoint_addr == site) {
+                // OMPD is available from here; the runtime has no team yet.
+                answer = "at ompd_dll_locations_valid: " + ompd_query(f, *proc);
+                if (!parallel_site) {
+                    break;
+                }
+            }
+            if (stop->kind == tracer::stop_kind::breakpoint && parallel_site &&
+                stop->breakpoint_addr == parallel_site) {
+                // The first parallel region begins: the runtime is initialised.
+                answer = "at its first parallel region (ompd_bp_parallel_begin): " + ompd_query(f, *proc);
+                break;
+            }
+        }
+        pid_t pid = proc->pid();
+        if (proc->is_alive()) {
+            proc->kill();
+        }
+        f.add("ompd query", doctor_status::ok,
+              fmt::format("ran {} (process {}) with OMP_DEBUG=enabled; libompd answered {}", what, pid, answer));
+    } catch (const std::exception& e) {
+        f.add("ompd query", doctor_status::missing,
+              fmt::format("a live OMPD query on {} failed: {}", what, e.what()),
+              "run `ompdbg " + what + "`, `break main`, `run`, then `omp info` to see the failing step");
     }
 }
 
@@ -732,6 +866,7 @@ std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin
     check_omp_debug(f);
     check_libompd(f, policy);
     check_live_ompd_query(f);
+    check_program_ompd_query(f);
     check_dmpl(f, policy);
     check_mpi_starter(f);
     check_msgq(f, policy);

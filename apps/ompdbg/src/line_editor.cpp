@@ -1,5 +1,7 @@
 #include "line_editor.hpp"
 
+#include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,19 +26,33 @@ volatile std::sig_atomic_t idle_interrupt = 0;
 
 extern "C" void on_idle_sigint(int) { idle_interrupt = 1; }
 
-// The editor's key reader: read(2), which the SIGINT handler (installed without
-// SA_RESTART while the prompt waits) interrupts; then EOF ends readline().
+// The signal mask the editor's key reader waits with: SIGINT stays blocked while the
+// editor runs (refreshing, handling keys) and is let in only inside ppoll(2). A Ctrl-C
+// typed while the editor is busy with earlier keys is then seen by the next wait instead
+// of setting the flag just before a read(2) that would block on it forever.
+sigset_t wait_mask;
+
+// The editor's key reader: waits for a key with SIGINT unblocked, atomically; a Ctrl-C
+// (on_idle_sigint) ends readline() with EOF.
 int read_key(FILE*) {
     for (;;) {
+        if (idle_interrupt) {
+            return EOF;
+        }
+        struct pollfd in {STDIN_FILENO, POLLIN, 0};
+        int r = ::ppoll(&in, 1, nullptr, &wait_mask);
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return EOF;
+        }
         unsigned char c = 0;
         ssize_t n = ::read(STDIN_FILENO, &c, 1);
         if (n == 1) {
             return c;
         }
-        if (n < 0 && errno == EINTR) {
-            if (idle_interrupt) {
-                return EOF;
-            }
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
             continue;
         }
         return EOF;
@@ -115,12 +131,22 @@ std::optional<std::string> line_editor::next_line(std::string_view prompt) {
     std::fflush(stdout);
     char* raw = nullptr;
     for (;;) {
+        // SIGINT is blocked around readline() and delivered inside read_key's ppoll. The
+        // mask is restored while on_idle_sigint is still the handler: a Ctrl-C typed just
+        // after Enter only sets the flag, which is ignored once a line was read.
         struct sigaction quit {}, saved {};
         quit.sa_handler = on_idle_sigint;
         sigemptyset(&quit.sa_mask);
         idle_interrupt = 0;
+        sigset_t block, saved_mask;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
         ::sigaction(SIGINT, &quit, &saved);
+        ::sigprocmask(SIG_BLOCK, &block, &saved_mask);
+        wait_mask = saved_mask;
+        sigdelset(&wait_mask, SIGINT);
         raw = ::readline(p.c_str());
+        ::sigprocmask(SIG_SETMASK, &saved_mask, nullptr);
         ::sigaction(SIGINT, &saved, nullptr);
         if (raw != nullptr || idle_interrupt == 0) {
             break;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "commands_signals.hpp"
 #include "mpi_step.hpp"
 #include "stop_printer.hpp"
+#include "commands_inferiors.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 
@@ -28,6 +30,17 @@ extern "C" void on_sigint(int) {
         p->interrupt();
     }
 }
+
+/// A fork child kept for follow-fork-mode child / detach-on-fork off that `catch fork`
+/// reported first: `pid` is the parent that forked.
+struct pending_fork {
+    pid_t pid = 0;
+    tracer::stop_reason why;
+};
+std::optional<pending_fork> g_fork_to_follow;
+/// Forks are followed only by `continue`/`run` (continue_until_stop): `finish`, `until` and
+/// the steps hold the process they run and let fork children go.
+bool g_follow_forks = false;
 
 struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
@@ -121,19 +134,49 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
 }
 
 tracer::stop_reason resume_and_wait(session& s) {
-    auto& proc = s.require_process();
     while (true) {
+        if (g_fork_to_follow) {
+            // A kept fork child reported by `catch fork` at the last stop: taken over now by
+            // `continue`; a step lets it go instead (it must not wait, stopped, for ever).
+            pending_fork pending = *g_fork_to_follow;
+            g_fork_to_follow.reset();
+            if (g_follow_forks && s.process() && s.process()->pid() == pending.pid) {
+                follow_fork(s, pending.why);
+            } else {
+                try {
+                    tracer::process::adopt_fork_child(pending.why.new_tid, s.elf_provider())->detach();
+                } catch (const std::exception& e) {
+                    log::write(log::channel::cli, "letting fork child {} go: {}", pending.why.new_tid, e.what());
+                }
+            }
+        }
+        // The current process may change on the way: a followed fork child.
+        auto& proc = s.require_process();
         s.on_resume();
         tracer::stop_reason why;
+        const bool keep_children = g_follow_forks && keeps_fork_children(s);
         {
             running_guard guard(proc);
             proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
+            proc.set_keep_fork_children(keep_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
             proc.resume();
             // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
             why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
+            // Steps (next over fork()) let children go: only continue follows them.
+            proc.set_keep_fork_children(false);
         }
         log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
+        if (why.kind == tracer::stop_kind::fork && keep_children && !why.is_vfork) {
+            // A kept child. With `catch fork` the fork is reported in the parent first and
+            // the child taken over on the next resume, as gdb does.
+            if (catches_process_event(s, why)) {
+                g_fork_to_follow = pending_fork{proc.pid(), why};
+                return why;
+            }
+            follow_fork(s, why);
+            continue;
+        }
         if (!why.is_process_end() && consume_background_event(s, why)) {
             continue;
         }
@@ -196,6 +239,10 @@ void continue_until_stop(session& s) {
         return;
     }
     auto& st = s.bp_commands_state();
+    struct follow_scope {
+        follow_scope() { g_follow_forks = true; }
+        ~follow_scope() { g_follow_forks = false; }
+    } following;
     while (s.process() && s.process()->is_alive()) {
         // Threads that hit a breakpoint in the same stop stay queued in the tracer, which
         // reports them one by one on the following resumes (each exactly once).

@@ -2,6 +2,7 @@
 #include "command_args.hpp"
 #include "inline_frames.hpp"
 
+#include "commands_inferiors.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_dmpl.hpp"
@@ -68,6 +69,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_mpi2dd_commands(commands_);
     register_core_commands(commands_);
     register_signal_commands(commands_);
+    register_inferior_commands(commands_);
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
@@ -207,9 +209,10 @@ void session::set_job(std::unique_ptr<mpi_job> j) {
 
 void session::drop_process() {
     auto& inf = current_inferior();
-    if (inf.rank >= 0 && job_) {
+    if ((inf.rank >= 0 && job_) || (inferiors_.size() > 1 && job_ == nullptr)) {
         // One rank of a job ended: it stays listed (mpi ranks), without a process, and the
-        // job (its starter) stays too, even when it was the only rank.
+        // job (its starter) stays too, even when it was the only rank. One of the
+        // inferiors of a fork too (info inferiors).
         inf.stacks.clear();
         inf.thread_db.reset();
         inf.thread_db_tried = false;

@@ -1,5 +1,7 @@
 #include "stop_printer.hpp"
 
+#include "commands_inferiors.hpp"
+
 #include <csignal>
 #include <cstring>
 
@@ -61,10 +63,14 @@ std::string thread_label(session& s, pid_t tid) {
             name = t->name();
         }
     }
+    // gdb qualifies thread numbers with the inferior once there are several ("2.1").
+    std::string number = qualified_thread_numbers(s)
+                             ? fmt::format("{}.{}", current_inferior_number(s), s.thread_number(tid))
+                             : std::to_string(s.thread_number(tid));
     if (name.empty()) {
-        return fmt::format("Thread {}", s.thread_number(tid));
+        return fmt::format("Thread {}", number);
     }
-    return fmt::format("Thread {} \"{}\"", s.thread_number(tid), name);
+    return fmt::format("Thread {} \"{}\"", number, name);
 }
 
 }  // namespace
@@ -137,7 +143,7 @@ void print_location(session& s, pid_t tid, bool frame_line) {
 
 void switch_to_stopped_thread(session& s, pid_t tid) {
     s.refresh_thread_numbers();
-    if (s.selected_tid() != tid && s.multi_threaded()) {
+    if (s.selected_tid() != tid && (s.multi_threaded() || qualified_thread_numbers(s))) {
         s.out().event("thread-selected", {{"thread", s.thread_number(tid)}},
                       fmt::format("[Switching to {}]", s.thread_target_id(tid)));
     }
@@ -148,8 +154,9 @@ void report_process_end(session& s, const tracer::stop_reason& why) {
     pid_t pid = s.process() ? s.process()->pid() : why.tid;
     if (why.kind == tracer::stop_kind::exited) {
         std::string text = why.exit_code == 0
-                               ? fmt::format("[Inferior 1 (process {}) exited normally]", pid)
-                               : fmt::format("[Inferior 1 (process {}) exited with code {:02o}]", pid, why.exit_code);
+                               ? fmt::format("[Inferior {} (process {}) exited normally]", current_inferior_number(s), pid)
+                               : fmt::format("[Inferior {} (process {}) exited with code {:02o}]",
+                                             current_inferior_number(s), pid, why.exit_code);
         s.out().event("exited", {{"pid", pid}, {"exit_code", why.exit_code}}, text);
     } else {
         s.out().event("terminated", {{"pid", pid}, {"signal", signal_name(why.signo)}},
@@ -214,7 +221,8 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     auto& first = s.breakpoints().at(stopping.front());
     bool silent = !first.commands.empty() && first.commands.front() == "silent";
     if (!silent) {
-        std::string who = s.multi_threaded() ? thread_label(s, tid) + " hit " : std::string();
+        std::string who =
+            s.multi_threaded() || qualified_thread_numbers(s) ? thread_label(s, tid) + " hit " : std::string();
         std::string kind = first.temporary ? "Temporary breakpoint" : "Breakpoint";
         auto& frames = s.stack(tid);
         std::string text = fmt::format("\n{}{} {}, ", who, kind, first.number);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -26,12 +28,14 @@
 #include <nlohmann/json.hpp>
 
 #include "commands_core.hpp"
+#include "commands_dmpl.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
 #include "session.hpp"
 #include "stack.hpp"
+#include "stack_tree.hpp"
 #include "stop_printer.hpp"
 #include "wait_for_graph.hpp"
 #include "ompdbg/base/error.hpp"
@@ -101,6 +105,7 @@ struct snapshot {
     pid_t pid = 0;               ///< the process or the starter
     std::string starter;         ///< the starter's executable
     int core_signal = 0;
+    pid_t core_tid = 0;          ///< the core's first thread: the one the signal hit
     std::vector<process_view> procs;
     wait_for_graph graph;
     wait_for_graph::report deadlock;
@@ -130,6 +135,53 @@ std::map<pid_t, long> voluntary_switches(pid_t pid) {
     return out;
 }
 
+/// The environment of a process from its own memory (libc's `__environ`), for a core; empty
+/// when libc or the array cannot be read.
+std::vector<std::string> environment_in_memory(tracer::target& tgt) {
+    std::vector<std::string> out;
+    for (const auto& m : tgt.modules()) {
+        if (!m.elf) {
+            continue;
+        }
+        for (const char* name : {"__environ", "environ"}) {
+            auto syms = m.elf->find_symbols(name);
+            if (syms.empty()) {
+                continue;
+            }
+            std::uint64_t array = 0;
+            if (tgt.try_read_memory(m.to_runtime(syms.front().value),
+                                    std::as_writable_bytes(std::span(&array, 1))) != sizeof array) {
+                return out;
+            }
+            for (int i = 0; i < 4096 && array != 0; ++i) {
+                std::uint64_t entry = 0;
+                if (tgt.try_read_memory(virt_addr(array + 8 * static_cast<std::uint64_t>(i)),
+                                        std::as_writable_bytes(std::span(&entry, 1))) != sizeof entry ||
+                    entry == 0) {
+                    break;
+                }
+                char buf[512];
+                std::size_t n = tgt.try_read_memory(virt_addr(entry), std::as_writable_bytes(std::span(buf)));
+                out.emplace_back(buf, static_cast<std::size_t>(std::find(buf, buf + n, '\0') - buf));
+            }
+            return out;
+        }
+    }
+    return out;
+}
+
+/// A signal that ends a process with a core dump on its own (a crash), as opposed to the
+/// stop signal a debugger's gcore records (SIGTRAP at a breakpoint, SIGSTOP, SIGINT).
+bool crash_signal(int sig) {
+    switch (sig) {
+    case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL: case SIGABRT: case SIGQUIT: case SIGSYS:
+    case SIGXCPU: case SIGXFSZ:
+        return true;
+    default:
+        return false;
+    }
+}
+
 std::string frame_node_name(const stack_frame& f) {
     std::string name = frame_function_name(f);
     // The program's own frames carry their line: threads of one function that stop at
@@ -138,6 +190,33 @@ std::string frame_node_name(const stack_frame& f) {
         name += fmt::format(" at {}:{}", fs::path(f.line->file).filename().string(), f.line->line);
     }
     return name;
+}
+
+/// The OpenMP labels from ompdbg's DMPL library (region, encountering thread, what each
+/// thread waits in); false when no DMPL library answers.
+bool label_from_dmpl(session& s, process_view& pv) {
+    std::vector<dmpl_thread_position> positions;
+    try {
+        positions = dmpl_thread_positions(s);
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "triage: DMPL: {}", e.what());
+        return false;
+    }
+    pv.openmp_source = "ompdbg's DMPL library (no OMPD)";
+    for (auto& tv : pv.threads) {
+        for (const auto& p : positions) {
+            if (p.tid != tv.tid || (p.region.empty() && p.state != "idle in the runtime")) {
+                continue;
+            }
+            tv.openmp = true;
+            tv.state = p.state;
+            tv.region = p.region;
+            if (p.encountering) {
+                tv.thread_num = 0;
+            }
+        }
+    }
+    return true;
 }
 
 /// The OpenMP labels of every thread of the current inferior, through OMPD.
@@ -181,9 +260,14 @@ void label_openmp_threads(session& s, process_view& pv) {
             }
         }
     } catch (const std::exception& e) {
-        // No OMPD (libgomp, a stripped runtime, OMP_DEBUG unset): the outlined function on
-        // the stack still names the region a thread runs.
+        // No OMPD (libgomp, a stripped runtime, OMP_DEBUG unset): ompdbg's DMPL library
+        // tells the region each thread runs and where it waits; without it, the outlined
+        // function on the stack still names the region.
         pv.openmp_note = e.what();
+        if (label_from_dmpl(s, pv)) {
+            omp_impl::state_of(s).aspace.reset();
+            return;
+        }
         pv.openmp_source = "the stack (no OMPD)";
         for (auto& tv : pv.threads) {
             for (auto it = tv.frames.rbegin(); it != tv.frames.rend(); ++it) {
@@ -363,9 +447,14 @@ snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferi
         load_core(s, o.core->second);
         snap.core_signal = s.core()->signal();
         snap.pid = s.core()->pid();
+        snap.core_tid = s.selected_tid();
         process_view pv;
         pv.pid = snap.pid;
         pv.executable = o.core->first;
+        // A core of one MPI rank: its rank from the environment in its memory.
+        if (auto rank = plugins::mpi_rank_from_environment(environment_in_memory(*s.target()))) {
+            pv.rank = *rank;
+        }
         gather_current(s, pv);
         snap.procs.push_back(std::move(pv));
         return snap;
@@ -414,101 +503,8 @@ snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferi
 
 // ---- trees --------------------------------------------------------------------------
 
-struct tree_node {
-    std::set<int> ranks;
-    std::set<std::pair<int, pid_t>> threads;                       // (rank, tid)
-    std::map<std::string, tree_node> children;
-    std::map<std::string, std::set<std::pair<int, int>>> labels;   // label → (rank, thread number) ending here
-};
-
-void add_thread(tree_node& root, int rank, const thread_view& tv) {
-    tree_node* n = &root;
-    n->ranks.insert(rank);
-    n->threads.insert({rank, tv.tid});
-    for (const auto& f : tv.frames) {
-        n = &n->children[f];
-        n->ranks.insert(rank);
-        n->threads.insert({rank, tv.tid});
-    }
-    std::string l = tv.label();
-    if (!l.empty()) {
-        n->labels[l].insert({rank, tv.number});
-    }
-}
-
 std::string count_text(std::size_t n, const char* what) {
     return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
-}
-
-/// Text lines of a tree: per process (`by_rank` false: "[3 threads]") or across ranks
-/// ("[rank 0-3, 12 threads]").
-void tree_lines(const tree_node& n, const std::string& name, const std::string& indent, bool last, bool root,
-                bool by_rank, std::vector<std::string>& out) {
-    std::string next = root ? "" : indent + (last ? "   " : "|  ");
-    if (!root) {
-        std::string tag = by_rank ? fmt::format("rank {}, {}", format_rank_list({n.ranks.begin(), n.ranks.end()}),
-                                                count_text(n.threads.size(), "thread"))
-                                  : count_text(n.threads.size(), "thread");
-        out.push_back(fmt::format("{}{}{} [{}]", indent, last ? "`- " : "|- ", name, tag));
-    }
-    for (const auto& [label, who] : n.labels) {
-        std::set<int> ranks;
-        std::vector<int> numbers;
-        for (auto [r, num] : who) {
-            ranks.insert(r);
-            numbers.push_back(num);
-        }
-        std::string whom = by_rank ? fmt::format("{} in rank {}", count_text(who.size(), "thread"),
-                                                 format_rank_list({ranks.begin(), ranks.end()}))
-                                   : fmt::format("{} ({})", count_text(who.size(), "thread"),
-                                                 format_rank_list(numbers));
-        out.push_back(fmt::format("{}   => {}: {}", next, whom, label));
-    }
-    std::size_t i = 0;
-    for (const auto& [child_name, child] : n.children) {
-        tree_lines(child, child_name, next, ++i == n.children.size(), false, by_rank, out);
-    }
-}
-
-json tree_json(const tree_node& n, const std::string& name) {
-    json j{{"name", name},
-           {"ranks", std::vector<int>(n.ranks.begin(), n.ranks.end())},
-           {"threads", n.threads.size()},
-           {"children", json::array()}};
-    json labels = json::array();
-    for (const auto& [label, who] : n.labels) {
-        json members = json::array();
-        for (auto [r, num] : who) {
-            members.push_back({{"rank", r}, {"thread", num}});
-        }
-        labels.push_back({{"label", label}, {"threads", members}});
-    }
-    j["labels"] = labels;
-    for (const auto& [child_name, child] : n.children) {
-        j["children"].push_back(tree_json(child, child_name));
-    }
-    return j;
-}
-
-void tree_dot(const tree_node& n, const std::string& name, int& next_id, int parent, bool by_rank, std::ostream& out) {
-    int id = next_id++;
-    std::string label = name;
-    std::string escaped;
-    for (char c : label) {
-        if (c == '"' || c == '\\') {
-            escaped += '\\';
-        }
-        escaped += c;
-    }
-    std::string who = by_rank ? fmt::format("rank {}", format_rank_list({n.ranks.begin(), n.ranks.end()}))
-                              : count_text(n.threads.size(), "thread");
-    out << fmt::format("  n{} [label=\"{}\\n{}\"];\n", id, escaped, who);
-    if (parent >= 0) {
-        out << fmt::format("  n{} -> n{} [label=\"{}\"];\n", parent, id, n.threads.size());
-    }
-    for (const auto& [child_name, child] : n.children) {
-        tree_dot(child, child_name, next_id, id, by_rank, out);
-    }
 }
 
 // ---- movement between samples -------------------------------------------------------
@@ -594,7 +590,10 @@ std::vector<std::string> openmp_findings(const snapshot& snap) {
                         continue;
                     }
                     for (auto* t : os) {
-                        others.push_back(fmt::format("OpenMP thread {} is {}{}", omp_impl::opt_num(t->thread_num),
+                        std::string who = t->thread_num
+                                              ? fmt::format("OpenMP thread {}", *t->thread_num)
+                                              : fmt::format("thread {} (LWP {})", t->number, t->tid);
+                        others.push_back(fmt::format("{} is {}{}", who,
                                                      other_state.empty() ? "elsewhere" : other_state,
                                                      t->where.empty() ? "" : " in " + t->where));
                     }
@@ -626,9 +625,42 @@ std::vector<std::string> mpi_findings(const snapshot& snap) {
         }
     }
     for (const auto& [call, ranks] : in_collective) {
-        out.push_back(ranks.size() == snap.procs.size()
-                          ? fmt::format("all {} ranks are in {}", ranks.size(), call)
-                          : fmt::format("rank {} in {}; the other ranks are elsewhere", format_rank_list(ranks), call));
+        if (ranks.size() == snap.procs.size()) {
+            out.push_back(fmt::format("all {} ranks are in {}", ranks.size(), call));
+            continue;
+        }
+        // The ranks that never arrived, and where each one is instead (its MPI call, or the
+        // main thread's innermost frame of the program): the rank to look at.
+        std::vector<int> missing;
+        std::vector<std::string> where;
+        for (const auto& p : snap.procs) {
+            if (std::find(ranks.begin(), ranks.end(), p.rank) != ranks.end()) {
+                continue;
+            }
+            missing.push_back(p.rank);
+            std::string at;
+            for (const auto& th : p.threads) {
+                if (th.tid == p.pid) {
+                    at = th.where;
+                }
+            }
+            std::string in_call = p.mpi_call.empty() ? "" : "in " + p.mpi_call;
+            if (!at.empty()) {
+                in_call += (in_call.empty() ? "in " : " from ") + at;
+            }
+            if (!p.error.empty()) {
+                in_call = p.error;
+            }
+            where.push_back(fmt::format("rank {} {}", p.rank, in_call.empty() ? "is elsewhere" : "is " + in_call));
+        }
+        std::string text = fmt::format("rank {} wait in {}; rank {} never entered it", format_rank_list(ranks), call,
+                                       format_rank_list(missing));
+        if (where.size() <= 4) {
+            for (std::size_t i = 0; i < where.size(); ++i) {
+                text += (i == 0 ? ": " : "; ") + where[i];
+            }
+        }
+        out.push_back(text);
     }
     for (const auto& w : snap.deadlock.waits_on_finished) {
         out.push_back("waiting on a finished rank: " + w.describe(snap.graph));
@@ -662,11 +694,26 @@ verdict decide(const std::vector<snapshot>& snaps, const movement& m, const opti
         return v;
     }
     if (last.kind == "core") {
-        if (last.core_signal != 0) {
-            return {"crashed", fmt::format("crashed: the process was killed by {}{}", signal_name(last.core_signal), detail),
+        if (crash_signal(last.core_signal) && !last.procs.empty()) {
+            const process_view& p = last.procs.front();
+            std::string where;
+            for (const auto& t : p.threads) {
+                if (t.tid == last.core_tid && !t.where.empty()) {
+                    where = fmt::format(" in thread {} at {}", t.number, t.where);
+                }
+            }
+            return {"crashed",
+                    fmt::format("crashed: {} was killed by {}{}{}",
+                                p.rank >= 0 ? fmt::format("rank {} (process {})", p.rank, p.pid)
+                                            : fmt::format("process {}", p.pid),
+                                signal_name(last.core_signal), where, detail),
                     triage_crashed};
         }
-        return {"snapshot", "no deadlock found in the core" + detail, triage_nothing_wrong};
+        std::string stop = last.core_signal != 0
+                               ? fmt::format(" (it was stopped by {} when the core was written, no crash)",
+                                             signal_name(last.core_signal))
+                               : "";
+        return {"snapshot", "no deadlock found in the core" + stop + detail, triage_nothing_wrong};
     }
     if (snaps.size() >= 2) {
         double span = std::chrono::duration<double>(last.when - snaps.front().when).count();
@@ -860,13 +907,13 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     verdict v = decide(snaps, m, o, findings);
 
     // Trees: one per process, and across ranks for a job.
-    std::vector<std::pair<const process_view*, tree_node>> per_process;
-    tree_node merged;
+    std::vector<std::pair<const process_view*, stack_tree>> per_process;
+    stack_tree merged;
     for (const auto& p : last.procs) {
-        tree_node t;
+        stack_tree t;
         for (const auto& th : p.threads) {
-            add_thread(t, p.rank, th);
-            add_thread(merged, p.rank, th);
+            t.add(p.rank, th.tid, th.frames, th.label(), th.number);
+            merged.add(p.rank, th.tid, th.frames, th.label(), th.number);
         }
         per_process.emplace_back(&p, std::move(t));
     }
@@ -875,7 +922,10 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     std::vector<std::string> text;
     std::string target_line;
     if (last.kind == "core") {
-        target_line = fmt::format("Core {} of {} (process {})", o.core->second, o.core->first, last.pid);
+        target_line = fmt::format("Core {} of {} (process {}{})", o.core->second, o.core->first, last.pid,
+                                  !last.procs.empty() && last.procs.front().rank >= 0
+                                      ? fmt::format(", MPI rank {}", last.procs.front().rank)
+                                      : "");
     } else if (job) {
         target_line = fmt::format("MPI job of {} (pid {}): {} of {}", fs::path(last.starter).filename().string(),
                                   last.pid, count_text(last.procs.size(), "rank"),
@@ -906,15 +956,19 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
             text.push_back(fmt::format("   OpenMP runtime {}, labels from {}{}", p->openmp_runtime, p->openmp_source,
                                        p->openmp_note.empty() ? "" : " (" + p->openmp_note + ")"));
         }
-        tree_lines(tree, "", "", true, true, false, text);
+        for (auto& l : tree.lines(stack_tree::tag::threads)) {
+            text.push_back(std::move(l));
+        }
         if (!p->mpi_call.empty()) {
             text.push_back("   MPI call: " + p->mpi_call);
         }
     }
     if (job) {
         text.push_back(fmt::format("== Merged stacks of rank {} (every thread):",
-                                   format_rank_list({merged.ranks.begin(), merged.ranks.end()})));
-        tree_lines(merged, "", "", true, true, true, text);
+                                   format_rank_list({merged.root().ranks.begin(), merged.root().ranks.end()})));
+        for (auto& l : merged.lines(stack_tree::tag::ranks_and_threads)) {
+            text.push_back(std::move(l));
+        }
     }
     if (last.mpi) {
         text.push_back("== Message queues");
@@ -952,8 +1006,12 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     if (o.dot_file) {
         std::ofstream out(*o.dot_file);
         out << "digraph triage_stacks {\n  node [shape=box];\n";
-        int id = 0;
-        tree_dot(job ? merged : per_process.front().second, job ? "job" : "process", id, -1, job, out);
+        auto who = [job](const stack_tree::node& n) {
+            return job ? fmt::format("rank {}", format_rank_list({n.ranks.begin(), n.ranks.end()}))
+                       : count_text(n.threads.size(), "thread");
+        };
+        auto edge = [](const stack_tree::node& n) { return std::to_string(n.threads.size()); };
+        (job ? merged : per_process.front().second).write_dot(out, job ? "job" : "process", who, edge);
         out << "}\n";
         if (last.mpi) {
             out << last.graph.to_dot();
@@ -990,7 +1048,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
                                 {"note", p->openmp_note}}},
                     {"mpi_call", p->mpi_call},
                     {"threads", json::array()},
-                    {"tree", tree_json(tree, "process")}};
+                    {"tree", tree.to_json("process")}};
             for (const auto& t : p->threads) {
                 jp["threads"].push_back(thread_json(t, m, p->rank));
             }
@@ -1002,7 +1060,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
         }
         doc["processes"] = procs;
         if (job) {
-            doc["merged_tree"] = tree_json(merged, "job");
+            doc["merged_tree"] = merged.to_json("job");
         }
         if (last.mpi) {
             json cycles = json::array();

@@ -204,6 +204,15 @@ dwarf_index::dwarf_index(Dwarf* dwarf) {
             walk(subdie, "", nullptr, 0);
         }
     }
+    name_functions();
+}
+
+dwarf_index::dwarf_index(Dwarf_Die unit) {
+    walk(unit, "", nullptr, 0);
+    name_functions();
+}
+
+void dwarf_index::name_functions() {
     // Names of functions come last: a definition may refer (DW_AT_specification) to a
     // declaration later in the unit or in another unit.
     for (std::size_t i = 0; i < functions_.size(); ++i) {

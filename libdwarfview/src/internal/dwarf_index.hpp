@@ -36,6 +36,9 @@ class dwarf_index {
 public:
     /// Walks every unit of `dwarf` once.
     explicit dwarf_index(Dwarf* dwarf);
+    /// Walks one compile unit only (see unit_filter: valid when no DIE of the unit refers
+    /// to another unit, so that its names are those the whole file's index gives).
+    explicit dwarf_index(Dwarf_Die unit);
 
     const std::vector<function_record>& functions() const { return functions_; }
     const std::vector<global_record>& globals() const { return globals_; }
@@ -51,6 +54,8 @@ public:
     std::string qualified_name(Dwarf_Die die) const;
 
 private:
+    /// Qualified names and lookup keys of the functions, once every DIE is walked.
+    void name_functions();
     void walk(Dwarf_Die parent, const std::string& prefix, const Dwarf_Die* subprogram,
               int depth);
 

@@ -90,22 +90,15 @@ bool name_filter::may_contain(std::string_view leaf) const {
         return true;
     }
     for (const region& r : regions_) {
-        const char* p = r.data;
-        const char* end = r.data + r.size;
-        while (static_cast<std::size_t>(end - p) > leaf.size()) {
-            const void* hit = memmem(p, static_cast<std::size_t>(end - p), leaf.data(), leaf.size());
-            if (hit == nullptr) {
-                break;
-            }
-            const char* h = static_cast<const char*>(hit);
-            const char* after = h + leaf.size();
-            // A DIE's name ends there, or goes on with template arguments. The name may be
-            // the tail of a longer string (linkers merge string tails), so what precedes it
-            // does not matter.
-            if (after < end && (*after == '\0' || *after == '<')) {
-                return true;
-            }
-            p = h + 1;
+        // The name may be the tail of a longer string (linkers merge string tails), so what
+        // precedes it does not matter.
+        bool found = false;
+        for_each_name_at(r.data, r.size, leaf, [&](std::size_t) {
+            found = true;
+            return r.size;
+        });
+        if (found) {
+            return true;
         }
     }
     return false;

@@ -7,6 +7,7 @@
 // libc's separate debug info takes ~1 s to index in a Debug build and is searched by every
 // `break`).
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,23 @@ private:
     std::vector<region> regions_;
     bool usable_ = true;
 };
+
+/// Calls `hit(pos)` for every position of `leaf` in [data, data + size) that a DIE's name
+/// can start at: followed by '\0', or by '<' (a template instance). `hit` returns where the
+/// search goes on (pos + 1 for every hit, `size` to stop).
+template <typename Hit>
+void for_each_name_at(const char* data, std::size_t size, std::string_view leaf, Hit&& hit) {
+    std::size_t p = 0;
+    while (p < size && size - p > leaf.size()) {
+        const void* found = memmem(data + p, size - p, leaf.data(), leaf.size());
+        if (found == nullptr) {
+            return;
+        }
+        const std::size_t h = static_cast<std::size_t>(static_cast<const char*>(found) - data);
+        const std::size_t after = h + leaf.size();
+        p = after < size && (data[after] == '\0' || data[after] == '<') ? hit(h) : h + 1;
+    }
+}
 
 /// The last "::"-separated component of a qualified name, ignoring "::" inside template
 /// argument or parameter lists: "ns::vec<a::b>::push" → "push". Empty when the name is not

@@ -86,6 +86,7 @@ struct process::impl {
     std::optional<stop_reason> end;         ///< the process exited / was killed
     std::atomic<bool> interrupt_requested{false};
     bool report_forks = false;    ///< fork/vfork events are reported (catch fork)
+    bool keep_fork_children = false;   ///< fork children stay traced (adopt_fork_child)
     bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
     /// catch syscall: nullopt off (PTRACE_CONT), empty every call, else these numbers.
     std::optional<std::vector<int>> syscall_catch;
@@ -135,7 +136,7 @@ struct process::impl {
     void handle_syscall_stop(thread_record& t);
     void reap_everything();
     /// Removes our int3s from a fork child's memory and lets it go (not followed).
-    void release_fork_child(pid_t child, bool is_vfork);
+    void release_fork_child(pid_t child, bool is_vfork, bool keep = false);
     /// Waits (without a limit: the kernel guarantees it) for the first stop of an
     /// auto-attached fork child; false when it ended instead.
     bool await_fork_child_stop(pid_t child);
@@ -171,6 +172,13 @@ struct process::impl {
     /// Gives a fork child (sharing nothing but a copy of our page protections) the
     /// original protections back before it is let go.
     void unguard_fork_child(pid_t child);
+    /// Puts the software watchpoint guards back through `tid` (stopped), after a vfork
+    /// child that shared our memory (and so had them lifted) has exec'ed or exited.
+    void reguard_pages(pid_t tid);
+    /// At a syscall-exit stop of `t`: a call that failed with EFAULT because it wrote into
+    /// a guarded page is run again with the guards lifted, and a change is reported. False
+    /// when it did not fail that way (the caller goes on).
+    bool retry_guarded_syscall(thread_record& t);
     // --- stepping over sites out of line (out_of_line.cpp)
     struct ool_site {
         internal::ool_plan plan;

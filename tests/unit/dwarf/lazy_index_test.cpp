@@ -1,6 +1,7 @@
 // The lazy side of debug_info (issue 9): backtrace names computed without the name index
 // must be the index's names, lookups of names a file cannot hold must answer without it,
-// and every open of one file shares one reader (one index per file for all processes).
+// every open of one file shares one reader (one index per file for all processes), and
+// lookups through the units that may name a function find what the whole index finds.
 
 #include "elf_test_support.hpp"
 
@@ -8,6 +9,8 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 
 #include <filesystem>
+
+#include <fmt/format.h>
 #include <map>
 
 using namespace ompdbg::test;
@@ -109,4 +112,61 @@ TEST_CASE("every open of one file shares one reader until the last handle goes",
     // b alone keeps the reader: its answers still work.
     CHECK(!b->find_symbols("main").empty());
     CHECK(!b->debug()->find_functions("main").empty());
+}
+
+namespace {
+
+/// What find_functions answers for `name`, in a comparable form.
+std::vector<std::string> functions_found(const ompdbg::dwarf::debug_info& d, const std::string& name) {
+    std::vector<std::string> out;
+    for (const auto& fn : d.find_functions(name)) {
+        out.push_back(fmt::format("{} {:#x} {:#x} {}", fn.name, fn.entry_pc, fn.breakpoint_pc, fn.is_inlined));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("lookups that index only the units naming a function find what the whole index finds", "[dwarf]") {
+    auto bin = GENERATE(from_range([] {
+        auto v = variants("dwarf_units");
+        for (auto& x : variants("dwarf_cxx")) {
+            v.push_back(x);
+        }
+        return v;
+    }()));
+    INFO(bin);
+    // Every name the index knows, and spellings a user types (qualified, partly qualified,
+    // template instances, statics of several units, linkage names).
+    std::vector<std::string> names = {"main", "step", "shapes::twice", "twice", "twice<int>",
+                                      "shapes::twice<double>", "shapes::box::area", "box::area", "area",
+                                      "perimeter", "shapes::square", "only_b::helper", "helper", "a_work",
+                                      "_ZNK6shapes3box4areaEv", "b_work(int)", "no_such_function"};
+    std::map<std::string, std::vector<std::string>> whole;
+    {
+        auto f = elf_file::open(bin);
+        REQUIRE(f->debug() != nullptr);
+        for (const auto& n : f->debug()->all_function_names()) {   // builds the whole index
+            names.push_back(n);
+        }
+        for (const auto& n : names) {
+            whole[n] = functions_found(*f->debug(), n);
+        }
+    }
+    // A fresh reader (the last handle is gone): no whole index until something needs it.
+    auto f = elf_file::open(bin);
+    REQUIRE(f->debug() != nullptr);
+    std::size_t found = 0;
+    for (const auto& n : names) {
+        INFO(n);
+        CHECK(functions_found(*f->debug(), n) == whole[n]);
+        found += whole[n].empty() ? 0 : 1;
+    }
+    CHECK(!whole["main"].empty());   // real lookups were compared, not empty answers only
+    CHECK(found >= 3);
+    if (bin.find("dwarf_units") != std::string::npos) {
+        // The same static in three units, the inline helper where it was not inlined away.
+        CHECK(whole["step"].size() >= (is_optimized(bin) ? 0u : 3u));
+        CHECK(!whole["shapes::box::area"].empty());
+    }
 }

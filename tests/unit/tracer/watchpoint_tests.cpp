@@ -153,3 +153,32 @@ TEST_CASE("hardware watchpoints trap where the machine's debug registers do", "[
     CHECK(p->read<int>(virt_addr(calls)) == 1);
     p->kill();
 }
+
+TEST_CASE("a software watchpoint takes a range wider than a word; a debug register does not", "[tracer][watch]") {
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    auto p = process::launch(program("tracer_threads"), {"2"}, opts);
+    std::uint64_t calls = exe_bias(*p) + nm_address(program("tracer_threads"), "calls");
+    CHECK_THROWS_WITH(p->add_watchpoint(virt_addr(calls), 16, watch_kind::write, watch_mode::hardware),
+                      Catch::Contains("1, 2, 4 or 8 bytes"));
+    CHECK_THROWS_WITH(p->add_watchpoint(virt_addr(calls), 0, watch_kind::write, watch_mode::software),
+                      Catch::Contains("1 to 65536 bytes"));
+    // 32 bytes (one page) holding `calls`: its first change is reported, as one watchpoint.
+    std::uint64_t start = calls & ~std::uint64_t{31};
+    int id = p->add_watchpoint(virt_addr(start), 32, watch_kind::write, watch_mode::software);
+    bool seen = false;
+    for (int stops = 0; stops < 50 && !seen; ++stops) {
+        p->resume();
+        auto r = wait_stop_past_threads(*p);
+        REQUIRE(r.kind == stop_kind::watchpoint);   // other statics there may change first
+        CHECK(r.watchpoint_id == id);
+        seen = p->read<int>(virt_addr(calls)) == 1;
+    }
+    CHECK(seen);
+    p->remove_watchpoint(id);
+    p->resume();
+    auto r = wait_stop_past_threads(*p);
+    REQUIRE(r.kind == stop_kind::exited);
+    CHECK(out.contents() == "calls=8\n");
+}

@@ -10,8 +10,8 @@ namespace ompdbg::tracer {
 
 class process;
 
-/// Writes the image of the stopped process `p` to `path`: one NT_PRSTATUS + NT_FPREGSET per
-/// thread (`first_tid` first: the thread gdb and core_file show as the one that dumped),
+/// Writes the image of the stopped process `p` to `path`: one NT_PRSTATUS + NT_FPREGSET +
+/// NT_X86_XSTATE (the XSAVE area: ymm, zmm and mask registers for gdb) per thread (`first_tid` first: the thread gdb and core_file show as the one that dumped),
 /// NT_PRPSINFO, NT_SIGINFO of `first_tid`'s last signal, NT_AUXV and NT_FILE from /proc, and
 /// one PT_LOAD per mapping of /proc/PID/maps. Data mappings are copied whole (read-only
 /// ones too: RELRO data was relocated before it was protected); code mappings of files only

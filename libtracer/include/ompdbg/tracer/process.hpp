@@ -46,6 +46,10 @@ public:
     /// /proc/PID/task until no new thread appears) and stops them all. Throws
     /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
     static std::unique_ptr<process> attach(pid_t pid, elf_provider elves = {});
+    /// Takes over the fork child `child` that a process with set_keep_fork_children(true)
+    /// reported (traced by this thread, stopped): a launched-like process (kill() ends it)
+    /// with one stopped thread, its shared libraries read from its memory, no breakpoints.
+    static std::unique_ptr<process> adopt_fork_child(pid_t child, elf_provider elves = {});
     ~process() override;
 
     // target
@@ -82,6 +86,12 @@ public:
     /// With `on`, fork/vfork events stop the process (stop_kind::fork) after the child was
     /// released (detach-on-fork, follow the parent); off (default) they are not reported.
     void set_report_forks(bool on);
+    /// gdb's `follow-fork-mode child` / `detach-on-fork off`: with `on`, a fork child (not
+    /// a vfork child, which shares our memory) is not let go: it stays traced, stopped in
+    /// its first stop, with our breakpoints and watchpoint guards taken out of its copy of
+    /// the memory, and the fork is reported (stop_kind::fork, `new_tid`) even without
+    /// set_report_forks. adopt_fork_child then makes it a process of its own.
+    void set_keep_fork_children(bool on);
 
     /// gdb's `catch syscall`: nullopt (the default) never stops at system calls; an empty
     /// list stops at every one; otherwise at those x86-64 numbers. A caught call stops
@@ -106,8 +116,8 @@ public:
     void enable_site(virt_addr addr);
     void disable_site(virt_addr addr);
 
-    /// Watches [addr, addr + size) for `kind` (size 1, 2, 4 or 8, within one aligned
-    /// 8-byte word for `hardware`); returns its id. `hardware` throws "Hardware watchpoint
+    /// Watches [addr, addr + size) for `kind` (`hardware`: size 1, 2, 4 or 8 within one
+    /// aligned 8-byte word; `software`: 1 byte to 64 KiB, watched as a whole); returns its id. `hardware` throws "Hardware watchpoint
     /// slots exhausted: all 4 debug registers are in use." when 4 are set; `software`
     /// throws when the pages cannot be protected. A write watchpoint stops (stop_kind::
     /// watchpoint) when the watched bytes change (hardware: on every write); read and

@@ -81,6 +81,8 @@ public:
     const internal::dmpl_api& api() const { return *api_; }
 
 private:
+    /// load() of a file not loaded yet: open, check the version, initialise.
+    static std::shared_ptr<dmpl_library> load_new(const std::filesystem::path& file, const plugin_policy& policy);
     dmpl_library();
     std::unique_ptr<plugin_library> lib_;
     std::unique_ptr<internal::dmpl_api> api_;

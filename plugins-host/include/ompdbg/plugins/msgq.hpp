@@ -164,4 +164,8 @@ private:
 /// PMIX_RANK, PMI_RANK), for a session attached to a single rank.
 std::optional<int> mpi_rank_from_environment(pid_t pid);
 
+/// The same from a list of "NAME=VALUE" entries (a core's environment read from its
+/// memory): OMPI_COMM_WORLD_RANK first, then PMIX_RANK, then PMI_RANK.
+std::optional<int> mpi_rank_from_environment(const std::vector<std::string>& entries);
+
 }  // namespace ompdbg::plugins

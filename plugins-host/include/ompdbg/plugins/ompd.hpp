@@ -60,6 +60,8 @@ public:
     const internal::ompd_api& api() const { return *api_; }
 
 private:
+    /// load() of a file not loaded yet: open, check the version, initialise.
+    static std::shared_ptr<ompd_library> load_new(const std::filesystem::path& file, const plugin_policy& policy);
     ompd_library() = default;
     std::unique_ptr<plugin_library> lib_;
     std::unique_ptr<internal::ompd_api> api_;

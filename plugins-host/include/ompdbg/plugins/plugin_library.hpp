@@ -4,7 +4,9 @@
 /// be loaded; `plugin_library` is the RAII dlopen handle of one loaded file.
 
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,10 +57,49 @@ public:
         return table.resolve([this](const char* name) { return find(name); });
     }
 
+    /// open() and resolve() in one: loads `file` under `policy` and fills `table`. Throws
+    /// ompdbg::error "<file>: not a KIND: it does not define NAME" when an entry point is
+    /// missing (`kind`: "an OMPD library", "a DMPL library", "a message-queue DLL").
+    template <typename Table>
+    static std::unique_ptr<plugin_library> open_api(const std::filesystem::path& file, const plugin_policy& policy,
+                                                    Table& table, std::string_view kind) {
+        auto lib = open(file, policy);
+        if (auto missing = lib->resolve(table)) {
+            throw_missing(lib->path(), kind, *missing);
+        }
+        return lib;
+    }
+
 private:
+    [[noreturn]] static void throw_missing(const std::filesystem::path& file, std::string_view kind,
+                                           const std::string& name);
     plugin_library(std::filesystem::path path, void* handle) : path_(std::move(path)), handle_(handle) {}
     std::filesystem::path path_;
     void* handle_;
 };
+
+/// One initialised instance per plugin file, shared while it lives: libompd and DMPL
+/// libraries keep the debugger's callback table in globals, so initialising one file twice
+/// would replace the first instance's. Returns the live instance loaded from `file` (by
+/// canonical path), else the one `make()` builds (which may throw), remembered from then on.
+template <typename T, typename Make>
+std::shared_ptr<T> load_once(const std::filesystem::path& file, Make&& make) {
+    static std::mutex mutex;
+    static std::map<std::filesystem::path, std::weak_ptr<T>> loaded;
+    std::lock_guard lock(mutex);
+    std::error_code ec;
+    std::filesystem::path key = std::filesystem::weakly_canonical(file, ec);
+    if (ec) {
+        key = file;
+    }
+    if (auto it = loaded.find(key); it != loaded.end()) {
+        if (auto lib = it->second.lock()) {
+            return lib;
+        }
+    }
+    std::shared_ptr<T> lib = make();
+    loaded[key] = lib;
+    return lib;
+}
 
 }  // namespace ompdbg::plugins

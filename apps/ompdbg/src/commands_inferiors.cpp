@@ -1,0 +1,232 @@
+// Inferiors after a fork (gdb's follow-fork-mode / detach-on-fork), `info inferiors` and
+// `inferior [N]`. The session keeps one inferior per process; gdb numbers them from 1 in
+// the order they appeared, which is their index here plus one.
+#include "commands_inferiors.hpp"
+
+#include <fmt/format.h>
+
+#include "breakpoint_resolver.hpp"
+#include "command_args.hpp"
+#include "stack.hpp"
+#include "stop_printer.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+bool is_job(session& s) {
+    for (auto& inf : s.inferiors()) {
+        if (inf->rank >= 0) {
+            return true;
+        }
+    }
+    return s.job() != nullptr;
+}
+
+/// "process 1234" or "<null>", as gdb's Description column and switch messages.
+std::string description(const inferior& inf) {
+    if (inf.process && inf.process->is_alive()) {
+        return fmt::format("process {}", inf.process->pid());
+    }
+    return "<null>";
+}
+
+std::string executable_of(session& s, const inferior& inf) {
+    if (inf.process && inf.process->is_alive()) {
+        return inf.process->executable().string();
+    }
+    return s.program() ? std::filesystem::absolute(*s.program()).string() : std::string();
+}
+
+// gdb's table: a field is padded to its column width, then one space.
+std::string cell(std::string_view text, std::size_t width) {
+    std::string out(text);
+    if (out.size() < width) {
+        out.append(width - out.size(), ' ');
+    }
+    return out + " ";
+}
+
+// gdb deletes an inferior a fork added once its process is gone and it is not current.
+// Only trailing ones go here: the others keep their number (their index plus one).
+void prune_inferiors(session& s) {
+    auto& list = s.inferiors();
+    while (list.size() > 1 && !is_job(s) && list.back().get() != &s.current_inferior() &&
+           !(list.back()->process && list.back()->process->is_alive())) {
+        list.pop_back();
+    }
+}
+
+void cmd_info_inferiors(session& s, std::string_view) {
+    prune_inferiors(s);
+    auto& list = s.inferiors();
+    const std::size_t current = static_cast<std::size_t>(current_inferior_number(s) - 1);
+    std::size_t connection_width = 20;
+    s.out().line(cell("", 1) + cell("Num", 4) + cell("Description", 17) + cell("Connection", connection_width) +
+                 cell("Executable", 17));
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const auto& inf = *list[i];
+        bool live = inf.process && inf.process->is_alive();
+        std::string exe = executable_of(s, inf);
+        s.out().line(cell(i == current ? "*" : "", 1) + cell(std::to_string(i + 1), 4) + cell(description(inf), 17) +
+                     cell(live ? "1 (native)" : "", connection_width) + cell(exe, 17));
+        nlohmann::json row{{"number", i + 1}, {"current", i == current}, {"executable", exe}};
+        if (live) {
+            row["pid"] = inf.process->pid();
+        }
+        rows.push_back(std::move(row));
+    }
+    s.out().field("inferiors", std::move(rows));
+}
+
+/// "[Switching to inferior 1 [process 1234] (/path/prog)]" with `verb`.
+std::string switch_text(session& s, std::size_t index, std::string_view verb) {
+    const auto& inf = *s.inferiors()[index];
+    return fmt::format("[{} {} [{}] ({})]", verb, index + 1, description(inf), executable_of(s, inf));
+}
+
+void cmd_inferior(session& s, std::string_view args) {
+    std::string a = trim_copy(args);
+    if (is_job(s)) {
+        error::send("The inferiors are the ranks of an MPI job: use `rank N` to select one.");
+    }
+    if (a.empty()) {
+        std::size_t i = static_cast<std::size_t>(current_inferior_number(s) - 1);
+        s.out().line(switch_text(s, i, "Current inferior is"));
+        return;
+    }
+    int n = 0;
+    try {
+        std::size_t used = 0;
+        n = std::stoi(a, &used);
+        if (used != a.size()) {
+            throw std::invalid_argument(a);
+        }
+    } catch (const std::logic_error&) {
+        error::send(fmt::format("Invalid inferior ID: {}", a));
+    }
+    prune_inferiors(s);
+    if (n < 1 || static_cast<std::size_t>(n) > s.inferiors().size()) {
+        error::send(fmt::format("Inferior ID {} not known.", n));
+    }
+    std::size_t index = static_cast<std::size_t>(n - 1);
+    s.switch_to(index);
+    s.out().line(switch_text(s, index, "Switching to inferior"));
+    auto* p = s.process();
+    if (!p || !p->is_alive()) {
+        return;
+    }
+    s.refresh_thread_numbers();
+    pid_t tid = s.selected_tid() != 0 ? s.selected_tid() : p->pid();
+    s.select_thread(tid);
+    std::string number = qualified_thread_numbers(s) ? fmt::format("{}.{}", n, s.thread_number(tid))
+                                                     : std::to_string(s.thread_number(tid));
+    s.out().line(fmt::format("[Switching to thread {} ({})]", number, s.thread_target_id(tid)));
+    auto& frames = s.stack(tid);
+    if (!frames.empty()) {
+        s.out().line(format_frame_line(s, frames.front(), true));
+        if (std::string src = source_line_for(s, frames.front()); !src.empty()) {
+            s.out().line(src);
+        }
+    }
+}
+
+}  // namespace
+
+bool keeps_fork_children(session& s) {
+    const auto& ev = s.process_events();
+    return !is_job(s) && (ev.follow_child || !ev.detach_on_fork);
+}
+
+bool qualified_thread_numbers(session& s) {
+    return s.inferiors().size() > 1 && !is_job(s);
+}
+
+int current_inferior_number(session& s) {
+    auto& list = s.inferiors();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i].get() == &s.current_inferior()) {
+            return static_cast<int>(i + 1);
+        }
+    }
+    return 1;
+}
+
+void follow_fork(session& s, const tracer::stop_reason& why) {
+    const auto& ev = s.process_events();
+    const std::size_t parent_index = static_cast<std::size_t>(current_inferior_number(s) - 1);
+    tracer::process* parent = s.process();
+    if (parent == nullptr || why.new_tid <= 0) {
+        return;
+    }
+    const pid_t parent_pid = parent->pid();
+    const std::string parent_thread = s.thread_target_id(why.tid);
+    std::unique_ptr<tracer::process> child;
+    try {
+        child = tracer::process::adopt_fork_child(why.new_tid, s.elf_provider());
+    } catch (const std::exception& e) {
+        s.out().error(fmt::format("Cannot debug fork child {}: {}", why.new_tid, e.what()));
+        return;
+    }
+    auto inf = std::make_unique<inferior>();
+    inf->process = std::move(child);
+    inf->pid = why.new_tid;
+    s.inferiors().push_back(std::move(inf));
+    const std::size_t child_index = s.inferiors().size() - 1;
+    const int child_number = static_cast<int>(child_index + 1);
+    if (ev.follow_child) {
+        s.out().event("fork-followed", {{"parent", parent_pid}, {"child", why.new_tid}},
+                      fmt::format("[Attaching after {} fork to child process {}]", parent_thread, why.new_tid));
+    }
+    s.out().event("inferior-added", {{"inferior", child_number}, {"pid", why.new_tid}},
+                  fmt::format("[New inferior {} (process {})]", child_number, why.new_tid));
+
+    // The child gets every breakpoint (its memory had ours taken out when it was kept).
+    s.switch_to(child_index);
+    s.refresh_thread_numbers();
+    try {
+        refresh_breakpoints(s, false);
+    } catch (const std::exception& e) {
+        s.out().error(e.what());
+    }
+    if (!ev.follow_child) {
+        s.switch_to(parent_index);
+        return;   // detach-on-fork off: the child waits, stopped, as inferior 2
+    }
+    s.current_inferior().selected_tid = 0;   // the first stop there says "[Switching to ...]"
+    if (ev.detach_on_fork) {
+        s.out().event("fork-detached", {{"pid", parent_pid}},
+                      fmt::format("[Detaching after fork from parent process {}]", parent_pid));
+        auto& parent_inf = *s.inferiors()[parent_index];
+        try {
+            parent_inf.process->detach();
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "detaching the fork parent: {}", e.what());
+        }
+        parent_inf.process.reset();
+        parent_inf.stacks.clear();
+        parent_inf.thread_db.reset();
+        parent_inf.thread_db_tried = false;
+        parent_inf.pending_hits.clear();
+        parent_inf.planted.clear();
+        s.out().event("detached", {{"pid", parent_pid}},
+                      fmt::format("[Inferior {} (process {}) detached]", parent_index + 1, parent_pid));
+    }
+}
+
+void register_inferior_commands(command_table& t) {
+    auto& info = t.prefix("info", {"i", "inf"}, "Generic command for showing things about the program being debugged.");
+    info.add({"inferiors", {}, "Print a list of inferiors being managed.",
+              "info inferiors\nNum, description (process N or <null>), connection and executable of each inferior; "
+              "* marks the current one.",
+              cmd_info_inferiors, false, nullptr});
+    t.add({"inferior", {}, "Use this command to switch between inferiors.",
+           "inferior [N]\nSwitches to inferior N (a fork child kept by follow-fork-mode child or detach-on-fork off); "
+           "without N, shows the current inferior.",
+           cmd_inferior, false, nullptr});
+}
+
+}  // namespace ompdbg::app

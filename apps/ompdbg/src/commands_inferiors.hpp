@@ -1,0 +1,33 @@
+#pragma once
+/// Several inferiors of one program after a fork: gdb's `follow-fork-mode child` and
+/// `detach-on-fork off`, `info inferiors`, `inferior [N]`. An MPI job's ranks are
+/// inferiors too, but they are listed and selected with the `mpi`/`rank` commands.
+
+#include "ompdbg/tracer/stop_reason.hpp"
+#include "session.hpp"
+
+namespace ompdbg::app {
+
+/// Whether the settings ask to keep fork children (follow-fork-mode child or
+/// detach-on-fork off): the value for process::set_keep_fork_children before a resume.
+bool keeps_fork_children(session& s);
+
+/// A fork reported by a process that keeps its children (`why.new_tid`, stopped): the
+/// child becomes a new inferior with the session's breakpoints planted; then, as gdb,
+/// the child is followed (made current) or the parent stays current, and the one not
+/// followed is detached when detach-on-fork is on, else left stopped. Prints gdb's
+/// "[Attaching after ... fork to child process N]", "[New inferior N (process M)]",
+/// "[Detaching after fork from parent process N]" lines.
+void follow_fork(session& s, const tracer::stop_reason& why);
+
+/// Whether thread numbers are shown with their inferior ("2.1"), as gdb does once there
+/// is more than one inferior (not for MPI ranks).
+bool qualified_thread_numbers(session& s);
+
+/// gdb's number of the current inferior (1 for the only one).
+int current_inferior_number(session& s);
+
+/// info inferiors, inferior [N].
+void register_inferior_commands(command_table& t);
+
+}  // namespace ompdbg::app
