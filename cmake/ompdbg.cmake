@@ -18,10 +18,11 @@ endfunction()
 # single CMake project cannot select per target, so they are built with custom commands.
 #
 #   ompdbg_program(NAME SOURCES a.c [b.c] [LANG C|CXX] [COMPILERS gcc clang]
-#                  [DWARF 4 5] [OPT 0 2] [FLAGS ...] [LIBS ...] [OUTDIR dir])
+#                  [DWARF 4 5] [OPT 0 2] [FLAGS ...] [LIBS ...] [OUTDIR dir]
+#                  [DEPENDS header...])
 #
 # builds NAME-<compiler>-dwarf<V>-O<N> for every combination into OUTDIR (default: the
-# current binary dir), and an alias NAME (gcc, DWARF 5, -O0) for the demo and quick tests.
+# current binary dir; rebuilt when a source or a DEPENDS file changes), and an alias NAME (gcc, DWARF 5, -O0) for the demo and quick tests.
 set(OMPDBG_GCC gcc)
 set(OMPDBG_GXX g++)
 find_program(OMPDBG_CLANG NAMES clang-19 REQUIRED)
@@ -29,7 +30,7 @@ find_program(OMPDBG_CLANGXX NAMES clang++-19 REQUIRED)
 add_custom_target(ompdbg_programs ALL)
 
 function(ompdbg_program name)
-  cmake_parse_arguments(P "" "LANG;OUTDIR" "SOURCES;COMPILERS;DWARF;OPT;FLAGS;LIBS" ${ARGN})
+  cmake_parse_arguments(P "" "LANG;OUTDIR" "SOURCES;COMPILERS;DWARF;OPT;FLAGS;LIBS;DEPENDS" ${ARGN})
   if(NOT P_LANG)
     set(P_LANG C)
   endif()
@@ -70,7 +71,7 @@ function(ompdbg_program name)
         add_custom_command(OUTPUT ${out}
           COMMAND ${driver} -gdwarf-${dw} -O${opt} -fno-omit-frame-pointer ${P_FLAGS}
                   -o ${out} ${srcs} ${P_LIBS}
-          DEPENDS ${srcs}
+          DEPENDS ${srcs} ${P_DEPENDS}
           COMMENT "program ${name}-${cc}-dwarf${dw}-O${opt}"
           VERBATIM)
         list(APPEND outputs ${out})

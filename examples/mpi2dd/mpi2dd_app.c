@@ -5,6 +5,7 @@
  *   --crash        rank 1 dereferences a null pointer (SIGSEGV)
  *   --accept PORT / --connect PORT / --join PORT   rank 0 connects this job to another
  *   --wait-for-debugger   every rank waits (up to a minute) until a debugger traces it
+ *   --forever      every rank prints "MPI2DD-LOG rank=R world=W running" and runs until killed
  * With --abort the other ranks wait for the end of the job (as in a barrier).
 
  * and ends with compute() and a final MPI2DD-LOG "done" line. */
@@ -62,6 +63,17 @@ static void wait_for_debugger(void) {
     }
 }
 
+/* --forever: busy with something until the end of time (or a kill). */
+void run_forever(int rank) {
+    printf("MPI2DD-LOG rank=%d world=%s running\n", rank, mpi2dd_world());
+    fflush(stdout);
+    for (;;) {
+        g_result += compute(rank);
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* The other ranks of an aborting job wait here until the starter ends them. */
 void wait_in_barrier(void) {
     for (;;) {
@@ -94,6 +106,8 @@ int main(int argc, char** argv) {
             wait_in_barrier();
         } else if (strcmp(argv[i], "--wait-for-debugger") == 0) {
             wait_for_debugger();
+        } else if (strcmp(argv[i], "--forever") == 0) {
+            run_forever(rank);
         } else if (strcmp(argv[i], "--crash") == 0) {
             crash_here(rank);
         } else if ((strcmp(argv[i], "--accept") == 0 || strcmp(argv[i], "--connect") == 0 ||

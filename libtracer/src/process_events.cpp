@@ -323,24 +323,42 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
     }
 }
 
+// Waits for the first stop of an auto-attached fork child; false when it ended instead (or
+// is not ours). The kernel always reports that stop (or the child's death), but only once
+// the child has run, which on a loaded machine may take long. Until it is seen the child
+// can be neither cleaned nor detached: giving up early (this used to be 100 polls) left it
+// in its ptrace stop for good, traced by us and never resumed (the hang of the MPI2DD
+// hierarchical test: a directory forked by the starter never ran). Each sleep drains the
+// SIGCHLD pipe first, or a byte another tracee left there turns every sleep into a spin.
+bool process::impl::await_fork_child_stop(pid_t child) {
+    auto start = std::chrono::steady_clock::now();
+    for (bool warned = false;;) {
+        internal::wakeup_drain();
+        int status = 0;
+        pid_t r = internal::wait_tid(child, &status, WNOHANG);
+        if (r == child) {
+            // The drain may have taken other tracees' wake-ups: leave one for our caller.
+            internal::wakeup_notify();
+            return !WIFEXITED(status) && !WIFSIGNALED(status);
+        }
+        if (r < 0) {
+            internal::wakeup_notify();
+            return false;
+        }
+        if (!warned && std::chrono::steady_clock::now() - start > std::chrono::seconds(10)) {
+            warned = true;
+            log::write(log::channel::wait, "fork child {} has not reported its first stop after 10 s", child);
+        }
+        internal::wakeup_wait(100);
+    }
+}
+
 void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
     // Fork children are not debugged (gdb's `detach-on-fork on`), but they inherited our
     // int3 bytes: they must go before the child runs, or its first hit kills it with
     // SIGTRAP. The child is auto-attached and reports an initial stop first.
-    bool stopped = false;
-    for (int i = 0; i < 100 && !stopped; ++i) {
-        int status = 0;
-        pid_t r = internal::wait_tid(child, &status, WNOHANG);
-        if (r == child) {
-            if (WIFEXITED(status) || WIFSIGNALED(status)) {
-                return;
-            }
-            stopped = true;
-        } else if (r < 0) {
-            return;
-        } else {
-            internal::wakeup_wait(50);
-        }
+    if (!await_fork_child_stop(child)) {
+        return;
     }
     if (is_vfork) {
         // The vfork child shares our memory: take the int3s out of it (the parent is

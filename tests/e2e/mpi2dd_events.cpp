@@ -7,102 +7,15 @@
 
 #include <unistd.h>
 
-#include <filesystem>
-#include <map>
+#include <algorithm>
 #include <regex>
 #include <set>
 
-#include "cli_common.hpp"
-#include "ompdbg_test_paths.hpp"
-#include "process_runner.hpp"
+#include "mpi2dd_common.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
-
-namespace {
-
-std::string dir() { return std::string(examples_dir) + "/mpi2dd"; }
-std::string starter() { return dir() + "/mpi2dd-run"; }
-std::string app() { return dir() + "/mpi2dd_app"; }
-
-/// `ompdbg --batch -ex C... run STARTER ARGS...` (the CLI's `run -- PROG` form).
-run_result ompdbg_job(const std::vector<std::string>& cmds, const std::vector<std::string>& job,
-                      run_options opts = {}) {
-    REQUIRE(std::filesystem::exists(starter()));
-    REQUIRE(std::filesystem::exists(app()));
-    auto args = ex_args(cmds);
-    args.push_back("run");
-    args.insert(args.end(), job.begin(), job.end());
-    return ompdbg_batch(args, opts.timeout_after(std::chrono::seconds(180)));
-}
-
-/// What one process printed about itself.
-struct self_report {
-    int rank = -1;
-    std::string world;
-    int pid = 0;
-    int ppid = 0;
-    std::string parent;   ///< "W:R" or "-:-1"
-    int seq = -1;
-};
-
-std::vector<self_report> reports(const std::string& out) {
-    std::vector<self_report> v;
-    std::regex re(R"(^MPI2DD-LOG rank=(\d+) size=\d+ world=(\S+) pid=(\d+) ppid=(\d+) parent=(\S+) seq=(-?\d+)$)");
-    for (auto& l : lines_of(out)) {
-        std::smatch m;
-        if (std::regex_match(l, m, re)) {
-            v.push_back({std::stoi(m[1]), m[2], std::stoi(m[3]), std::stoi(m[4]), m[5], std::stoi(m[6])});
-        }
-    }
-    return v;
-}
-
-/// A row of `mpi ranks` for an MPI2DD job.
-struct row {
-    int rank = -1;
-    std::string world;
-    int world_rank = -1;
-    int pid = 0;
-    std::string state;
-    std::string spawned_by;   ///< "-" or "W:R (spawn S)"
-};
-
-/// pid -> row, from the last `mpi ranks` table of `out`.
-std::map<int, row> rows(const std::string& out) {
-    std::map<int, row> m;
-    std::regex re(R"(^[* ] (\d+)\s+(\S+)\s+(-?\d+)\s+(\d+)\s+(\S+)\s+(-|\S+:\d+ \(spawn \d+\))\s+(\S+)$)");
-    for (auto& l : lines_of(out)) {
-        if (l.rfind("  Rank  Comm world", 0) == 0) {
-            m.clear();
-        }
-        std::smatch mm;
-        if (std::regex_match(l, mm, re)) {
-            m[std::stoi(mm[4])] = {std::stoi(mm[1]), mm[2], std::stoi(mm[3]), std::stoi(mm[4]), mm[5], mm[6]};
-        }
-    }
-    return m;
-}
-
-bool has_line_containing(const std::string& out, const std::string& piece) {
-    for (auto& l : lines_of(out)) {
-        if (l.find(piece) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
-}
-
-std::string world0_of(const std::vector<self_report>& v) {
-    for (auto& r : v) {
-        if (r.parent == "-:-1") {
-            return r.world;
-        }
-    }
-    return {};
-}
-
-}  // namespace
+using namespace ompdbg::test::mpi2dd;
 
 TEST_CASE("mpi2dd: run -- mpi2dd-run acquires every rank at START, before it leaves its start-up",
           "[e2e][mpi2dd]") {
@@ -132,6 +45,9 @@ TEST_CASE("mpi2dd: run -- mpi2dd-run acquires every rank at START, before it lea
                                   " exited with code 00"));
     }
     CHECK(has_line(r.out, "[mpi2dd-run exited with code 00]"));
+    // The starter is a directory too: it raised DIRECTORY_CHANGED as each rank ended
+    // (mpi2dd_json.cpp sees them), which says nothing the rank's own end did not.
+    CHECK_FALSE(has_line_containing(r.out, "DIRECTORY_CHANGED"));
 }
 
 TEST_CASE("mpi2dd: a breakpoint set before run is hit in every rank, spawned ones included", "[e2e][mpi2dd]") {
@@ -191,27 +107,30 @@ TEST_CASE("mpi2dd: ABORT stops every rank and shows the abort message", "[e2e][m
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
+    // Rank 1 printed before it aborted; the others may be stopped before they print.
     auto printed = reports(r.out);
-    REQUIRE(printed.size() == 3);
-    CHECK(has_line(r.out, "[MPI2DD ABORT: MPI_Abort by rank 1 of " + world0_of(printed) +
+    auto rank1 = std::find_if(printed.begin(), printed.end(), [](auto& p) { return p.rank == 1; });
+    REQUIRE(rank1 != printed.end());
+    CHECK(has_line(r.out, "[MPI2DD ABORT: MPI_Abort by rank 1 of " + rank1->world +
                               ": rank 1 found an inconsistent state]"));
     CHECK(has_line_containing(r.out, "[Every rank of the job is stopped (3 ranks)"));
     auto listed = rows(r.out);
     REQUIRE(listed.size() == 3);
+    for (auto& [pid, row] : listed) {
+        CHECK(row.state == "stopped");
+    }
     for (auto& p : printed) {
-        CHECK(listed[p.pid].state == "stopped");
+        CHECK(listed.count(p.pid));
     }
     // Rank 1 is stopped inside the abort call it made.
     CHECK(has_line_containing(r.out, " in mpi2dd_abort (message="));
 }
 
-// [!mayfail]: hung once in 3 whole-suite runs (passed in the other two and alone). Seen at the
-// hang: the starter's first child (the metadirectory) sat in a ptrace stop with ompdbg as its
-// tracer, ompdbg polled and never resumed it, the starter waited; no other process was
-// started. A stop of a newly traced directory process is not resumed in some order of
-// events. The 180 s runner limit turns the hang into a failed REQUIRE.
+// Once an intermittent hang (a directory forked by the traced starter left in its first
+// ptrace stop: libtracer's release of fork children gave up too early); see
+// tests/unit/tracer/fork_release_tests.cpp.
 TEST_CASE("mpi2dd: hierarchical mode finds every rank through the metadirectory's directories",
-          "[e2e][mpi2dd][!mayfail]") {
+          "[e2e][mpi2dd]") {
     auto r = ompdbg_job({"start", "mpi ranks", "mpi directories", "continue", "mpi ranks"},
                         {starter(), "--dirs", "2", "-np", "4", app(), "--spawn", "1"});
     INFO(r.all());
@@ -247,8 +166,30 @@ TEST_CASE("mpi2dd: hierarchical mode finds every rank through the metadirectory'
     }
     CHECK(meta);
     CHECK(dirs == parents);
-    // The spawn made a new directory: the metadirectory reported it.
-    CHECK(has_line_containing(r.out, "[MPI2DD METADIRECTORY_CHANGED: 1 new process of "));
+    // The spawn made a new directory holding the spawned process, acquired with its parent
+    // at the first event after the metadirectory listed it: its METADIRECTORY_CHANGED, or
+    // an earlier DIRECTORY_CHANGED of a directory whose rank ended meanwhile (or SPAWN).
+    std::string world1;
+    for (auto& p : printed) {
+        if (p.parent != "-:-1") {
+            world1 = p.world;
+            CHECK(p.parent == world0_of(printed) + ":0");
+        }
+    }
+    REQUIRE_FALSE(world1.empty());
+    std::regex acquired("^\\[MPI2DD (METADIRECTORY_CHANGED|DIRECTORY_CHANGED|SPAWN): 1 new process of " + world1 +
+                        " spawned by rank 0 of " + world0_of(printed) + " \\(spawn 0\\): rank 4\\]$");
+    auto out_lines = lines_of(r.out);
+    CHECK(std::count_if(out_lines.begin(), out_lines.end(),
+                        [&](const std::string& l) { return std::regex_match(l, acquired); }) == 1);
+    // A directory's table that only shrank as its rank ended is no news for the user: no
+    // line but those that acquire a process or a directory.
+    for (auto& l : out_lines) {
+        if (l.rfind("[MPI2DD ", 0) == 0) {
+            CHECK((std::regex_match(l, acquired) ||
+                   std::regex_match(l, std::regex(R"(^\[MPI2DD \S+ in process \d+: new directory process \d+\]$)"))));
+        }
+    }
     auto listed = rows(r.out);
     CHECK(listed.size() == 5);
     for (auto& p : printed) {

@@ -109,6 +109,13 @@ bool is_live(tracer::process& p) {
     return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z' && text[close + 2] != 'X';
 }
 
+/// Whether anything of `p`'s address space can still be read: not in a process that is
+/// exiting (its memory is gone before /proc shows it as a zombie).
+bool has_memory(tracer::process& p, const mdd::interface& iface) {
+    std::byte b{};
+    return iface.breakpoint_address() && p.try_read_memory(*iface.breakpoint_address(), std::span(&b, 1)) == 1;
+}
+
 /// Reads the tables of directory `index` of `job` and, recursively, of every directory and
 /// metadirectory they list (attached on first sight, kept traced with their breakpoint).
 /// Appends the processes of every proctable to `out`. Throws for a malformed structure, a
@@ -125,7 +132,7 @@ void walk(session& s, mpi_job& job, std::size_t index, std::vector<pid_t>& path,
     try {
         info = dd.directories()[index].iface.read(*p);
     } catch (const error&) {
-        if (index > 0 && !is_live(*p)) {
+        if (index > 0 && (!is_live(*p) || !has_memory(*p, dd.directories()[index].iface))) {
             log::write(log::channel::cli, "MPI2DD: directory process {} ended", self);
             return;   // a directory that ended is still listed until its parent reaps it
         }
@@ -323,9 +330,23 @@ void adopt(session& s, std::unique_ptr<mpi_job> job) {
     pid_t starter_pid = job->starter() ? job->starter()->pid() : 0;
     std::size_t dirs = job->mpi2dd->directories().size() - 1;
     install_job(s, std::move(job), std::move(ranks));
+    // JSON: the processes as the tables name them, and the directories that list them.
+    nlohmann::json procs = nlohmann::json::array();
+    for (auto& inf : s.inferiors()) {
+        const auto& d = s.job()->mpi2dd->ranks()[inf->pid];
+        procs.push_back({{"rank", inf->rank},
+                         {"pid", inf->pid},
+                         {"comm_world", d.desc.comm_world_id},
+                         {"world_rank", d.desc.rank},
+                         {"listed_by", d.listed_by}});
+    }
+    nlohmann::json dir_pids = nlohmann::json::array();
+    for (std::size_t i = 1; i < s.job()->mpi2dd->directories().size(); ++i) {
+        dir_pids.push_back(s.job()->mpi2dd->directories()[i].pid);
+    }
     s.out().event("mpi-job",
                   {{"ranks", n}, {"executable", exe}, {"interface", "MPI2DD"}, {"starter", starter_pid},
-                   {"directories", dirs}},
+                   {"directories", dirs}, {"processes", procs}, {"directory_pids", dir_pids}},
                   fmt::format("[MPI job: {} ranks of {} acquired through MPI2DD from {} (pid {}){}]", n, exe, name,
                               starter_pid,
                               dirs ? fmt::format(", {} directory processes", dirs) : std::string()));
@@ -352,7 +373,10 @@ std::unique_ptr<mpi_job> make_job(std::unique_ptr<tracer::process> starter, cons
     return job;
 }
 
-/// A table event while the job runs: acquires the new processes and reports them.
+/// A table event while the job runs: acquires the new processes and reports them. A
+/// directory whose table only shrank (the flat starter is a directory: one
+/// DIRECTORY_CHANGED per rank that ends) is not news to a user, who has seen the rank end:
+/// that event has a JSON form only (no text).
 void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int state, pid_t raised_by) {
     std::vector<mpi2dd_job::rank_desc> descs;
     try {
@@ -362,7 +386,9 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
         return;
     }
     // Directories found now run on with the job (they raise the next events).
+    std::vector<pid_t> new_dirs;
     for (auto* p : job.mpi2dd->attached_since_event) {
+        new_dirs.push_back(p->pid());
         if (group && p->is_alive()) {
             group->add(*p);
             p->resume();
@@ -376,18 +402,29 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
     }
     auto list = attach_processes(s, job, descs, first);
     std::string event = mdd::event_name(state);
-    if (list.empty()) {
-        if (state == MPI2DD_DEBUG_DIRECTORY_CHANGED || state == MPI2DD_DEBUG_METADIRECTORY_CHANGED) {
-            std::size_t listed = 0;
-            for (auto& d : job.mpi2dd->directories()) {
-                if (d.pid == raised_by) {
-                    listed = d.last.proctable.size() + d.last.directories.size();
-                }
-            }
-            s.out().event("mpi2dd-event", {{"event", event}, {"process", raised_by}, {"new_ranks", nlohmann::json::array()}},
-                          fmt::format("[MPI2DD {} in process {}: it now lists {} {}]", event, raised_by, listed,
-                                      listed == 1 ? "entry" : "entries"));
+    nlohmann::json fields = {{"debug_state", event},
+                             {"process", raised_by},
+                             {"new_ranks", nlohmann::json::array()},
+                             {"pids", nlohmann::json::array()},
+                             {"new_directories", new_dirs}};
+    for (auto& d : job.mpi2dd->directories()) {
+        if (d.pid == raised_by) {
+            fields["listed_processes"] = d.last.proctable.size();
+            fields["listed_directories"] = d.last.directories.size() + d.last.metadirectories.size();
         }
+    }
+    if (list.empty()) {
+        std::string text;
+        if (!new_dirs.empty()) {
+            std::string pids;
+            for (pid_t p : new_dirs) {
+                pids += fmt::format("{}{}", pids.empty() ? "" : ", ", p);
+            }
+            text = fmt::format("[MPI2DD {} in process {}: new directory process{} {}]", event, raised_by,
+                               new_dirs.size() == 1 ? "" : "es", pids);
+        }
+        log::write(log::channel::cli, "MPI2DD {} in process {}: no new process", event, raised_by);
+        s.out().event("mpi2dd", fields, text);
         return;
     }
     auto ranks = ranks_of(list);
@@ -412,12 +449,12 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
         }
     }
     s.switch_to(saved);
-    nlohmann::json fields = {{"event", event},         {"process", raised_by},
-                             {"comm_world", world},    {"new_ranks", ranks},
-                             {"pids", nlohmann::json::array()}};
+    fields["comm_world"] = world;
+    fields["new_ranks"] = ranks;
     for (std::size_t i : added) {
         fields["pids"].push_back(s.inferiors()[i]->pid);
     }
+    fields["in_focus"] = focus_all;
     std::string origin;
     if (first_desc.spawn) {
         fields["parent"] = {{"comm_world", first_desc.spawn->parent_comm_world_id},
@@ -426,7 +463,7 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
         origin = fmt::format(" spawned by rank {} of {} (spawn {})", first_desc.spawn->parent_rank,
                              first_desc.spawn->parent_comm_world_id, first_desc.spawn->sequence);
     }
-    s.out().event("mpi2dd-event", fields,
+    s.out().event("mpi2dd", fields,
                   fmt::format("[MPI2DD {}: {} new process{} of {}{}: rank {}{}]", event, list.size(),
                               list.size() == 1 ? "" : "es", world, origin, format_rank_list(ranks),
                               focus_all ? "" : " (not in the focus: `rank all` includes them)"));
@@ -443,8 +480,13 @@ void start_mpi2dd_job(session& s, const std::filesystem::path& starter_path, con
     tracer::launch_options opts;
     opts.env = omp_launch_environment({});
     opts.stdin_path = "/dev/null";   // the starter must not read the debugger's commands
+    if (s.out().is_json()) {
+        // stdout carries only JSON objects (docs/json.md): the job writes to stderr.
+        opts.stdout_fd = 2;
+    }
     opts.elves = s.elf_provider();
     auto starter = tracer::process::launch(starter_path, args, opts);
+    s.out().field("pid", starter->pid());
     auto iface = mdd::run_to_start(*starter);
     note_mpir(s, *starter);
     adopt(s, make_job(std::move(starter), iface, true));
@@ -542,7 +584,7 @@ void report_mpi2dd_abort(session& s, mpi_job& job) {
             ++stopped;
         }
     }
-    s.out().event("mpi2dd-abort", {{"message", dd.abort_message}, {"stopped_ranks", stopped}},
+    s.out().event("mpi2dd", {{"debug_state", "ABORT"}, {"message", dd.abort_message}, {"stopped_ranks", stopped}},
                   fmt::format("[MPI2DD ABORT: {}]\n[Every rank of the job is stopped ({} ranks); `continue` lets {} "
                               "end the job.]",
                               dd.abort_message, stopped, starter_name(job)));

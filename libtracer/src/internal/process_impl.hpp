@@ -137,6 +137,9 @@ struct process::impl {
     void reap_everything();
     /// Removes our int3s from a fork child's memory and lets it go (not followed).
     void release_fork_child(pid_t child, bool is_vfork, bool keep = false);
+    /// Waits (without a limit: the kernel guarantees it) for the first stop of an
+    /// auto-attached fork child; false when it ended instead.
+    bool await_fork_child_stop(pid_t child);
     void queue_event(stop_reason r) { queue.push_back(std::move(r)); }
     void require_alive() const;
     void require_stopped() const;
