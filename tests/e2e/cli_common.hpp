@@ -48,7 +48,8 @@ inline std::vector<std::string> debugger_lines(const std::string& out,
         }
         // Each debugger runs its own process: "[Inferior 1 (process 4711) exited normally]".
         static const std::regex pid("\\(process [0-9]+\\)");
-        keep.push_back(std::regex_replace(l, pid, "(process PID)"));
+        // Stack addresses move with the environment, which differs between the tools.
+        keep.push_back(mask_stack(std::regex_replace(l, pid, "(process PID)")));
     }
     return keep;
 }
