@@ -95,7 +95,7 @@ inline std::vector<std::string> nonempty_lines(const std::string& out) {
     std::vector<std::string> keep;
     for (auto& l : cli::lines_of(out)) {
         if (!l.empty()) {
-            keep.push_back(l);
+            keep.push_back(mask_stack(l));   // as gdb_core_lines (cli::debugger_lines) masks them
         }
     }
     return keep;
