@@ -45,4 +45,18 @@ inline pid_t parse_process_id(std::string_view args) {
     error::send(fmt::format("Illegal process-id: {}.", a));
 }
 
+/// `text` as a whole decimal int (`thread 3`, `inferior 2`); throws "Invalid WHAT ID: TEXT"
+/// (gdb's words) for anything else, "3x" included.
+inline int parse_id_number(const std::string& text, std::string_view what) {
+    try {
+        std::size_t used = 0;
+        int n = std::stoi(text, &used);
+        if (used == text.size()) {
+            return n;
+        }
+    } catch (const std::logic_error&) {
+    }
+    error::send(fmt::format("Invalid {} ID: {}", what, text));
+}
+
 }  // namespace ompdbg::app

@@ -98,16 +98,7 @@ void cmd_inferior(session& s, std::string_view args) {
         s.out().line(switch_text(s, i, "Current inferior is"));
         return;
     }
-    int n = 0;
-    try {
-        std::size_t used = 0;
-        n = std::stoi(a, &used);
-        if (used != a.size()) {
-            throw std::invalid_argument(a);
-        }
-    } catch (const std::logic_error&) {
-        error::send(fmt::format("Invalid inferior ID: {}", a));
-    }
+    int n = parse_id_number(a, "inferior");
     prune_inferiors(s);
     if (n < 1 || static_cast<std::size_t>(n) > s.inferiors().size()) {
         error::send(fmt::format("Inferior ID {} not known.", n));

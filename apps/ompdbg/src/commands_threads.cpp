@@ -104,16 +104,7 @@ void cmd_thread(session& s, std::string_view args) {
         s.out().line(fmt::format("[Current thread is {} ({})]", s.thread_number(tid), s.thread_target_id(tid)));
         return;
     }
-    int n = 0;
-    try {
-        std::size_t used = 0;
-        n = std::stoi(a, &used);
-        if (used != a.size()) {
-            throw std::invalid_argument(a);
-        }
-    } catch (const std::logic_error&) {
-        error::send(fmt::format("Invalid thread ID: {}", a));
-    }
+    int n = parse_id_number(a, "thread");
     auto tid = s.tid_of_thread_number(n);
     if (!tid) {
         error::send(fmt::format("Unknown thread {}.", n));
