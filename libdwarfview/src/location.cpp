@@ -19,6 +19,17 @@ using internal::ref_attr;
     error::send(fmt::format("Malformed DWARF location expression: {}", why));
 }
 
+// The register a single-operation location names (DW_OP_regN / DW_OP_regx), else -1.
+int single_register(const Dwarf_Op* ops, std::size_t n) {
+    if (n != 1) {
+        return -1;
+    }
+    if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
+        return ops[0].atom - DW_OP_reg0;
+    }
+    return ops[0].atom == DW_OP_regx ? static_cast<int>(ops[0].number) : -1;
+}
+
 // One DWARF expression on a stack of 64-bit generic values (DWARF 5 section 2.5).
 class expr_machine {
 public:
@@ -269,15 +280,10 @@ location expr_machine::run(const Dwarf_Op* ops, std::size_t n) {
             Dwarf_Op* sub = nullptr;
             std::size_t sub_n = 0;
             if (attr_ == nullptr || dwarf_getlocation_attr(attr_, &op, &block) != 0 ||
-                dwarf_getlocation(&block, &sub, &sub_n) != 0 || sub_n != 1) {
+                dwarf_getlocation(&block, &sub, &sub_n) != 0) {
                 throw unavailable{};
             }
-            int regno = -1;
-            if (sub[0].atom >= DW_OP_reg0 && sub[0].atom <= DW_OP_reg31) {
-                regno = sub[0].atom - DW_OP_reg0;
-            } else if (sub[0].atom == DW_OP_regx) {
-                regno = static_cast<int>(sub[0].number);
-            }
+            int regno = single_register(sub, sub_n);
             auto v = regno >= 0 ? ctx_.entry_register_value(regno) : std::nullopt;
             if (!v) {
                 throw unavailable{};
@@ -333,17 +339,6 @@ std::uint64_t expr_machine::frame_base() {
         return m->addr;
     }
     throw unavailable{};
-}
-
-// The register a single-operation location names (DW_OP_regN / DW_OP_regx), else -1.
-int single_register(const Dwarf_Op* ops, std::size_t n) {
-    if (n != 1) {
-        return -1;
-    }
-    if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
-        return ops[0].atom - DW_OP_reg0;
-    }
-    return ops[0].atom == DW_OP_regx ? static_cast<int>(ops[0].number) : -1;
 }
 
 // The name a DIE (or the declaration/abstract origin it refers to) carries.

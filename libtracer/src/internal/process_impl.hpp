@@ -175,10 +175,6 @@ struct process::impl {
     /// Puts the software watchpoint guards back through `tid` (stopped), after a vfork
     /// child that shared our memory (and so had them lifted) has exec'ed or exited.
     void reguard_pages(pid_t tid);
-    /// At a syscall-exit stop of `t`: a call that failed with EFAULT because it wrote into
-    /// a guarded page is run again with the guards lifted, and a change is reported. False
-    /// when it did not fail that way (the caller goes on).
-    bool retry_guarded_syscall(thread_record& t);
     // --- stepping over sites out of line (out_of_line.cpp)
     struct ool_site {
         internal::ool_plan plan;
