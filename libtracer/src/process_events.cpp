@@ -227,8 +227,13 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             if (msg && *msg != 0) {
                 // follow-fork-mode child / detach-on-fork off: a fork child stays ours
                 // (adopt_fork_child). A vfork child shares our memory: always let go.
+                // A child let go while the fork is reported is detached on the next resume,
+                // once the debugger has said so.
                 bool keep = keep_fork_children && ev == PTRACE_EVENT_FORK;
-                release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep);
+                release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep || report_forks);
+                if (report_forks && !keep) {
+                    deferred_children.push_back(static_cast<pid_t>(*msg));
+                }
                 if (report_forks || keep) {
                     // catch fork: the parent stays in its event stop and the fork is reported.
                     t.st = tstate::stopped;
@@ -255,10 +260,17 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 }
             }
         }
-        // Not a reported event; resume as if nothing happened.
-        (void)was_stepping;
+        // Not a reported event; resume as if nothing happened. A thread single-stepping
+        // the fork's syscall instruction steps on: the step ends when the call returns.
         if (!stopping_all) {
-            cont(t, 0);
+            if (was_stepping) {
+                t.stepping = true;
+                t.st = tstate::running;
+                t.forget_regs();
+                try_ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr);
+            } else {
+                cont(t, 0);
+            }
         }
         return;
     }
@@ -392,6 +404,13 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
     if (!keep) {
         try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
     }
+}
+
+void process::impl::release_deferred_children() {
+    for (pid_t child : deferred_children) {
+        try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
+    }
+    deferred_children.clear();
 }
 
 bool process::impl::poll_all() {
@@ -764,6 +783,7 @@ void process::impl::resume_all() {
 
 void process::resume() {
     impl_->require_stopped();
+    impl_->release_deferred_children();
     impl_->resume_all();
 }
 
@@ -774,6 +794,7 @@ stop_reason process::step_instruction(pid_t tid) {
     if (!t || t->st != tstate::stopped) {
         error::send("Invalid thread " + std::to_string(tid) + ".");
     }
+    d.release_deferred_children();
     int sig = t->pending_signal;
     t->pending_signal = 0;
     d.running = true;

@@ -411,6 +411,7 @@ void process::impl::reap_everything() {
 
 void process::detach() {
     auto& d = *impl_;
+    d.release_deferred_children();
     if (!d.alive) {
         return;
     }
@@ -451,6 +452,7 @@ void process::detach() {
 
 void process::kill() {
     auto& d = *impl_;
+    d.release_deferred_children();
     if (!d.alive) {
         return;
     }

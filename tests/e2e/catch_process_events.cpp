@@ -28,7 +28,7 @@ std::vector<std::string> catch_lines(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("catch fork and catch vfork stop in the parent with gdb's report; the child runs on", "[cli][catch]") {
+TEST_CASE("catch fork and catch vfork stop in the parent with gdb's report, the child runs on", "[cli][catch]") {
     auto mode = GENERATE(std::string("fork"), std::string("vfork"));
     CAPTURE(mode);
     auto program = example_path("procs");
@@ -64,7 +64,7 @@ TEST_CASE("catch exec stops at the new program's first instruction with gdb's re
     CHECK(ours.out.find("exited normally]") != std::string::npos);
 }
 
-TEST_CASE("without catchpoints fork and exec run through; bad follow-fork settings say so", "[cli][catch]") {
+TEST_CASE("without catchpoints fork and exec run through, bad follow-fork settings say so", "[cli][catch]") {
     auto program = example_path("procs");
     auto r = ompdbg_cmds(program, {"set follow-fork-mode parent", "set detach-on-fork on", "run"}, {"fork"});
     CAPTURE(r.all());

@@ -84,3 +84,30 @@ TEST_CASE("detach-on-fork off: both processes are inferiors, each continued on i
     CHECK(has_line(ours.out, "parent: child exited 7"));
     CHECK(has_line(ours.err, "Inferior ID 3 not known."));
 }
+
+TEST_CASE("follow-fork-mode child: a watchpoint set in the parent reports the child's write, as gdb",
+          "[cli][fork][watch]") {
+    auto program = example_path("fork_steps");
+    // The child's child_work adds 5 to the global `counter`; the parent never writes it.
+    // Software watchpoints on both sides (debug registers do not trap on every machine,
+    // and the two kinds stop at different instructions).
+    std::vector<std::string> cmds{"set can-use-hw-watchpoints 0", "set follow-fork-mode child", "break spawn", "run",
+                                  "watch counter", "continue", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"fork"});
+    auto gdb = gdb_cmds(program, cmds, {"fork"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto hit_lines = [](const std::string& out) {
+        return grep(out, R"(^(Old value = |New value = |child_work \(|\d+\t))");
+    };
+    auto expected = hit_lines(gdb.out);
+    REQUIRE(std::find(expected.begin(), expected.end(), "New value = 5") != expected.end());
+    CHECK(joined(hit_lines(ours.out)) == joined(expected));
+    // Reported in the child, after it was followed.
+    auto followed = ours.out.find("[Attaching after ");
+    REQUIRE(followed != std::string::npos);
+    CHECK(ours.out.find("Watchpoint 2: counter", followed) != std::string::npos);
+    CHECK(ours.out.find("New value = 5", followed) != std::string::npos);
+    // The detached parent prints while the debugger reports: its line may land anywhere.
+    CHECK(ours.out.find("child status 100") != std::string::npos);
+}

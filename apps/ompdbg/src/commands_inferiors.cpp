@@ -7,6 +7,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "command_args.hpp"
+#include "commands_watch.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
@@ -132,6 +133,16 @@ bool keeps_fork_children(session& s) {
     return !is_job(s) && (ev.follow_child || !ev.detach_on_fork);
 }
 
+bool announces_forks(session& s) {
+    return !is_job(s);
+}
+
+void announce_released_child(session& s, const tracer::stop_reason& why) {
+    const char* how = why.is_vfork ? "vfork" : "fork";
+    s.out().event("fork-child-detached", {{"pid", why.new_tid}, {"how", how}},
+                  fmt::format("[Detaching after {} from child process {}]", how, why.new_tid));
+}
+
 bool qualified_thread_numbers(session& s) {
     return s.inferiors().size() > 1 && !is_job(s);
 }
@@ -205,6 +216,8 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
         parent_inf.planted.clear();
         s.out().event("detached", {{"pid", parent_pid}},
                       fmt::format("[Inferior {} (process {}) detached]", parent_index + 1, parent_pid));
+        // The watchpoints go with the program the user follows.
+        move_watchpoints_to_child(s, why.tid);
     }
 }
 

@@ -20,6 +20,14 @@ bool keeps_fork_children(session& s);
 /// "[Detaching after fork from parent process N]" lines.
 void follow_fork(session& s, const tracer::stop_reason& why);
 
+/// Whether fork events are reported by the session's processes so that the child let go
+/// is announced as gdb does (not in an MPI job, whose starter forks its ranks).
+bool announces_forks(session& s);
+
+/// gdb's "[Detaching after fork from child process N]" ("vfork" for a vfork) for a fork
+/// whose child is let go; the tracer detaches it on the next resume.
+void announce_released_child(session& s, const tracer::stop_reason& why);
+
 /// Whether thread numbers are shown with their inferior ("2.1"), as gdb does once there
 /// is more than one inferior (not for MPI ranks).
 bool qualified_thread_numbers(session& s);

@@ -89,10 +89,10 @@ std::string format_bytes(session& s, const watchpoint& w, const std::vector<std:
     v.bytes = bytes;
     try {
         frame_context ctx = frame_context::for_selection(s);
-        return dwarf::format_value(v, ctx);
+        return dwarf::format_value(v, ctx, s.settings().print);
     } catch (const std::exception&) {
         frame_context ctx(s);
-        return dwarf::format_value(v, ctx);
+        return dwarf::format_value(v, ctx, s.settings().print);
     }
 }
 
@@ -383,6 +383,36 @@ void rearm_watchpoints(session& s) {
         }
     }
     for (int n : dropped) {
+        s.watchpoints().erase(n);
+    }
+}
+
+void move_watchpoints_to_child(session& s, pid_t parent_tid) {
+    auto& child = s.require_process();
+    std::vector<int> dropped;
+    for (auto& [n, w] : s.watchpoints()) {
+        w.tracer_id = 0;
+        try {
+            if (w.enabled) {
+                auto old = w.old_bytes;
+                arm(s, w);
+                w.old_bytes = old;   // the value the parent had: a change in the child is reported
+            }
+            if (w.scope_pc != 0) {
+                if (w.scope_tid != parent_tid) {
+                    dropped.push_back(n);   // a local of a thread the child does not have
+                    continue;
+                }
+                w.scope_tid = child.pid();
+                child.add_breakpoint_site(virt_addr(w.scope_pc));
+            }
+        } catch (const std::exception& e) {
+            s.out().error(fmt::format("Could not insert watchpoint {}: {}", n, e.what()));
+            dropped.push_back(n);
+        }
+    }
+    for (int n : dropped) {
+        disarm(s, s.watchpoints()[n]);
         s.watchpoints().erase(n);
     }
 }

@@ -49,4 +49,10 @@ bool enable_watchpoint(session& s, int number, bool enable);
 /// evaluated anew; one that cannot be is reported and dropped.
 void rearm_watchpoints(session& s);
 
+/// Arms the watchpoints in a fork child that became the current process while its parent
+/// was let go (follow-fork-mode child): the child has the parent's memory, so every
+/// watchpoint keeps its address and old value, and a local's scope follows the thread
+/// that forked (`parent_tid`) into the child.
+void move_watchpoints_to_child(session& s, pid_t parent_tid);
+
 }  // namespace ompdbg::app

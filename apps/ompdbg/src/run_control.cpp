@@ -41,6 +41,26 @@ std::optional<pending_fork> g_fork_to_follow;
 /// Forks are followed only by `continue`/`run` (continue_until_stop): `finish`, `until` and
 /// the steps hold the process they run and let fork children go.
 bool g_follow_forks = false;
+/// A fork caught by `catch fork` whose child is let go: gdb says so on the next resume
+/// (`pid`: the parent; a new process after `run` or `kill` does not say it).
+std::optional<pending_fork> g_release_to_announce;
+
+/// What the process reports of its forks for this session (catch fork/vfork, and every
+/// fork outside MPI jobs so that a child let go is announced).
+void configure_fork_reports(session& s, tracer::process& proc) {
+    proc.set_report_forks(announces_forks(s) || s.process_events().find("fork") ||
+                          s.process_events().find("vfork"));
+}
+
+/// Prints the detach of a caught fork's child, once, before the resume that lets it go.
+void announce_pending_release(session& s) {
+    if (g_release_to_announce) {
+        if (s.process() && s.process()->pid() == g_release_to_announce->pid) {
+            announce_released_child(s, g_release_to_announce->why);
+        }
+        g_release_to_announce.reset();
+    }
+}
 
 struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
@@ -108,6 +128,13 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         }
         return !catches_process_event(s, why);
     case stop_kind::fork:
+        // Forks whose child is kept were taken by resume_and_wait: this child is let go.
+        if (catches_process_event(s, why)) {
+            g_release_to_announce = pending_fork{s.process() ? s.process()->pid() : 0, why};
+            return false;
+        }
+        announce_released_child(s, why);
+        return true;
     case stop_kind::syscall_entry:
     case stop_kind::syscall_exit:
         return !catches_process_event(s, why);
@@ -157,9 +184,10 @@ tracer::stop_reason resume_and_wait(session& s) {
         const bool keep_children = g_follow_forks && keeps_fork_children(s);
         {
             running_guard guard(proc);
-            proc.set_report_forks(s.process_events().find("fork") || s.process_events().find("vfork"));
+            configure_fork_reports(s, proc);
             proc.set_keep_fork_children(keep_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
+            announce_pending_release(s);
             proc.resume();
             // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
             why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
@@ -301,6 +329,8 @@ tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
         tracer::stop_reason why;
         {
             running_guard guard(proc);
+            configure_fork_reports(s, proc);
+            announce_pending_release(s);
             why = proc.step_instruction(tid);
         }
         if (!why.is_process_end() && why.kind != tracer::stop_kind::single_step && consume_background_event(s, why)) {

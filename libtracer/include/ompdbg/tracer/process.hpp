@@ -83,8 +83,11 @@ public:
     /// `interrupted`). Safe to call from a SIGINT handler.
     void interrupt();
 
-    /// With `on`, fork/vfork events stop the process (stop_kind::fork) after the child was
-    /// released (detach-on-fork, follow the parent); off (default) they are not reported.
+    /// With `on`, fork/vfork events stop the process (stop_kind::fork); off (default) they
+    /// are not reported. A child that is let go (detach-on-fork, follow the parent:
+    /// `child_released`) is cleaned of our breakpoints at once but detached only when the
+    /// process is next resumed, stepped, detached or killed, so that the debugger can say
+    /// so before the child runs (gdb's "[Detaching after fork from child process N]").
     void set_report_forks(bool on);
     /// gdb's `follow-fork-mode child` / `detach-on-fork off`: with `on`, a fork child (not
     /// a vfork child, which shares our memory) is not let go: it stays traced, stopped in
