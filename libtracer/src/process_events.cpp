@@ -208,6 +208,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             leader()->st = tstate::stopped;
             leader()->forget_regs();
             sites.clear();
+            lifted_int3.clear();
             drop_watchpoints(false);   // the watched memory is gone with the old image
             ool_sites.clear();
             ool_pages.clear();
@@ -308,6 +309,21 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                     r.si_code = si->si_code;
                     r.breakpoint_addr = virt_addr(pc - 1);
                     queue_event(r);
+                    return;
+                }
+                if ((it == sites.end() || !it->second->is_enabled()) && is_lifted_int3_trap(pc)) {
+                    // The late trap of a breakpoint deleted or disabled since: the thread
+                    // runs the program's instruction there as if nothing had happened.
+                    log::write(log::channel::wait, "thread {}: late trap of lifted int3 at 0x{:x} dropped", tid, pc - 1);
+                    write_pc(tid, pc - 1);
+                    t.forget_regs();
+                    if (t.stepping) {
+                        // The pending signal came before the step's instruction: step again.
+                        t.st = tstate::running;
+                        try_ptrace(PTRACE_SINGLESTEP, tid, nullptr, nullptr);
+                    } else if (!stopping_all) {
+                        cont(t, 0);
+                    }
                     return;
                 }
             }

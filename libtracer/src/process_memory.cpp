@@ -247,11 +247,23 @@ void process::impl::insert_int3(breakpoint_site& s) {
         cannot_access(s.addr_.addr());
     }
     s.saved_ = orig;
+    lifted_int3.erase(s.addr_.addr());
 }
 
 void process::impl::remove_int3(breakpoint_site& s) {
     // Best effort: the process may already be gone.
     raw_write(s.addr_.addr(), std::span(&s.saved_, 1));
+    lifted_int3[s.addr_.addr()] = s.saved_;
+}
+
+// The kernel reports an int3's SIGTRAP only when the thread next returns to user space;
+// a PTRACE_INTERRUPT that arrives at the same time is reported first. So a thread stopped
+// by stop_all may carry the SIGTRAP of one of our int3s into its next resume, after the
+// debugger deleted or disabled that breakpoint. Its pc is then one past an address where
+// we had an int3 and the program has another instruction (not its own int3).
+bool process::impl::is_lifted_int3_trap(std::uint64_t pc) const {
+    auto it = lifted_int3.find(pc - 1);
+    return it != lifted_int3.end() && it->second != std::byte{0xcc};
 }
 
 process::impl::~impl() {

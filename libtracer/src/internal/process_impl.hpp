@@ -80,6 +80,10 @@ struct process::impl {
     bool stopping_all = false;    ///< inside stop_all(): traps are expected
     std::vector<std::unique_ptr<thread_record>> threads;   // creation order, leader first
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites;
+    /// Addresses whose int3 we took out (site removed, disabled or stepped over), with the
+    /// program's byte there: a thread that executed that int3 just before may report its
+    /// SIGTRAP only later (gdb's "moribund" breakpoint locations; is_lifted_int3_trap).
+    std::map<std::uint64_t, std::byte> lifted_int3;
     breakpoint_site::id_type next_site_id = 1;
     int mem_fd = -1;
     std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
@@ -140,6 +144,8 @@ struct process::impl {
     /// Waits (without a limit: the kernel guarantees it) for the first stop of an
     /// auto-attached fork child; false when it ended instead.
     bool await_fork_child_stop(pid_t child);
+    /// Detaches the fork children kept stopped until the parent's next resume.
+    void release_deferred_children();
     void queue_event(stop_reason r) { queue.push_back(std::move(r)); }
     void require_alive() const;
     void require_stopped() const;
@@ -150,6 +156,8 @@ struct process::impl {
     bool raw_write(std::uint64_t addr, std::span<const std::byte> data);
     void insert_int3(breakpoint_site& s);
     void remove_int3(breakpoint_site& s);
+    /// True when a SIGTRAP whose pc is `pc` comes from an int3 of ours that is gone now.
+    bool is_lifted_int3_trap(std::uint64_t pc) const;
     std::uint64_t read_pc(pid_t tid);
     void write_pc(pid_t tid, std::uint64_t pc);
 
@@ -207,6 +215,9 @@ struct process::impl {
     bool on_loader_breakpoint();
     bool read_link_map();
     void plant_loader_breakpoint(std::uint64_t addr);
+    /// Fork children let go but not yet detached (report_forks): detached on the next
+    /// resume, step, detach or kill (release_deferred_children).
+    std::vector<pid_t> deferred_children;
 };
 
 }  // namespace ompdbg::tracer

@@ -65,7 +65,7 @@ TEST_CASE("memory reads hide planted int3 bytes and writes over a site update it
     CHECK(raw_byte(p->pid(), tick.addr()) == before[4]);
 }
 
-TEST_CASE("reading unmapped memory fails with gdb's message; try_read_memory reads up to the hole", "[tracer]") {
+TEST_CASE("reading unmapped memory fails with gdb's message, try_read_memory reads up to the hole", "[tracer]") {
     launch_options quiet;
     quiet.stdout_path = "/dev/null";
     auto p = process::launch(program("tracer_calls"), {}, quiet);
