@@ -5,8 +5,11 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 
 #include "internal/elf_handle.hpp"
+#include "internal/section_inflate.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
@@ -145,10 +148,19 @@ struct elf_file::impl {
     mutable std::vector<symbol> symbols;
     mutable std::vector<std::size_t> by_name;   // indexes sorted by name
     mutable std::vector<std::size_t> by_addr;   // code/data symbols sorted by address
+    mutable std::atomic<bool> symbols_loaded{false};
+
+    // The string tables of the symbol tables load_symbols reads, kept to answer "no such
+    // symbol" without reading and sorting every symbol (attach asks each module for the
+    // MPIR/MPI2DD names).
+    mutable std::once_flag strtabs_once;
+    mutable std::optional<elf_handle> symtab_file;   // separate debug file holding .symtab
+    mutable std::vector<std::string_view> strtabs;
 
     // DWARF, read on first use.
     mutable std::once_flag debug_once;
     mutable std::optional<elf_handle> debug_file;   // separate debug file, when used
+    mutable internal::inflated_sections inflated;    // its compressed sections, inflated
     mutable std::optional<fs::path> debug_path;
     mutable Dwarf* dwarf = nullptr;
     mutable std::unique_ptr<debug_info> info;
@@ -166,6 +178,7 @@ struct elf_file::impl {
 
     void read_headers(const fs::path& p);
     void load_symbols() const;
+    bool strtabs_may_name(std::string_view name) const;
     static bool file_crc32_matches(const fs::path& p, std::uint32_t crc);
     void load_debug() const;
     const std::optional<fs::path>& find_separate_debug_file() const;
@@ -395,16 +408,77 @@ void elf_file::impl::load_symbols() const {
 
 const std::vector<symbol>& elf_file::symbols() const {
     OMPDBG_FORWARD(symbols());
-    std::call_once(impl_->symbols_once, [&] { impl_->load_symbols(); });
+    std::call_once(impl_->symbols_once, [&] {
+        impl_->load_symbols();
+        impl_->symbols_loaded.store(true, std::memory_order_release);
+    });
     return impl_->symbols;
+}
+
+// False only when no string table of the symbol tables load_symbols reads holds the bytes
+// "name\0" or "name@" (a versioned name): then no symbol has that name.
+// Same choice of tables as load_symbols: .symtab and .dynsym of the file, or the separate
+// debug file's .symtab when the file has none.
+bool elf_file::impl::strtabs_may_name(std::string_view name) const {
+    std::call_once(strtabs_once, [&] {
+        auto collect = [&](const elf_handle& h, bool only_symtab) {
+            bool found = false;
+            for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
+                GElf_Shdr shdr;
+                if (gelf_getshdr(scn, &shdr) == nullptr ||
+                    !(shdr.sh_type == SHT_SYMTAB || (shdr.sh_type == SHT_DYNSYM && !only_symtab))) {
+                    continue;
+                }
+                found = found || shdr.sh_type == SHT_SYMTAB;
+                Elf_Scn* str = elf_getscn(h.get(), shdr.sh_link);
+                GElf_Shdr str_shdr;
+                if (str == nullptr || gelf_getshdr(str, &str_shdr) == nullptr ||
+                    !h.section_in_bounds(str_shdr)) {
+                    continue;
+                }
+                if (Elf_Data* data = elf_getdata(str, nullptr); data && data->d_buf) {
+                    strtabs.emplace_back(static_cast<const char*>(data->d_buf), data->d_size);
+                }
+            }
+            return found;
+        };
+        if (!collect(main, false)) {
+            if (auto& sep = find_separate_debug_file()) {
+                symtab_file = elf_handle::try_open(*sep);
+                if (symtab_file) {
+                    collect(*symtab_file, true);
+                }
+            }
+        }
+    });
+    if (name.empty()) {
+        return true;
+    }
+    std::string whole(name);
+    whole += '\0';
+    std::string versioned(name);
+    versioned += '@';
+    // A linker may share a name's tail with a longer one ("foo" inside "barfoo"): look
+    // for the bytes anywhere, a false "maybe" costs only the full read.
+    for (std::string_view t : strtabs) {
+        for (const std::string& needle : {whole, versioned}) {
+            if (::memmem(t.data(), t.size(), needle.data(), needle.size()) != nullptr) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
     OMPDBG_FORWARD(find_symbols(name));
-    const auto& syms = symbols();
     if (auto at = name.find('@'); at != std::string_view::npos && at > 0) {
         name = name.substr(0, at);
     }
+    if (!impl_->symbols_loaded.load(std::memory_order_acquire) && !impl_->strtabs_may_name(name)) {
+        return {};
+    }
+    const auto& syms = symbols();
     std::vector<symbol> out;
     auto it = std::lower_bound(impl_->by_name.begin(), impl_->by_name.end(), name,
                                [&](std::size_t i, std::string_view n) { return syms[i].name < n; });
@@ -509,12 +583,14 @@ bool elf_file::impl::file_crc32_matches(const fs::path& p, std::uint32_t crc) {
 
 void elf_file::impl::load_debug() const {
     if (has_dwarf_sections(main)) {
+        inflated.inflate(main, build_id);
         dwarf = dwarf_begin_elf(main.get(), DWARF_C_READ, nullptr);
     }
     if (dwarf == nullptr) {
         if (auto& sep = find_separate_debug_file()) {
             debug_file = elf_handle::try_open(*sep);
             if (debug_file && has_dwarf_sections(*debug_file)) {
+                inflated.inflate(*debug_file, read_build_id(debug_file->get()));
                 dwarf = dwarf_begin_elf(debug_file->get(), DWARF_C_READ, nullptr);
                 if (dwarf != nullptr) {
                     debug_path = *sep;

@@ -124,9 +124,11 @@ elf_handle elf_handle::open(const std::filesystem::path& path) {
         not_executable(path, "file format not recognized");
     }
     h.size_ = static_cast<std::uint64_t>(st.st_size);
-    // ELF_C_READ (not MMAP): libelf copies what it reads, so a file truncated while we
-    // hold it gives read errors rather than SIGBUS.
-    h.elf_ = elf_begin(h.fd_, ELF_C_READ, nullptr);
+    // Mapped, as libdwfl and gdb do: the sections we read stay in the page cache (shared by
+    // every process reading the file) instead of a private copy each. The cost: a file
+    // truncated in place while we hold it (not a rebuild: linkers write a new inode) makes
+    // a later read of its lost pages fault.
+    h.elf_ = elf_begin(h.fd_, ELF_C_READ_MMAP, nullptr);
     if (h.elf_ == nullptr) {
         not_executable(path, "file format not recognized");
     }

@@ -52,6 +52,27 @@ void write_all(const fs::path& p, const std::string& data) {
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
 }
 
+/// A stripped copy of `bin` (dir/prog) and its separate debug file under
+/// dir/debug-root/.build-id/, made by objcopy with `extra` options (e.g. compression).
+struct split_debug {
+    fs::path root, dbg, stripped;
+};
+split_debug split_by_build_id(const fs::path& dir, const std::string& bin, const std::string& id,
+                              std::vector<std::string> extra = {}) {
+    split_debug out;
+    out.root = dir / "debug-root";
+    out.dbg = out.root / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
+    fs::create_directories(out.dbg.parent_path());
+    std::vector<std::string> argv{"objcopy", "--only-keep-debug"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back(bin);
+    argv.push_back(out.dbg.string());
+    tool_output(argv);
+    out.stripped = dir / "prog";
+    tool_output({"strip", "-o", out.stripped.string(), bin});
+    return out;
+}
+
 struct readelf_symbol {
     std::string name;
     std::uint64_t value;
@@ -277,12 +298,8 @@ TEST_CASE("a separate debug file is found by build-id under a debug-file directo
     std::string bin = target("dwarf_c", "clang", 5, 0);
     auto original = elf_file::open(bin);
     std::string id = original->build_id().value();
-    fs::path root = dir.path / "debug-root";
-    fs::path dbg = root / ".build-id" / id.substr(0, 2) / (id.substr(2) + ".debug");
-    fs::create_directories(dbg.parent_path());
-    tool_output({"objcopy", "--only-keep-debug", bin, dbg.string()});
-    fs::path stripped = dir.path / "prog";
-    tool_output({"strip", "-o", stripped.string(), bin});
+    auto split = split_by_build_id(dir.path, bin, id);
+    const fs::path &root = split.root, &dbg = split.dbg, &stripped = split.stripped;
 
     debug_dirs_guard guard;
     elf_file::set_debug_file_directories({dir.path / "elsewhere", root});
@@ -337,4 +354,55 @@ TEST_CASE("a separate debug file is found by .gnu_debuglink and its CRC is check
         out << "x";
     }
     CHECK_FALSE(elf_file::open(work / "prog")->has_debug_info());
+}
+
+TEST_CASE("compressed debug sections are inflated into the section cache and read back from it", "[dwarf]") {
+    temp_dir dir;
+    std::string bin = target("dwarf_c", "gcc", 5, 0);
+    auto original = elf_file::open(bin);
+    std::string id = original->build_id().value();
+    // What Debian ships: a stripped file and a zlib-compressed separate debug file.
+    auto split = split_by_build_id(dir.path, bin, id, {"--compress-debug-sections=zlib"});
+    const fs::path &root = split.root, &dbg = split.dbg, &stripped = split.stripped;
+    REQUIRE(tool_output({"readelf", "-SW", dbg.string()}).find(" C ") != std::string::npos);
+    // The uncompressed bytes of .debug_info, from the original program.
+    fs::path info_bytes = dir.path / "debug_info.bin";
+    tool_output({"objcopy", "-O", "binary", "--only-section=.debug_info", "--set-section-flags",
+                 ".debug_info=alloc", bin, info_bytes.string()});
+    std::string expected_info = read_all(info_bytes);
+    REQUIRE_FALSE(expected_info.empty());
+
+    fs::path cache = dir.path / "cache";
+    ::setenv("OMPDBG_SECTION_CACHE", cache.c_str(), 1);
+    struct unset_env {
+        ~unset_env() { ::unsetenv("OMPDBG_SECTION_CACHE"); }
+    } unset;
+    debug_dirs_guard guard;
+    elf_file::set_debug_file_directories({root});
+    auto answers = [&] {
+        auto f = elf_file::open(stripped);
+        REQUIRE(f->has_debug_info());
+        CHECK(f->debug_file_path() == dbg);
+        auto add = f->debug()->find_functions("add");
+        REQUIRE(add.size() == 1);
+        CHECK(add[0].entry_pc == original->find_symbols("add").at(0).value);
+        auto line = f->debug()->line_at(add[0].entry_pc);
+        REQUIRE(line);
+        auto want = original->debug()->line_at(add[0].entry_pc);
+        REQUIRE(want);
+        CHECK(line->line == want->line);
+        CHECK(line->file == want->file);
+    };
+    answers();   // inflates and writes the cache
+    REQUIRE(fs::is_directory(cache));
+    bool found_info = false;
+    for (auto& e : fs::directory_iterator(cache)) {
+        INFO(e.path());
+        CHECK(e.path().filename().string().starts_with(id));   // keyed by the debug file's build-id
+        if (read_all(e.path()) == expected_info) {
+            found_info = true;
+        }
+    }
+    CHECK(found_info);
+    answers();   // maps the cached copies
 }
