@@ -657,6 +657,24 @@ std::optional<addr_range> debug_info::line_range_at(std::uint64_t addr) const {
     return addr_range{rows[lo].addr, rows[hi].addr};
 }
 
+std::optional<line_entry> debug_info::first_row_of_line(std::uint64_t cu_addr, std::string_view file,
+                                                        int line) const {
+    auto cu = impl_->cu_for(cu_addr);
+    if (!cu) {
+        return std::nullopt;
+    }
+    const line_row* best = nullptr;
+    for (auto& r : impl_->lines(*cu).rows()) {
+        if (!r.end_sequence && r.is_stmt && r.line == line && file == r.file && (!best || r.addr < best->addr)) {
+            best = &r;
+        }
+    }
+    if (best == nullptr) {
+        return std::nullopt;
+    }
+    return line_table::to_entry(*best);
+}
+
 std::pair<std::vector<std::uint64_t>, int> debug_info::addresses_for_line(std::string_view file, int line) const {
     impl_->load_cus();
     struct cand {
@@ -676,7 +694,6 @@ std::pair<std::vector<std::uint64_t>, int> debug_info::addresses_for_line(std::s
         return {{}, line};
     }
     auto& [used, cands] = *by_line.begin();
-    bool exact = used == line;
     // One address per innermost block (gdb keeps the first location of each block).
     std::map<const void*, std::uint64_t> per_block;
     std::vector<std::uint64_t> no_block;
@@ -702,10 +719,8 @@ std::pair<std::vector<std::uint64_t>, int> debug_info::addresses_for_line(std::s
             }
         }
         if (outer != nullptr) {
-            // gdb 13: a line between functions does not slide into the next function.
-            if (!exact && a == outer->entry_pc && line < outer->decl_line) {
-                continue;
-            }
+            // gdb 13 slides a line without code to the next line that has some, even into
+            // the next function (`break x.c:1` stops in the first function of x.c).
             // A line in the prologue moves past it, as `break FUNC` would.
             if (a < outer->breakpoint_pc && outer->contains(outer->breakpoint_pc)) {
                 a = outer->breakpoint_pc;
@@ -917,7 +932,10 @@ std::vector<std::string> debug_info::source_files() const {
         for (std::size_t i = 0; i < n; ++i) {
             const char* s = dwarf_filesrc(f, i, nullptr, nullptr);
             if (s != nullptr && *s != '\0' && std::string_view(s) != "<built-in>") {
-                files.insert(s);
+                Dwarf_Attribute attr;
+                const char* dir = dwarf_formstring(dwarf_attr(&impl_->cus[c]->die, DW_AT_comp_dir, &attr));
+                bool relative = s[0] != '/' && dir != nullptr && dir[0] == '/';
+                files.insert(relative ? std::string(dir) + "/" + s : std::string(s));
             }
         }
     }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "internal/expr_ast.hpp"
+#include "internal/std_printers.hpp"
 #include "internal/value_util.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -37,8 +38,9 @@ bool is_struct(const type& t) {
 
 bool is_arith(const type& t) { return detail::is_integral(t) || detail::is_floating(t); }
 
-// Registers gdb knows by name on x86-64 and the types it gives them.
-std::optional<type> register_type(std::string_view name) {
+// Registers gdb knows by name on x86-64 and the types it gives them. `cplus`: gdb's C++
+// printer spells $pc's empty parameter list "(void)", its C printer "()".
+std::optional<type> register_type(std::string_view name, bool cplus = false) {
     static const char* r64[] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
                                 "r12", "r13", "r14", "r15", "orig_rax", "fs_base", "gs_base"};
     static const char* r32[] = {"eax", "ebx", "ecx", "edx", "esi", "edi", "ebp", "esp", "r8d",
@@ -49,7 +51,7 @@ std::optional<type> register_type(std::string_view name) {
     static const char* r8[] = {"al", "bl", "cl", "dl", "sil", "dil", "bpl", "spl", "ah", "bh", "ch",
                                "dh", "r8l", "r9l", "r10l", "r11l", "r12l", "r13l", "r14l", "r15l"};
     if (name == "rip" || name == "pc") {
-        return type::pointer_to(type::function_of(type(), {}, false, false));
+        return type::pointer_to(type::function_of(type(), {}, false, cplus));
     }
     if (name == "rsp" || name == "sp" || name == "rbp" || name == "fp") {
         return type::pointer_to(type());
@@ -231,7 +233,7 @@ private:
         if (all_digits(name)) {
             return history(std::stoi(name));
         }
-        if (auto rt = register_type(name)) {
+        if (auto rt = register_type(name, ctx_.language_cplus())) {
             auto r = ctx_.read_register(name);
             if (!r) {
                 error::send("No registers.");
@@ -289,6 +291,11 @@ private:
             }
             if (detail::is_integral(s) && !detail::is_floating(s)) {
                 return detail::lvalue_at(detail::long_type(), static_cast<std::uint64_t>(to_int(v)));
+            }
+            if (is_struct(s)) {
+                if (auto p = detail::libstdcxx_pointee(v, s, ctx_)) {
+                    return *p;
+                }
             }
             error::send("Attempt to take contents of a non-pointer value.");
         }
@@ -789,6 +796,13 @@ private:
             obj = detail::deref_reference(detail::lvalue_at(s.target().value_or(type()), raw_bits(obj)), ctx_);
         }
         auto s = obj.val_type.strip_cv_typedef();
+        if (arrow && is_struct(s)) {
+            // `owned->x` of a smart pointer: its operator-> (a gdb xmethod).
+            if (auto p = detail::libstdcxx_pointee(obj, s, ctx_)) {
+                obj = *p;
+                s = obj.val_type.strip_cv_typedef();
+            }
+        }
         if (!is_struct(s)) {
             error::send(arrow ? "Attempt to extract a component of a value that is not a structure pointer."
                               : "Attempt to extract a component of a value that is not a structure.");
@@ -832,6 +846,11 @@ private:
             }
             return detail::lvalue_at(target, raw_bits(base) + static_cast<std::uint64_t>(to_int(idx)) *
                                                                   element_size(base.val_type));
+        }
+        if (is_struct(s) && detail::is_integral(idx.val_type)) {
+            if (auto el = detail::libstdcxx_subscript(base, s, to_int(idx), ctx_)) {
+                return *el;
+            }
         }
         error::send("cannot subscript something of type `" + base.val_type.name() + "'");
     }

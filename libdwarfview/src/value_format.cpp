@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 
+#include "internal/std_printers.hpp"
 #include "internal/value_util.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -19,7 +20,6 @@ using detail::fetch;
 using detail::raw_bits;
 using detail::to_int;
 
-constexpr unsigned repeat_threshold = 10;  // gdb's `set print repeats`
 
 std::string hex(std::uint64_t v) {
     char buf[32];
@@ -80,8 +80,8 @@ std::string char_literal(std::uint32_t c, const std::string& prefix = "") {
 
 // gdb's generic_printstr: runs longer than the repeat threshold become
 // 'c' <repeats N times>, the rest is quoted; at most `limit` characters, then "...".
-std::string print_string(const std::vector<std::uint32_t>& s, std::size_t limit, bool force_ellipses,
-                         const std::string& prefix = "") {
+std::string print_string(const std::vector<std::uint32_t>& s, std::size_t limit, std::size_t repeat_threshold,
+                         bool force_ellipses, const std::string& prefix = "") {
     if (s.empty()) {
         return prefix + (force_ellipses ? "\"\"..." : "\"\"");
     }
@@ -285,6 +285,9 @@ public:
                     return "<incomplete type>";
                 }
                 fetch(v, ctx_);
+                if (auto pretty = libstdcxx(v, s)) {
+                    return *pretty;
+                }
                 return structure(v, s);
             case type_kind::array:
                 fetch(v, ctx_);
@@ -322,29 +325,90 @@ private:
         return hex(addr) + (sym.empty() ? "" : " " + sym);
     }
 
+    // gdb's print_children for the libstdc++ printers: "summary = {children}", values only
+    // for an 'array' hint, "[key] = value" pairs for a 'map' hint, "name = value" otherwise.
+    std::optional<std::string> libstdcxx(const value& v, const type& s) {
+        std::optional<detail::pretty_value> pv;
+        try {
+            pv = detail::libstdcxx_pretty(v, s, ctx_, opts_.max_elements);
+        } catch (const ompdbg::error&) {
+            return std::nullopt;   // unreadable innards: the raw structure says what is there
+        }
+        if (!pv) {
+            return std::nullopt;
+        }
+        using hint = detail::pretty_value::hint;
+        if (pv->display == hint::string) {
+            return print_string(pv->text, opts_.max_string, opts_.repeat_threshold, pv->more_children);
+        }
+        std::string out = pv->summary;
+        if (pv->children.empty()) {
+            return out;
+        }
+        nested guard(depth_);
+        // Pretty: an 'array' stays on one line, other children one per line (pairs for a map).
+        const bool own_lines = opts_.pretty && pv->display != hint::array;
+        const std::string pad = "\n" + std::string(2 * static_cast<std::size_t>(depth_), ' ');
+        out += " = {";
+        for (std::size_t i = 0; i < pv->children.size(); ++i) {
+            const auto& child = pv->children[i];
+            if (i != 0 && (pv->display != hint::map || i % 2 == 0)) {
+                out += own_lines ? "," : ", ";
+            }
+            if (own_lines && (pv->display != hint::map || i % 2 == 0)) {
+                out += pad;
+            }
+            if (pv->display == hint::map) {
+                out += i % 2 == 0 ? "[" + any(child.val) + "] = " : any(child.val);
+            } else if (pv->display == hint::array) {
+                out += any(child.val);
+            } else {
+                out += child.name + " = " + any(child.val);
+            }
+        }
+        out += pv->more_children ? "..." : "";
+        if (own_lines) {
+            out += "\n" + std::string(2 * static_cast<std::size_t>(depth_ - 1), ' ');
+        }
+        return out + "}";
+    }
+
+    // gdb's cp_print_value_fields. With `set print pretty on` every field goes on its own line,
+    // indented two spaces per nesting level, and a class with bases says where its own
+    // members start ("members of derived:").
     std::string structure(const value& v, const type& s) {
         nested guard(depth_);
+        const bool pretty = opts_.pretty;
+        const std::string pad = "\n" + std::string(2 * static_cast<std::size_t>(depth_), ' ');
         auto members = s.members();
         std::string out = "{";
         bool any_field = false;
         bool any_data = false;
+        bool any_base = false;
         for (auto& m : members) {
             if (m.is_base_class) {
                 if (any_field) {
-                    out += ", ";
+                    out += pretty ? "," : ", ";
                 }
+                out += pretty ? pad : "";
                 out += "<" + m.get_type().name() + "> = " +
                        any(detail::component(v, m.get_type(), m.byte_offset));
                 any_field = true;
+                any_base = true;
                 continue;
             }
             if (m.name.empty() && m.bit_size) {
                 continue;  // unnamed bitfield padding (`int : 3;`) is not shown
             }
+            if (pretty && any_base && !any_data) {
+                out += ", " + pad + "members of " + s.tag_name() + ":";
+                any_field = false;
+            }
             any_data = true;
             if (any_field) {
-                out += ", ";
+                out += pretty ? "," : ", ";
             }
+            out += pretty ? pad : "";
             any_field = true;
             if (m.is_static) {
                 out += "static " + m.name + " = ";
@@ -370,7 +434,10 @@ private:
             if (any_field) {
                 out += ", ";
             }
-            out += "<No data fields>";
+            return out + "<No data fields>}";
+        }
+        if (pretty) {
+            out += "\n" + std::string(2 * static_cast<std::size_t>(depth_ - 1), ' ');
         }
         return out + "}";
     }
@@ -394,7 +461,7 @@ private:
             if (!chars.empty() && chars.back() == 0) {
                 chars.pop_back();
             }
-            return print_string(chars, opts_.max_string, false, wide.value_or(""));
+            return print_string(chars, opts_.max_string, opts_.repeat_threshold, false, wide.value_or(""));
         }
         if (n == 0 && v.address) {
             return hex(*v.address);  // flexible array member: gdb shows where it starts
@@ -417,10 +484,10 @@ private:
                 ++reps;
             }
             out += any(detail::component(v, elem, i * esz));
-            if (reps > repeat_threshold) {
+            if (reps > opts_.repeat_threshold) {
                 out += " <repeats " + std::to_string(reps) + " times>";
                 i += reps - 1;
-                things += repeat_threshold;
+                things += opts_.repeat_threshold;
             } else {
                 ++things;
             }
@@ -467,9 +534,9 @@ private:
             if (chars.empty()) {
                 return "<error: " + err + ">";
             }
-            return print_string(chars, limit, false) + "<error: " + err + ">";
+            return print_string(chars, limit, opts_.repeat_threshold, false) + "<error: " + err + ">";
         }
-        return print_string(chars, limit, force);
+        return print_string(chars, limit, opts_.repeat_threshold, force);
     }
 
     std::string pointer(const value& v, const type& s) {

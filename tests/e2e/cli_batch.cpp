@@ -61,7 +61,7 @@ TEST_CASE("batch mode: -x FILE runs its commands, and a commands body with silen
     std::string script = std::string(examples_dir) + "/../cli_commands_test.gdb";
     {
         std::ofstream f(script);
-        f << "break factorial\ncommands 1\nsilent\necho hit\ncontinue\nend\nrun\n";
+        f << "break factorial\ncommands 1\nsilent\necho hit\\n\ncontinue\nend\nrun\n";   // gdb: echo adds no newline
     }
     auto r = ompdbg_batch({"-x", script, example_path("structs")}, run_options().timeout_after(60s));
     INFO(r.all());
@@ -73,7 +73,7 @@ TEST_CASE("batch mode: -x FILE runs its commands, and a commands body with silen
 
 TEST_CASE("a commands body can follow in the next -ex arguments", "[cli]") {
     auto r = ompdbg_cmds(example_path("structs"),
-                         {"break factorial", "commands", "silent", "echo body ran", "continue", "end", "run"});
+                         {"break factorial", "commands", "silent", "echo body ran\\n", "continue", "end", "run"});
     INFO(r.all());
     CHECK(r.ok());
     CHECK(count_lines_starting(r.out, "body ran") == 5);

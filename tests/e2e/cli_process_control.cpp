@@ -139,7 +139,7 @@ TEST_CASE("attach, inspect and detach: the counter keeps printing the same seque
     CHECK(std::find(values.begin(), values.end(), seen) != values.end());
 }
 
-TEST_CASE("attaching to a program another tracer holds is one clear line; the prompt goes on", "[cli]") {
+TEST_CASE("attaching to a program another tracer holds is one clear line, the prompt goes on", "[cli]") {
     // The first tracer: an ompdbg that runs the counter.
     debugger holder({example_path("counter")});
     REQUIRE(holder.until_prompt());

@@ -184,7 +184,7 @@ TEST_CASE("json: a whole session is one schema-checked object per line", "[cli][
     CHECK((*exited.at(0)).at("exit_code") == 0);
 }
 
-TEST_CASE("json: threads report thread-created events; errors outside commands are error objects",
+TEST_CASE("json: threads report thread-created events, errors outside commands are error objects",
           "[cli][json]") {
     auto r = ompdbg_batch({"--json", "-ex", "break worker", "-ex", "run", "-ex", "info threads", "-ex", "kill",
                            example_path("threads"), "3"},

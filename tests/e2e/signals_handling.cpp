@@ -67,7 +67,7 @@ std::vector<std::string> table_lines(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("signals: each crash kind stops with gdb's report, the crash frame and bt; continue ends it",
+TEST_CASE("signals: each crash kind stops with gdb's report, the crash frame and bt, continue ends it",
           "[cli][signals]") {
     auto mode = GENERATE(std::string("segv"), std::string("bus"), std::string("fpe"), std::string("abrt"));
     CAPTURE(mode);

@@ -97,7 +97,7 @@ TEST_CASE("rwatch and awatch report reads and accesses", "[cli][watch]") {
     CHECK(r.out.find("acc watchpoint  keep y") != std::string::npos);
 }
 
-TEST_CASE("watch on a local ends with its frame, as gdb says; watch -l does not", "[cli][watch]") {
+TEST_CASE("watch on a local ends with its frame, as gdb says, watch -l does not", "[cli][watch]") {
     std::vector<std::string> cmds{"break local_scope", "run", "watch local", "continue", "continue", "continue"};
     auto r = ompdbg_cmds(watched(), cmds, {"10"});
     INFO(r.all());

@@ -69,6 +69,28 @@ breakpoint_location describe(const tracer::loaded_module& m, std::uint64_t file_
     return loc;
 }
 
+/// The line gdb reports for a FILE:LINE breakpoint at `file_addr`, set for line `used`
+/// (the asked line, or the next one with code). gdb's skip_prologue_sal: when the address
+/// is the end of a prologue that gdb skips (the row was moved there, or starts there) the
+/// line is the one at that address, or the call line of the outermost inlined call that
+/// starts there; otherwise the line the breakpoint was set for, not the last row at the
+/// address (an inlined call starting there adds rows of its own).
+int line_reported_for(const dwarf::debug_info& dbg, std::uint64_t file_addr, int used) {
+    auto chain = dbg.function_chain_at(file_addr);
+    // Units where gdb skips no prologue (gcc with location lists) keep the line.
+    if (chain.empty() || chain.back().is_inlined || chain.back().breakpoint_pc != file_addr ||
+        chain.back().breakpoint_pc == chain.back().entry_pc) {
+        return used;
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (it->is_inlined) {
+            return it->call_line > 0 ? it->call_line : used;
+        }
+    }
+    auto le = dbg.line_at(file_addr);
+    return le && le->line > 0 ? le->line : used;
+}
+
 /// The file of the selected frame, or of main, for a bare `LINE` spec.
 std::string default_source_file(session& s) {
     if (auto* p = s.process(); p && p->is_alive() && s.selected_tid()) {
@@ -212,11 +234,9 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     file_known = true;
                 }
                 for (auto a : addrs) {
-                    // gdb reports the line the breakpoint was set for, not the last row at
-                    // the address (an inlined call starting there adds rows of its own).
                     breakpoint_location loc = describe(m, a, {});
-                    if (actual > 0) {
-                        loc.line = actual;
+                    if (int shown = line_reported_for(*dbg, a, actual); shown > 0) {
+                        loc.line = shown;
                     }
                     add_unique(std::move(loc));
                 }

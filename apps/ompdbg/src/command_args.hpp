@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -57,6 +58,45 @@ inline int parse_id_number(const std::string& text, std::string_view what) {
     } catch (const std::logic_error&) {
     }
     error::send(fmt::format("Invalid {} ID: {}", what, text));
+}
+
+/// Splits the `run` arguments like a shell would for simple cases (quotes, spaces).
+inline std::vector<std::string> split_args(std::string_view text) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool have = false;
+    char quote = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote) {
+            if (c == quote) {
+                quote = 0;
+            } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
+                cur += text[++i];
+            } else {
+                cur += c;
+            }
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+            have = true;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            if (have) {
+                out.push_back(cur);
+                cur.clear();
+                have = false;
+            }
+        } else if (c == '\\' && i + 1 < text.size()) {
+            cur += text[++i];
+            have = true;
+        } else {
+            cur += c;
+            have = true;
+        }
+    }
+    if (have) {
+        out.push_back(cur);
+    }
+    return out;
 }
 
 }  // namespace ompdbg::app

@@ -23,6 +23,12 @@ namespace ompdbg::app {
 
 namespace {
 
+/// gdb's from_tty: commands typed at the prompt, not those of --batch (-ex/-x) nor of a
+/// breakpoint's `commands`. gdb prints some confirmations only then.
+bool from_terminal(session& s) {
+    return !s.is_batch() && !s.bp_commands_state().in_breakpoint_commands;
+}
+
 /// Splits "LOCATION if COND" at the `if` keyword.
 std::pair<std::string, std::string> split_condition(std::string_view args) {
     std::string a(args);
@@ -92,7 +98,7 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.ranks = ranks ? *ranks : breakpoint_ranks_of_focus(s);
     if (locs.empty()) {
         s.out().line(why);
-        if (!s.query("Make breakpoint pending on future shared library load? ")) {
+        if (!s.query("Make breakpoint pending on future shared library load? ", true)) {
             error::send(why);
         }
         bp.pending = true;
@@ -384,7 +390,7 @@ void register_breakpoint_commands(command_table& t) {
                    dwarf::parse_expression(cond);   // syntax errors now, as gdb does
                }
                it->second.condition = cond;
-               if (cond.empty()) {
+               if (cond.empty() && from_terminal(s)) {
                    s.out().line(fmt::format("Breakpoint {} now unconditional.", n));
                }
            },
@@ -405,7 +411,9 @@ void register_breakpoint_commands(command_table& t) {
                    error::send(fmt::format("No breakpoint number {}.", n));
                }
                it->second.ignore_count = static_cast<int>(std::max(0L, count));
-               if (count <= 0) {
+               if (!from_terminal(s)) {
+                   // gdb's set_ignore_count says nothing unless from_tty.
+               } else if (count <= 0) {
                    s.out().line(fmt::format("Will stop next time breakpoint {} is reached.", n));
                } else if (count == 1) {
                    s.out().line(fmt::format("Will ignore next crossing of breakpoint {}.", n));

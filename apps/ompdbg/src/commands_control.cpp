@@ -40,44 +40,6 @@ int count_arg(std::string_view args) {
     error::send(fmt::format("No symbol \"{}\" in current context.", a));
 }
 
-/// Splits the `run` arguments like a shell would for simple cases (quotes, spaces).
-std::vector<std::string> split_args(std::string_view text) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool have = false;
-    char quote = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            if (c == quote) {
-                quote = 0;
-            } else if (c == '\\' && quote == '"' && i + 1 < text.size()) {
-                cur += text[++i];
-            } else {
-                cur += c;
-            }
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-            have = true;
-        } else if (std::isspace(static_cast<unsigned char>(c))) {
-            if (have) {
-                out.push_back(cur);
-                cur.clear();
-                have = false;
-            }
-        } else if (c == '\\' && i + 1 < text.size()) {
-            cur += text[++i];
-            have = true;
-        } else {
-            cur += c;
-            have = true;
-        }
-    }
-    if (have) {
-        out.push_back(cur);
-    }
-    return out;
-}
 
 void require_not_running_in_commands(session& s) {
     (void)s;
@@ -96,6 +58,7 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     }
     if (!trim_copy(args).empty()) {
         s.program_args() = split_args(args);
+        s.settings().args_text = trim_copy(args);
     }
     std::string shown = s.program()->string();
     for (auto& a : s.program_args()) {
@@ -163,8 +126,11 @@ void cmd_continue(session& s, std::string_view args) {
             auto hits = breakpoints_at(s, t->regs().pc());
             if (!hits.empty()) {
                 hits.front().first->ignore_count = n - 1;
-                s.out().line(fmt::format("Will ignore next {} crossings of breakpoint {}.  Continuing.", n - 1,
-                                         hits.front().first->number));
+                // gdb says so only from a terminal (from_tty).
+                if (!s.is_batch() && !st.in_breakpoint_commands) {
+                    s.out().line(fmt::format("Will ignore next {} crossings of breakpoint {}.  Continuing.", n - 1,
+                                             hits.front().first->number));
+                }
             }
         }
     } else if (!s.is_batch() && !st.in_breakpoint_commands) {

@@ -1,6 +1,7 @@
 // print / output / ptype / whatis / set var / x / info registers / info sharedlibrary /
 // info symbol / info line / info address / list: gdb's data commands.
 
+#include <climits>
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -60,8 +61,8 @@ dwarf::format_letter letter_of(char c) {
     error::send(fmt::format("Undefined output format \"{}\".", c));
 }
 
-dwarf::format_options print_options(const std::string& fmtspec) {
-    dwarf::format_options opts;
+dwarf::format_options print_options(session& s, const std::string& fmtspec) {
+    dwarf::format_options opts = s.settings().print;
     for (char c : fmtspec) {
         if (std::isdigit(static_cast<unsigned char>(c))) {
             error::send("Item count other than 1 is meaningless in \"print\" command.");
@@ -79,7 +80,7 @@ dwarf::format_options print_options(const std::string& fmtspec) {
 
 void cmd_print(session& s, std::string_view args) {
     auto [fmtspec, expr] = split_format(args);
-    dwarf::format_options opts = print_options(fmtspec);
+    dwarf::format_options opts = print_options(s, fmtspec);
     frame_context ctx = frame_context::for_selection(s);
     dwarf::value v;
     if (expr.empty()) {
@@ -102,13 +103,13 @@ void cmd_print(session& s, std::string_view args) {
 
 void cmd_output(session& s, std::string_view args) {
     auto [fmtspec, expr] = split_format(args);
-    dwarf::format_options opts = print_options(fmtspec);
+    dwarf::format_options opts = print_options(s, fmtspec);
     frame_context ctx = frame_context::for_selection(s);
     if (expr.empty()) {
         error::send("Argument required (expression to compute).");
     }
     dwarf::value v = dwarf::evaluate(expr, ctx);
-    s.out().line(dwarf::format_value(v, ctx, opts));
+    s.out().partial(dwarf::format_value(v, ctx, opts));   // gdb's output leaves the line open
 }
 
 void cmd_ptype_whatis(session& s, std::string_view args, bool ptype) {
@@ -415,7 +416,7 @@ std::string eflags_text(std::uint64_t v) {
 
 std::string register_natural(session& s, std::string_view name, std::uint64_t v, std::size_t size) {
     if (name == "rip" || name == "pc") {
-        std::string l = symbol_label(s, v);
+        std::string l = value_symbol_label(s, v);
         return l.empty() ? fmt::format("0x{:x}", v) : fmt::format("0x{:x} <{}>", v, l);
     }
     if (name == "rsp" || name == "rbp" || name == "sp" || name == "fp") {
@@ -548,7 +549,8 @@ void cmd_info_symbol(session& s, std::string_view args) {
         s.out().line(fmt::format("No symbol matches {}.", trim(args)));
         return;
     }
-    std::string text = sym->offset == 0 ? sym->name : fmt::format("{} + {}", sym->name, sym->offset);
+    std::string name = demangle(sym->name);
+    std::string text = sym->offset == 0 ? name : fmt::format("{} + {}", name, sym->offset);
     text += fmt::format(" in section {}", sym->section);
     if (sym->module != nullptr && s.target() != nullptr && s.target()->modules().size() > 1) {
         text += fmt::format(" of {}", sym->module->path.string());
@@ -589,6 +591,16 @@ void cmd_info_line(session& s, std::string_view args) {
             error::send("No line number information available.");
         }
         addr = ctx.frame()->physical.lookup_pc().addr();
+        // gdb answers for the current source line, from its first statement row in the
+        // unit (find_line_pc), not for the row at the pc.
+        const stack_frame& f = *ctx.frame();
+        if (f.line && f.line->line > 0) {
+            module_view here = module_for(s, addr);
+            dwarf::debug_info* d = here.elf ? here.elf->debug() : nullptr;
+            if (auto first = d ? d->first_row_of_line(addr - here.bias, f.line->file, f.line->line) : std::nullopt) {
+                addr = first->addr + here.bias;
+            }
+        }
     } else if (spec[0] == '*') {
         frame_context ctx = frame_context::for_selection(s);
         addr = value_as_address(dwarf::evaluate(spec.substr(1), ctx));
@@ -768,16 +780,19 @@ std::pair<std::string, int> list_location(session& s, std::string_view spec, con
 void cmd_list(session& s, std::string_view args) {
     std::string_view spec = trim(args);
     list_state& st = last_list();
+    // gdb's `set listsize`: lines per list (0: unlimited), centred with half of them before.
+    const int size = s.settings().listsize > 0 ? s.settings().listsize : INT_MAX / 2;
+    const int before = size / 2;
     if (spec.empty()) {
         if (!st.file.empty()) {
-            print_lines(s, st.file, st.next_line, st.next_line + 9);
+            print_lines(s, st.file, st.next_line, st.next_line + size - 1);
             return;
         }
         frame_context ctx = frame_context::for_selection(s);
         if (ctx.has_frame() && ctx.frame()->line) {
             int center = ctx.frame()->line->line;
-            int first = std::max(1, center - 5);
-            print_lines(s, ctx.frame()->line->file, first, first + 9);
+            int first = std::max(1, center - before);
+            print_lines(s, ctx.frame()->line->file, first, first + size - 1);
             return;
         }
         spec = "main";
@@ -789,20 +804,20 @@ void cmd_list(session& s, std::string_view args) {
         std::string_view b = trim(spec.substr(comma + 1));
         if (!a.empty()) {
             auto [file, first] = list_location(s, a, st);
-            int last = first + 9;
+            int last = first + size - 1;
             if (!b.empty()) {
                 last = list_location(s, b, list_state{file, 0}).second;
             }
             print_lines(s, file, first, last);
         } else if (!b.empty()) {
             auto [file, last] = list_location(s, b, st);
-            print_lines(s, file, std::max(1, last - 9), last);
+            print_lines(s, file, std::max(1, last - size + 1), last);
         }
         return;
     }
     auto [file, line] = list_location(s, spec, st);
-    int first = std::max(1, line - 5);
-    print_lines(s, file, first, first + 9);
+    int first = std::max(1, line - before);
+    print_lines(s, file, first, first + size - 1);
 }
 
 }  // namespace

@@ -93,10 +93,7 @@ void register_misc_commands(command_table& t) {
                        text += a[i];
                    }
                }
-               if (!text.empty() && text.back() == '\n') {
-                   text.pop_back();
-               }
-               s.out().line(text);
+               s.out().partial(text);   // gdb's echo adds no newline of its own
            },
            false, nullptr});
 }

@@ -82,7 +82,7 @@ bool print_variables(session& s, const stack_frame& f, bool parameters, const st
         std::string text;
         try {
             dwarf::value val = ctx.read_variable(value_source(v, locals));
-            dwarf::format_options opts;
+            dwarf::format_options opts = s.settings().print;
             opts.top_level = false;   // gdb's info locals: "pp = 0x7ffe..." without a type prefix
             text = dwarf::format_value(val, ctx, opts);
         } catch (const ompdbg::error& e) {

@@ -630,7 +630,7 @@ std::optional<std::uint64_t> frame_context::read_dwarf_register(int regno) {
 }
 
 std::string frame_context::symbolize(std::uint64_t addr) {
-    std::string l = symbol_label(s_, addr);
+    std::string l = value_symbol_label(s_, addr);
     return l.empty() ? std::string() : "<" + l + ">";
 }
 

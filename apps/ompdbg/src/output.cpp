@@ -62,6 +62,15 @@ void output::line(std::string_view text) {
     std::fputc('\n', out_);
 }
 
+void output::partial(std::string_view text) {
+    if (json_) {
+        line(text);   // JSON keeps each piece as one entry of the command's "text" array
+        return;
+    }
+    print_header();
+    std::fwrite(text.data(), 1, text.size(), out_);
+}
+
 void output::field(const std::string& key, nlohmann::json value) {
     if (!json_) {
         return;
@@ -75,6 +84,11 @@ void output::event(const std::string& kind, nlohmann::json fields, std::string_v
     print_header();
     if (json_) {
         nlohmann::json j{{"type", "event"}, {"event", kind}};
+        if (event_fields_.is_object()) {
+            for (auto& [k, v] : event_fields_.items()) {
+                j[k] = v;
+            }
+        }
         if (fields.is_object()) {
             for (auto& [k, v] : fields.items()) {
                 j[k] = v;

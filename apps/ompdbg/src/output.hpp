@@ -29,6 +29,12 @@ public:
     /// A line of text output (text mode only; in JSON mode it is collected into the
     /// current command's "text" array).
     void line(std::string_view text);
+    /// Text without a line end (gdb's `echo` and `output` leave the line open).
+    void partial(std::string_view text);
+    /// Members added to every JSON event until replaced (null or empty: none), e.g.
+    /// `{"rank": 2}` while an MPI rank's stop or step is reported (docs/json.md). Text mode
+    /// ignores them.
+    void set_event_fields(nlohmann::json fields) { event_fields_ = std::move(fields); }
     /// A structured result for JSON mode: member `key` of the current command's "result"
     /// object (docs/json.md). Ignored in text mode.
     void field(const std::string& key, nlohmann::json value);
@@ -50,6 +56,7 @@ public:
     void flush();
 
 private:
+    nlohmann::json event_fields_;
     bool json_;
     std::FILE* out_;
     std::FILE* err_;

@@ -61,6 +61,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_data_commands(commands_);
     register_misc_commands(commands_);
     register_prompt_commands(commands_);
+    register_settings_commands(commands_);
     register_watch_commands(commands_);
     register_dump_commands(commands_);
     register_omp_commands(commands_);
@@ -117,6 +118,18 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
     auto elf = elf_for(p);   // throws for a missing or non-ELF file
     program_ = p;
     args_ = std::move(args);
+    settings_.args_text.clear();
+    for (const auto& a : args_) {
+        // gdb's --args quoting: words with blanks or quotes are escaped for the shell.
+        std::string word;
+        for (char c : a) {
+            if (c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\\') {
+                word += '\\';
+            }
+            word += c;
+        }
+        settings_.args_text += (settings_.args_text.empty() ? "" : " ") + word;
+    }
     if (!batch_) {
         out_.line(fmt::format("Reading symbols from {}...", p.string()));
     }
@@ -486,20 +499,27 @@ std::optional<std::string> session::read_body_line(std::string_view prompt) {
     return sources_.back()->next_line(prompt);
 }
 
-bool session::query(const std::string& question) {
+bool session::query(const std::string& question, bool default_no) {
+    if (!settings_.confirm) {
+        return !default_no;   // `set confirm off`: gdb asks nothing and takes the default
+    }
     bool interactive = !sources_.empty() && sources_.back()->is_interactive() && !batch_;
+    const std::string choices = default_no ? "(y or [n])" : "(y or n)";
     if (!interactive) {
-        out_.line(question + "(y or [n]) [answered Y; input not from terminal]");
+        out_.line(question + choices + " [answered Y; input not from terminal]");
         return true;
     }
     while (true) {
-        auto answer = read_body_line(question + "(y or n) ");
+        auto answer = read_body_line(question + choices + " ");
         if (!answer) {
             out_.line("EOF [answered Y; input not from terminal]");
             return true;
         }
         auto a = trim(*answer);
         if (a.empty()) {
+            if (default_no) {
+                return false;
+            }
             continue;
         }
         if (a[0] == 'y' || a[0] == 'Y') {

@@ -132,6 +132,18 @@ struct watchpoint {
     pid_t scope_tid = 0;
 };
 
+/// gdb's user settings that change what ompdbg does (`set confirm`, `set listsize`,
+/// `set print elements|repeats|pretty`), and the ones gdb scripts set that ompdbg honours by
+/// construction (it neither pages nor wraps: `set pagination`, `set width`, `set height`).
+struct user_settings {
+    bool confirm = true;
+    int listsize = 10;
+    dwarf::format_options print;   ///< letter stays natural; print/FMT overrides it per command
+    bool pagination = true;
+    std::optional<unsigned> width, height;   ///< nullopt: unlimited
+    std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
+};
+
 class session {
 public:
     /// `out`/`err`: where the session's output goes (`ompdbg triage` gathers through a
@@ -148,6 +160,8 @@ public:
     void set_program(const std::filesystem::path& path, std::vector<std::string> args);
     const std::optional<std::filesystem::path>& program() const { return program_; }
     std::vector<std::string>& program_args() { return args_; }
+    /// `set confirm`, `set listsize`, `set print ...` (commands_settings.cpp).
+    user_settings& settings() { return settings_; }
     /// The live process, or nullptr.
     tracer::process* process() { return current_inferior().process.get(); }
     /// The current target (the live process, else the core file), or nullptr.
@@ -236,8 +250,10 @@ public:
     std::optional<std::string> read_body_line(std::string_view prompt);
     /// The command lines that failed, in order (batch mode names them on stderr).
     const std::vector<std::string>& failed_commands() const { return failed_; }
-    /// Asks a yes/no question as gdb's query(): answered Y when input is not a terminal.
-    bool query(const std::string& question);
+    /// Asks a yes/no question as gdb's query() "(y or n)": answered Y when input is not a
+    /// terminal. With `default_no`, gdb's nquery() "(y or [n])", where an empty answer is
+    /// no (ompdbg still answers Y when input is not a terminal: pending breakpoints).
+    bool query(const std::string& question, bool default_no = false);
     /// Number of times a program was started (run/start/attach) in this session.
     int start_count() const { return start_count_; }
     void count_start() { ++start_count_; }
@@ -274,6 +290,7 @@ private:
     command_table commands_;
     std::optional<std::filesystem::path> program_;
     std::vector<std::string> args_;
+    user_settings settings_;
     std::unique_ptr<tracer::core_file> core_;
     std::map<std::string, std::shared_ptr<dwarf::elf_file>> elves_;
     std::vector<std::unique_ptr<inferior>> inferiors_;
@@ -302,6 +319,7 @@ void register_thread_commands(command_table& t);      ///< info threads, thread 
 void register_stack_commands(command_table& t);       ///< bt, frame, up, down, info frame, info locals, info args
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
+void register_settings_commands(command_table& t);    ///< set/show confirm, listsize, args, print ..., show version
 void register_prompt_commands(command_table& t);      ///< file
 void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value

@@ -1,7 +1,5 @@
 #include "stack.hpp"
 
-#include <cxxabi.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -14,6 +12,7 @@
 #include "frame_context.hpp"
 #include "inline_frames.hpp"
 #include "session.hpp"
+#include "symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -22,17 +21,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-/// gdb demangles minimal symbols of C++ code ("_ZNSo5flushEv" → "std::ostream::flush()").
-std::string demangle(const std::string& name) {
-    if (name.rfind("_Z", 0) != 0) {
-        return name;
-    }
-    int status = 0;
-    std::unique_ptr<char, decltype(&std::free)> d(
-        abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
-    return status == 0 && d ? std::string(d.get()) : name;
-}
 
 /// Hidden inline copies per session and thread (see inline_frames.hpp).
 std::map<const session*, std::map<pid_t, int>>& hidden_copies() {
@@ -185,9 +173,18 @@ bool frame_shows_pc(const stack_frame& f) {
     if (!f.line || f.line->line == 0) {
         return true;
     }
-    // line->addr is a file address of the frame's module.
+    return !pc_starts_statement(f);
+}
+
+bool pc_starts_statement(const stack_frame& f) {
+    if (!f.line || f.line->line == 0) {
+        return false;
+    }
+    // gdb's frame_show_address: mid-statement unless the pc is the address of its row and
+    // that row is a statement (clang's non-statement rows of a line after a call count as
+    // mid-statement). line->addr is a file address of the frame's module.
     const std::uint64_t bias = f.module != nullptr ? f.module->load_bias : 0;
-    return f.line->addr + bias != f.pc();
+    return f.line->addr + bias == f.pc() && f.line->is_stmt;
 }
 
 std::string source_display_name(const tracer::loaded_module* m, const std::string& path) {
@@ -281,8 +278,9 @@ std::string format_frame_args(session& s, const stack_frame& f) {
                     t = t.target()->strip_cv_typedef();
                 }
                 // gdb's default `print frame-arguments scalars`: aggregates show as "...".
-                dwarf::format_options opts;
+                dwarf::format_options opts = s.settings().print;
                 opts.top_level = false;   // gdb: "argv=0x7ffe..." without "(char **)"
+                opts.pretty = false;      // frame lines stay one line
                 if (!val.optimized_out && t.is_aggregate()) {
                     out += "...";
                 } else if (auto entry = entry_value_of(src, t, f, ctx)) {

@@ -44,9 +44,14 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
 std::string frame_function_name(const stack_frame& f);
 
 /// True when gdb would print the frame's pc: the innermost virtual frame of a caller
-/// frame, or of frame 0 when the pc is not the first address of its line-table row (or it
-/// has no line info). Callers of inlined frames never show it.
+/// frame, or of frame 0 when the pc is not the first address of its line-table row, that
+/// row is not a statement (gdb's frame_show_address), or it has no line info. Callers of
+/// inlined frames never show it.
 bool frame_shows_pc(const stack_frame& f);
+
+/// True when the frame's pc is the first address of its line-table row and that row is a
+/// statement (gdb prints no pc before the source line after a step there).
+bool pc_starts_statement(const stack_frame& f);
 
 /// "n=5, p=0x7ffe..." for the frame's arguments, formatted as gdb's `bt` (values through
 /// dwarf::format_value; "<optimized out>", errors as "<error: ...>"). Empty when the

@@ -654,7 +654,7 @@ void finish_frame(session& s) {
         std::memcpy(v.bytes.data(), words, v.bytes.size());
     }
     auto ctx = frame_context::for_selection(s);
-    std::string text = dwarf::format_value(v, ctx);
+    std::string text = dwarf::format_value(v, ctx, s.settings().print);
     int n = s.record_value(v);
     s.out().line(fmt::format("Value returned is ${} = {}", n, text));
     s.out().field("return_value", text);

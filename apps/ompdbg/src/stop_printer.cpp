@@ -151,7 +151,7 @@ void print_location(session& s, pid_t tid, bool frame_line) {
         std::string src = source_line_for(s, f);
         if (src.empty()) {
             text = format_frame_line(s, f, false);
-        } else if (f.line && f.line->addr + (f.module ? f.module->load_bias : 0) != f.pc()) {
+        } else if (!pc_starts_statement(f)) {
             text = fmt::format("0x{:016x}\t{}", f.pc(), src);
         } else {
             text = src;

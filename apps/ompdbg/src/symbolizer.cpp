@@ -1,10 +1,17 @@
 #include "symbolizer.hpp"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/type.hpp"
 
 namespace ompdbg::app {
 
@@ -22,7 +29,86 @@ std::string section_of(const dwarf::elf_file& elf, std::uint64_t file_addr) {
     return {};
 }
 
+/// gdb's type spelling inside a physname is the demangler's: "char**", not "char **".
+std::string demangler_spacing(std::string text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == ' ' && i + 1 < text.size() && (text[i + 1] == '*' || text[i + 1] == '&')) {
+            continue;
+        }
+        out += text[i];
+    }
+    return out;
+}
+
+/// The physname of the DWARF function holding `file_addr` in a C++ unit, if any.
+std::optional<std::string> cplus_physname(const dwarf::elf_file& elf, std::uint64_t file_addr) {
+    auto* info = elf.has_debug_info() ? elf.debug() : nullptr;
+    if (info == nullptr) {
+        return std::nullopt;
+    }
+    auto chain = info->function_chain_at(file_addr);
+    if (chain.empty()) {
+        return std::nullopt;
+    }
+    const auto& fn = chain.back();   // the out-of-line function, as the ELF symbol names it
+    dwarf::type fn_type(fn.die);
+    if (!fn_type.is_cplus()) {
+        return std::nullopt;
+    }
+    if (!fn.linkage_name.empty()) {
+        std::string d = demangle(fn.linkage_name);
+        return d == fn.linkage_name ? std::nullopt : std::optional(drop_return_type(d));
+    }
+    std::string params;
+    for (const auto& p : fn_type.parameters()) {
+        params += (params.empty() ? "" : ", ") + demangler_spacing(p.name());
+    }
+    if (fn_type.is_varargs()) {
+        params += params.empty() ? "..." : ", ...";
+    }
+    return fn.name + "(" + params + ")";
+}
+
 }  // namespace
+
+std::string demangle(const std::string& name) {
+    if (!name.starts_with("_Z")) {
+        return name;
+    }
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                  &std::free);
+    return status == 0 && d ? std::string(d.get()) : name;
+}
+
+// The demangler writes a template function's return type first, separated by the one space
+// at template depth 0 before the parameter list ("(anonymous namespace)" and conversion
+// operators, "operator int()", are the spaces that are not it).
+std::string drop_return_type(const std::string& demangled) {
+    int angle = 0;
+    std::size_t last_space = std::string::npos;
+    for (std::size_t i = 0; i < demangled.size(); ++i) {
+        char c = demangled[i];
+        if (demangled.compare(i, 21, "(anonymous namespace)") == 0) {
+            i += 20;
+            continue;
+        }
+        if (demangled.compare(i, 8, "operator") == 0) {
+            break;   // "operator<", "operator()": the name has begun
+        }
+        if (c == '<') {
+            ++angle;
+        } else if (c == '>') {
+            --angle;
+        } else if (c == '(' && angle == 0) {
+            break;
+        } else if (c == ' ' && angle == 0) {
+            last_space = i;
+        }
+    }
+    return last_space == std::string::npos ? demangled : demangled.substr(last_space + 1);
+}
 
 std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
     tracer::target* tgt = s.target();
@@ -55,6 +141,8 @@ std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
     out.offset = file_addr - sym->value;
     out.module = mod;
     out.section = section_of(*elf, file_addr);
+    out.elf = elf;
+    out.file_addr = file_addr;
     return out;
 }
 
@@ -64,6 +152,22 @@ std::string symbol_label(session& s, std::uint64_t addr) {
         return {};
     }
     return sym->offset == 0 ? sym->name : fmt::format("{}+{}", sym->name, sym->offset);
+}
+
+std::string value_symbol_label(session& s, std::uint64_t addr) {
+    auto sym = symbolize_address(s, addr);
+    if (!sym) {
+        return {};
+    }
+    std::string name = demangle(sym->name);
+    try {
+        if (auto phys = cplus_physname(*sym->elf, sym->file_addr)) {
+            name = *phys;
+        }
+    } catch (const ompdbg::error&) {
+        // Unreadable DWARF: the minimal symbol's name serves.
+    }
+    return sym->offset == 0 ? name : fmt::format("{}+{}", name, sym->offset);
 }
 
 }  // namespace ompdbg::app

@@ -3,9 +3,11 @@
 /// that maps it, as gdb labels addresses in `x`, `print` of code pointers and `info symbol`.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/tracer/target.hpp"
 
 namespace ompdbg::app {
@@ -17,12 +19,27 @@ struct symbolized {
     std::uint64_t offset = 0;                  ///< addr - symbol start
     const tracer::loaded_module* module = nullptr;   ///< nullptr: the program's ELF (no process)
     std::string section;                       ///< ".text", ".data" ... (for `info symbol`)
+    std::shared_ptr<dwarf::elf_file> elf;      ///< the file holding the symbol
+    std::uint64_t file_addr = 0;               ///< the address in that file
 };
 
 /// The symbol containing run-time address `addr` (with no process: a file address of the
 /// program). nullopt when no module or symbol covers it.
 std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr);
-/// "main+4" / "global_counter", or "" when unknown (the <...> form is the caller's).
+/// "main+4" / "global_counter", or "" when unknown (the <...> form is the caller's). Names stay
+/// mangled, as gdb shows them where it prints addresses as an assembler would (x/a, x/i,
+/// info line: `set print asm-demangle off`).
 std::string symbol_label(session& s, std::uint64_t addr);
+/// The label of a pointer value in `print` and `info registers` ("vtable for Circle+16",
+/// "Circle::area() const+8", "main(int, char**)" in C++ code, "main+4" in C): minimal symbols
+/// demangled, C++ functions with DWARF named by gdb's physname. "" when unknown.
+std::string value_symbol_label(session& s, std::uint64_t addr);
+
+/// gdb's demangled form of a C++ symbol ("_ZNSo5flushEv" → "std::ostream::flush()",
+/// "_ZTV6Circle" → "vtable for Circle"); any other name unchanged.
+std::string demangle(const std::string& name);
+/// gdb's physname of a demangled function name: the return type of a template function
+/// dropped ("int twice<int>(int)" → "twice<int>(int)").
+std::string drop_return_type(const std::string& demangled);
 
 }  // namespace ompdbg::app

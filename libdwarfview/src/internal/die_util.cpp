@@ -127,7 +127,16 @@ std::string cu_file_name(Dwarf_Die die, std::uint64_t index) {
         return {};
     }
     const char* f = dwarf_filesrc(files, index, nullptr, nullptr);
-    return f ? f : "";
+    if (f == nullptr) {
+        return {};
+    }
+    // A directory entry relative to the unit's comp_dir (`gcc -g src/a.c`), as line rows join it.
+    Dwarf_Attribute attr;
+    const char* dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+    if (f[0] != '/' && f[0] != '\0' && dir != nullptr && dir[0] == '/') {
+        return std::string(dir) + "/" + f;
+    }
+    return f;
 }
 
 }  // namespace ompdbg::dwarf::internal

@@ -1,6 +1,9 @@
 #include "internal/line_table.hpp"
 
 #include <algorithm>
+#include <map>
+
+#include <dwarf.h>
 
 namespace ompdbg::dwarf::internal {
 
@@ -11,6 +14,9 @@ line_table::line_table(Dwarf_Die cudie) {
         return;
     }
     rows_.reserve(n);
+    Dwarf_Attribute attr;
+    const char* comp_dir = dwarf_formstring(dwarf_attr(&cudie, DW_AT_comp_dir, &attr));
+    std::map<const char*, const char*> absolute;   // libdw's relative name -> joined copy
     std::size_t seq_start = 0;
     for (std::size_t i = 0; i < n; ++i) {
         Dwarf_Line* l = dwarf_onesrcline(lines, i);
@@ -24,6 +30,13 @@ line_table::line_table(Dwarf_Die cudie) {
         r.file = dwarf_linesrc(l, nullptr, nullptr);
         if (r.file == nullptr) {
             r.file = "";
+        } else if (r.file[0] != '/' && r.file[0] != '\0' && comp_dir != nullptr && comp_dir[0] == '/') {
+            // libdw joins the file's directory entry, which may itself be relative to comp_dir.
+            auto [it, fresh] = absolute.try_emplace(r.file, nullptr);
+            if (fresh) {
+                it->second = joined_paths_.emplace_back(std::string(comp_dir) + "/" + r.file).c_str();
+            }
+            r.file = it->second;
         }
         dwarf_lineno(l, &r.line);
         dwarf_linecol(l, &r.column);

@@ -2,6 +2,8 @@
 // The line table of one CU as sorted sequences of rows (libdw decodes; this keeps what the
 // debugger asks: the row covering an address, the rows of a line, of a range).
 
+#include <deque>
+#include <string>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -14,7 +16,7 @@ namespace ompdbg::dwarf::internal {
 
 struct line_row {
     std::uint64_t addr;
-    const char* file;            ///< owned by libdw (valid while the Dwarf lives)
+    const char* file;            ///< absolute when the unit's comp_dir is; owned by libdw or the table
     int line;
     int column;
     bool is_stmt;
@@ -44,6 +46,9 @@ private:
         std::size_t first, end;   // rows_[first .. end], rows_[end] is the end_sequence row
     };
     std::vector<line_row> rows_;
+    /// comp_dir-joined names of the files whose line-table directory is relative
+    /// (`gcc -g src/a.c`: directory "src"); a deque keeps their addresses.
+    std::deque<std::string> joined_paths_;
     std::vector<sequence> seqs_;   // sorted by lo
 };
 

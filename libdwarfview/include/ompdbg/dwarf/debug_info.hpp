@@ -89,6 +89,10 @@ public:
     /// [start, end) of the contiguous rows around `addr` that belong to the same line,
     /// for `next`/`step`.
     std::optional<addr_range> line_range_at(std::uint64_t addr) const;
+    /// The lowest-address statement row of `line` of source `file` (a full path, as line
+    /// entries carry it) in the compile unit covering `cu_addr`: where gdb's `info line`
+    /// says a line starts. nullopt when that unit has no such row.
+    std::optional<line_entry> first_row_of_line(std::uint64_t cu_addr, std::string_view file, int line) const;
     /// Breakpoint addresses for FILE:LINE (file: basename or path suffix). A line without
     /// code moves to the next line that has code, as gdb does; one address per function
     /// instance (e.g. each inlined copy). Returns the line actually used.

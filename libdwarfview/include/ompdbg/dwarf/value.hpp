@@ -42,8 +42,10 @@ std::optional<format_letter> parse_format_letter(char c);
 
 struct format_options {
     format_letter letter = format_letter::natural;
-    std::size_t max_string = 200;     ///< gdb's `set print elements`
+    std::size_t max_string = 200;     ///< gdb's `set print elements` (SIZE_MAX: unlimited)
     std::size_t max_elements = 200;
+    std::size_t repeat_threshold = 10;   ///< gdb's `set print repeats` (SIZE_MAX: unlimited)
+    bool pretty = false;              ///< gdb's `set print pretty`: one field per line
     bool top_level = true;            ///< `print` prefixes references etc. only at top level
 };
 

@@ -1,0 +1,163 @@
+// gdb's `set`/`show` of user settings: confirm, pagination, width, height, listsize, args,
+// print elements/repeats/pretty, and `show version`. gdb scripts start with several of
+// them (`set pagination off`, `set confirm off`, `set print pretty on`); each either changes
+// what ompdbg does or, for paging and wrapping that ompdbg never does, is honoured as is.
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "command_args.hpp"
+#include "command_prefix.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+/// gdb's boolean setting values: on/off, 1/0, yes/no, enable/disable; empty means on.
+bool parse_on_off(std::string_view args) {
+    std::string a(trim(args));
+    if (a.empty() || a == "on" || a == "1" || a == "yes" || a == "enable") {
+        return true;
+    }
+    if (a == "off" || a == "0" || a == "no" || a == "disable") {
+        return false;
+    }
+    error::send("\"on\" or \"off\" expected.");
+}
+
+/// gdb's `uinteger`/`unlimited` settings: a number, or 0 / "unlimited" for no limit.
+std::optional<std::uint64_t> parse_limit(std::string_view args) {
+    std::string a(trim(args));
+    if (a.empty()) {
+        error::send("Argument required (integer to set it to, or \"unlimited\").");
+    }
+    if (a == "unlimited") {
+        return std::nullopt;
+    }
+    std::uint64_t n = 0;
+    for (char c : a) {
+        if (c < '0' || c > '9' || n > UINT32_MAX) {
+            error::send(fmt::format("No symbol \"{}\" in current context.", a));
+        }
+        n = n * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (n > UINT32_MAX) {
+        error::send(fmt::format("integer {} out of range", a));
+    }
+    return n == 0 ? std::nullopt : std::optional(n);
+}
+
+std::string on_off(bool v) { return v ? "on" : "off"; }
+
+std::string limit_text(std::uint64_t n) { return n == SIZE_MAX ? "unlimited" : std::to_string(n); }
+
+
+/// One setting: how `set NAME` parses and stores it, how `show NAME` reads.
+struct setting {
+    const char* name;
+    const char* summary;
+    void (*set)(session&, std::string_view);
+    std::string (*show)(session&);
+};
+
+const setting top_settings[] = {
+    {"confirm", "Set whether to confirm potentially dangerous operations.",
+     [](session& s, std::string_view a) { s.settings().confirm = parse_on_off(a); },
+     [](session& s) { return "Whether to confirm potentially dangerous operations is " + on_off(s.settings().confirm) + "."; }},
+    {"pagination", "Set state of pagination (ompdbg never pages its output).",
+     [](session& s, std::string_view a) { s.settings().pagination = parse_on_off(a); },
+     [](session& s) { return "State of pagination is " + on_off(s.settings().pagination) + "."; }},
+    {"width", "Set number of characters ompdbg thinks are in a line (it never wraps).",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().width = n ? std::optional<unsigned>(static_cast<unsigned>(*n)) : std::nullopt;
+     },
+     [](session& s) {
+         auto& w = s.settings().width;
+         return "Number of characters ompdbg thinks are in a line is " + (w ? std::to_string(*w) : "unlimited") + ".";
+     }},
+    {"height", "Set number of lines ompdbg thinks are in a page (it never pages).",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().height = n ? std::optional<unsigned>(static_cast<unsigned>(*n)) : std::nullopt;
+     },
+     [](session& s) {
+         auto& h = s.settings().height;
+         return "Number of lines ompdbg thinks are in a page is " + (h ? std::to_string(*h) : "unlimited") + ".";
+     }},
+    {"listsize", "Set number of source lines ompdbg will list by default.",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().listsize = n ? static_cast<int>(*n) : 0;
+     },
+     [](session& s) {
+         int n = s.settings().listsize;
+         return "Number of source lines ompdbg will list by default is " + (n ? std::to_string(n) : "unlimited") + ".";
+     }},
+    {"args", "Set argument list to give program being debugged when it is started.",
+     [](session& s, std::string_view a) {
+         s.program_args() = split_args(a);
+         s.settings().args_text = trim_copy(a);
+     },
+     [](session& s) {
+         return "Argument list to give program being debugged when it is started is \"" + s.settings().args_text + "\".";
+     }},
+};
+
+const setting print_settings[] = {
+    {"elements", "Set limit on string chars or array elements to print.",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().print.max_elements = s.settings().print.max_string = n ? *n : SIZE_MAX;
+     },
+     [](session& s) {
+         return "Limit on string chars or array elements to print is " + limit_text(s.settings().print.max_elements) + ".";
+     }},
+    {"repeats", "Set threshold for repeated print elements.",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().print.repeat_threshold = n ? *n : SIZE_MAX;
+     },
+     [](session& s) {
+         return "Threshold for repeated print elements is " + limit_text(s.settings().print.repeat_threshold) + ".";
+     }},
+    {"pretty", "Set pretty formatting of structures.",
+     [](session& s, std::string_view a) { s.settings().print.pretty = parse_on_off(a); },
+     [](session& s) { return "Pretty formatting of structures is " + on_off(s.settings().print.pretty) + "."; }},
+};
+
+void add_settings(command_table& set, command_table& show, const std::string& prefix, std::span<const setting> all) {
+    for (const setting& st : all) {
+        std::string full = prefix + st.name;
+        set.add(command{st.name, {}, st.summary, "set " + full + " VALUE\n" + st.summary,
+                        [f = st.set](session& s, std::string_view a) { f(s, a); }, false, nullptr});
+        std::string show_summary = std::string("Show") + (st.summary + 3);
+        show.add(command{st.name, {}, show_summary, "show " + full + "\n" + show_summary,
+                         [f = st.show](session& s, std::string_view) { s.out().line(f(s)); }, false, nullptr});
+    }
+}
+
+}  // namespace
+
+void register_settings_commands(command_table& t) {
+    command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
+    command_table& show = prefix_table(t, "show", "Generic command for showing things about the debugger.");
+    add_settings(set, show, "", top_settings);
+    command_table& set_print = set.prefix("print", {"p", "pr"}, "Generic command for setting how things print.");
+    command_table& show_print = show.prefix("print", {"p", "pr"}, "Generic command for showing print settings.");
+    add_settings(set_print, show_print, "print ", print_settings);
+    show.add(command{"version", {}, "Show what version of ompdbg this is.", "show version",
+                     [](session& s, std::string_view) {
+                         s.out().line(fmt::format("ompdbg {}", OMPDBG_VERSION));
+                         s.out().line("A debugger for OpenMP and MPI programs on Linux x86-64.");
+                     },
+                     false, nullptr});
+}
+
+}  // namespace ompdbg::app
