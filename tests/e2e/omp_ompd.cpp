@@ -415,8 +415,8 @@ TEST_CASE("catch omp reports each parallel region and task once, as many as the 
 
 namespace {
 
-/// Runs `omp_events` with catchpoints from a script (each catchpoint continues) and counts
-/// the reported hits by kind.
+/// Runs `program` (omp_events unless told) with catchpoints from a script (each catchpoint
+/// continues) and counts the reported hits by kind.
 struct catch_counts {
     run_result r;
     std::map<std::string, std::string> truth;
@@ -425,14 +425,15 @@ struct catch_counts {
     std::multiset<std::string> team_sizes;   ///< "team size N" of each parallel-begin line
 };
 
-catch_counts run_catch_script(const std::string& catches, run_options opts = run_options()) {
+catch_counts run_catch_script(const std::string& catches, run_options opts = run_options(),
+                              const std::string& program = "omp_events") {
     fs::path script = fs::temp_directory_path() / ("ompdbg-catch-" + std::to_string(::getpid()) + ".gdb");
     {
         std::ofstream f(script);
         f << catches << "run\n";
     }
     catch_counts c;
-    c.r = ompdbg_batch({"-x", script.string(), omp_example("omp_events")}, opts.timeout_after(120s));
+    c.r = ompdbg_batch({"-x", script.string(), omp_example(program)}, opts.timeout_after(120s));
     fs::remove(script);
     auto t = truths(c.r.out, "");
     if (t.size() == 1) {
@@ -457,6 +458,33 @@ catch_counts run_catch_script(const std::string& catches, run_options opts = run
     }
     return c;
 }
+
+/// A copy of the OMPD-enabled runtime stripped of its debug information (a release build)
+/// in a fresh directory, with its libompd.so: .symtab with the ompd_* symbols stays,
+/// __kmp_fork_call's local `team` is gone. Removed with the object.
+struct stripped_runtime {
+    fs::path dir = fs::temp_directory_path() / ("ompdbg-nodwarf-" + std::to_string(::getpid()));
+    stripped_runtime() {
+        fs::create_directories(dir);
+        fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
+        fs::copy_file(omp_runtime_dir + "/libomp.so", dir / "libomp.so", fs::copy_options::overwrite_existing);
+        fs::copy_file(omp_runtime_dir + "/libompd.so", dir / "libompd.so", fs::copy_options::overwrite_existing);
+        auto strip = run({"objcopy", "--strip-debug", (dir / "libomp.so").string()});
+        REQUIRE(strip.ok());
+        auto sections = run({"readelf", "-S", "-W", (dir / "libomp.so").string()});
+        REQUIRE(sections.ok());
+        REQUIRE(sections.out.find(".debug_info") == std::string::npos);
+        auto symbols = run({"readelf", "-s", "-W", (dir / "libomp.so").string()});
+        REQUIRE(symbols.out.find("ompd_access__kmp_base_team_t__t_nproc") != std::string::npos);
+    }
+    ~stripped_runtime() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    stripped_runtime(const stripped_runtime&) = delete;
+    stripped_runtime& operator=(const stripped_runtime&) = delete;
+};
 
 }  // namespace
 
@@ -491,22 +519,8 @@ TEST_CASE("catch omp parallel-begin on a runtime without DWARF: team sizes from 
     if (!have_omp_examples()) {
         return;
     }
-    // A copy of the OMPD-enabled runtime stripped of its debug information (a release
-    // build): .symtab with the ompd_* symbols stays, __kmp_fork_call's local `team` is gone.
-    fs::path dir = fs::temp_directory_path() / ("ompdbg-nodwarf-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                             fs::perms::others_read | fs::perms::others_exec);
-    fs::copy_file(omp_runtime_dir + "/libomp.so", dir / "libomp.so", fs::copy_options::overwrite_existing);
-    fs::copy_file(omp_runtime_dir + "/libompd.so", dir / "libompd.so", fs::copy_options::overwrite_existing);
-    auto strip = run({"objcopy", "--strip-debug", (dir / "libomp.so").string()});
-    REQUIRE(strip.ok());
-    auto sections = run({"readelf", "-S", "-W", (dir / "libomp.so").string()});
-    REQUIRE(sections.ok());
-    REQUIRE(sections.out.find(".debug_info") == std::string::npos);
-    auto symbols = run({"readelf", "-s", "-W", (dir / "libomp.so").string()});
-    REQUIRE(symbols.out.find("ompd_access__kmp_base_team_t__t_nproc") != std::string::npos);
-
+    stripped_runtime stripped;
+    const fs::path& dir = stripped.dir;
     auto c = run_catch_script("catch omp parallel-begin\ncommands\ncontinue\nend\n",
                               run_options().set_env("LD_LIBRARY_PATH", dir.string()));
     INFO(c.r.all());
@@ -529,7 +543,51 @@ TEST_CASE("catch omp parallel-begin on a runtime without DWARF: team sizes from 
     INFO(d.r.all());
     CHECK(d.parallel_begins == std::stoi(c.truth["not_team2_regions"]));
     CHECK(d.team_sizes == std::multiset<std::string>{"3"});
-    fs::remove_all(dir);
+}
+
+TEST_CASE("catch omp parallel-begin tells sibling teams of different sizes apart, with and without the "
+          "runtime's DWARF",
+          "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    stripped_runtime stripped;
+    for (bool with_dwarf : {true, false}) {
+        INFO((with_dwarf ? "runtime with DWARF" : "runtime stripped of DWARF"));
+        run_options opts;
+        if (!with_dwarf) {
+            opts.set_env("LD_LIBRARY_PATH", stripped.dir.string());
+        }
+        // Thread i of the outer team of 3 forks teams of i + 2, three times over, while its
+        // siblings fork theirs: every inner region is reported with its own team's size.
+        auto c = run_catch_script("catch omp parallel-begin\ncommands\ncontinue\nend\n", opts, "omp_sibling_teams");
+        INFO(c.r.all());
+        REQUIRE(c.truth.count("inner_regions") == 1);
+        REQUIRE(c.truth["mismatches"] == "0");
+        if (!with_dwarf) {
+            CHECK_THAT(c.r.out, Catch::Contains("[OMPD library " + (stripped.dir / "libompd.so").string()));
+        }
+        CHECK(c.parallel_begins == std::stoi(c.truth["outer_regions"]) + std::stoi(c.truth["inner_regions"]));
+        CHECK(c.team_sizes.count("2") == static_cast<std::size_t>(std::stoi(c.truth["team2"])));
+        CHECK(c.team_sizes.count("3") ==
+              static_cast<std::size_t>(std::stoi(c.truth["team3"]) + std::stoi(c.truth["outer_regions"])));
+        CHECK(c.team_sizes.count("4") == static_cast<std::size_t>(std::stoi(c.truth["team4"])));
+        CHECK(c.r.out.find("has not made it current yet") == std::string::npos);
+        // Each inner region is the encountering thread's own: its size is that thread's
+        // number in the outer team + 2, as the program checks for itself.
+        auto d = run_catch_script("catch omp parallel-begin if level == 2 && team_size != thread_num + 2\n"
+                                  "commands\ncontinue\nend\n",
+                                  opts, "omp_sibling_teams");
+        INFO(d.r.all());
+        REQUIRE(d.truth.count("inner_regions") == 1);
+        CHECK(d.parallel_begins == 0);
+        auto e = run_catch_script("catch omp parallel-begin if level == 2 && team_size == thread_num + 2\n"
+                                  "commands\ncontinue\nend\n",
+                                  opts, "omp_sibling_teams");
+        INFO(e.r.all());
+        REQUIRE(e.truth.count("inner_regions") == 1);
+        CHECK(e.parallel_begins == std::stoi(e.truth["inner_regions"]));
+    }
 }
 
 TEST_CASE("catch omp task-begin over the task flags and thread number", "[ompd][e2e]") {

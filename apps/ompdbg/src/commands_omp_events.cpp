@@ -2,6 +2,7 @@
 // and the runtime watch: the internal breakpoint on ompd_dll_locations_valid through which
 // the debugger learns which OMPD library the runtime names (OpenMP 5.1 §20.2).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -99,16 +100,22 @@ std::optional<forked_region> region_being_forked(session& s, pid_t tid) {
     return std::nullopt;
 }
 
-/// The team __kmp_fork_call is forking, without the runtime's DWARF: the function keeps
-/// its new team (local `team`) live across the call to ompd_bp_parallel_begin, so at the
-/// breakpoint it is in one of the caller's callee-saved registers or a slot of its frame.
-/// The runtime's own OMPD layout symbols (ompd_access__kmp_base_team_t__t_*, the field
-/// offsets libompd reads teams with, filled at its OMPD initialisation) say how to read a
-/// kmp_team_t. A candidate is a team whose parent is a team one level up, whose size is
-/// sane and whose t_pkfn is code of a loaded module; the new team is the deepest of them
-/// (the frame also holds its parent and the root's teams); nullopt when none or two fit.
-/// (OMPD's own levels-var of the enclosing region is no help: before the first region it
-/// says 1 for the initial thread.)
+/// The team __kmp_fork_call is forking, without the runtime's DWARF. At
+/// ompd_bp_parallel_begin the new team is allocated and set up but not yet linked to the
+/// encountering thread (see is_forking); __kmp_fork_call keeps it live across the call, so
+/// its address is in one of the caller's callee-saved registers or a slot of its frame.
+/// The runtime's OMPD layout symbols (ompd_access__*, the offsets libompd reads the runtime
+/// with) say how to read a kmp_team_t and a kmp_info_t. Among the frame's values, the new
+/// team is the one the runtime set up for this thread: its t_parent is the team of the task
+/// the thread runs (th_current_task->td_team, the enclosing region's team), its
+/// t_master_tid the thread's number in that team (ds_tid), and its
+/// t_pkfn is set (__kmp_free_team clears t_pkfn of every team that ended, and t_parent of
+/// the non-hot ones). A team forked by a sibling thread has another t_master_tid; one that
+/// ended has no t_pkfn. So at most one team fits; nullopt when none does (or, against the
+/// runtime's invariants, two do). One exception: when the initial thread forks its root's
+/// hot team at level 0, libomp 19 has made that team the thread's (and its task's) team
+/// already: then no team has it as parent, and the thread's own team, forked (t_pkfn set)
+/// by this thread and held in the frame, is the new one.
 std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd_address_space& as) {
     tracer::target& tgt = as.target();
     auto probe = plugins::probe_openmp_runtime(tgt);
@@ -118,7 +125,8 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
             rt = &m;
         }
     }
-    if (rt == nullptr) {
+    tracer::thread* th = tgt.find_thread(tid);
+    if (rt == nullptr || th == nullptr) {
         return std::nullopt;
     }
     auto read_u64 = [&](std::uint64_t addr) -> std::optional<std::uint64_t> {
@@ -135,17 +143,54 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
         }
         return v;
     };
-    auto offset = [&](const char* field) -> std::optional<std::uint64_t> {
-        auto syms = rt->elf->find_symbols(std::string("ompd_access__kmp_base_team_t__") + field);
-        return syms.empty() ? std::nullopt : read_u64(rt->to_runtime(syms.front().value).addr());
+    auto symbol_addr = [&](const std::string& name) -> std::optional<std::uint64_t> {
+        auto syms = rt->elf->find_symbols(name);
+        if (syms.empty()) {
+            return std::nullopt;
+        }
+        return rt->to_runtime(syms.front().value).addr();
     };
-    std::optional<std::uint64_t> team_t;
-    if (auto syms = rt->elf->find_symbols("ompd_access__kmp_team_p__t"); !syms.empty()) {
-        team_t = read_u64(rt->to_runtime(syms.front().value).addr());
+    auto layout = [&](const std::string& name) -> std::optional<std::uint64_t> {
+        auto at = symbol_addr("ompd_access__" + name);
+        return at ? read_u64(*at) : std::nullopt;
+    };
+    auto team_t = layout("kmp_team_p__t"), nproc_at = layout("kmp_base_team_t__t_nproc"),
+         level_at = layout("kmp_base_team_t__t_level"), pkfn_at = layout("kmp_base_team_t__t_pkfn"),
+         parent_at = layout("kmp_base_team_t__t_parent"), master_tid_at = layout("kmp_base_team_t__t_master_tid"),
+         info_th = layout("kmp_info_t__th"),
+         th_info = layout("kmp_base_info_t__th_info"), desc_ds = layout("kmp_desc_t__ds"),
+         th_current_task = layout("kmp_base_info_t__th_current_task"), td_team = layout("kmp_taskdata_t__td_team"),
+         ds_thread = layout("kmp_desc_base_t__ds_thread"), ds_tid = layout("kmp_desc_base_t__ds_tid");
+    auto threads_sym = symbol_addr("__kmp_threads"), capacity_sym = symbol_addr("__kmp_threads_capacity");
+    if (!team_t || !nproc_at || !level_at || !pkfn_at || !parent_at || !master_tid_at || !info_th ||
+        !th_info || !desc_ds || !ds_thread || !ds_tid || !th_current_task || !td_team || !threads_sym ||
+        !capacity_sym) {
+        log::write(log::channel::plugin, "OMPD: the runtime lacks a layout symbol for reading a forked team");
+        return std::nullopt;
     }
-    auto nproc_at = offset("t_nproc"), level_at = offset("t_level"), pkfn_at = offset("t_pkfn"),
-         parent_at = offset("t_parent");
-    if (!team_t || !nproc_at || !level_at || !pkfn_at || !parent_at) {
+    // The encountering thread's kmp_info_t: the entry of __kmp_threads whose ds_thread is
+    // its pthread_t (the thread pointer, fs_base on x86-64), as libompd finds threads.
+    auto threads = read_u64(*threads_sym);
+    auto capacity = read_i32(*capacity_sym);
+    std::uint64_t self = th->regs().gp().fs_base;
+    std::optional<std::uint64_t> current_team;
+    std::optional<std::int64_t> my_tid;
+    for (std::int64_t i = 0; threads && capacity && i < std::min<std::int64_t>(*capacity, 1 << 16); ++i) {
+        auto info = read_u64(*threads + 8 * static_cast<std::uint64_t>(i));
+        if (!info || *info == 0) {
+            continue;
+        }
+        std::uint64_t desc = *info + *info_th + *th_info + *desc_ds;
+        if (read_u64(desc + *ds_thread) == self) {
+            if (auto task = read_u64(*info + *info_th + *th_current_task); task && *task != 0) {
+                current_team = read_u64(*task + *td_team);
+            }
+            my_tid = read_i32(desc + *ds_tid);
+            break;
+        }
+    }
+    if (!current_team || *current_team == 0 || !my_tid) {
+        log::write(log::channel::plugin, "OMPD: thread {} not found in __kmp_threads", tid);
         return std::nullopt;
     }
     const auto& frames = s.stack(tid);
@@ -158,10 +203,8 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
     // registers at the event function (which saves none of them), and what the unwinder
     // recovered for the caller's frame.
     for (int reg : {3, 6, 12, 13, 14, 15}) {
-        if (tracer::thread* th = tgt.find_thread(tid)) {
-            if (auto v = th->regs().read_dwarf(reg)) {
-                candidates.push_back(*v);
-            }
+        if (auto v = th->regs().read_dwarf(reg)) {
+            candidates.push_back(*v);
         }
         if (static_cast<std::size_t>(reg) < caller.dwarf_regs.size() && caller.dwarf_regs[reg]) {
             candidates.push_back(*caller.dwarf_regs[reg]);
@@ -172,54 +215,38 @@ std::optional<forked_region> region_from_team_layout(session& s, pid_t tid, ompd
             candidates.push_back(*v);
         }
     }
-    auto in_code = [&](std::uint64_t pc) {
-        for (const auto& m : tgt.modules()) {
-            if (pc >= m.start && pc < m.end) {
-                return true;
-            }
-        }
-        return false;
-    };
-    // A team is a candidate when its parent is a team one level up; the new team is the
-    // deepest one the frame holds (the parent team and the root's teams are above it).
     std::map<std::uint64_t, forked_region> teams;
+    std::optional<forked_region> own_team;   // the exception above
     for (std::uint64_t c : candidates) {
         if (c == 0 || c % 8 != 0 || teams.count(c)) {
             continue;
         }
         std::uint64_t base = c + *team_t;
+        bool child = read_u64(base + *parent_at) == current_team;
+        if ((!child && c != *current_team) || read_i32(base + *master_tid_at) != my_tid) {
+            continue;
+        }
+        auto pkfn = read_u64(base + *pkfn_at);
         auto level = read_i32(base + *level_at);
         auto nproc = read_i32(base + *nproc_at);
-        auto pkfn = read_u64(base + *pkfn_at);
-        auto up = read_u64(base + *parent_at);
-        if (!level || *level < 1 || !nproc || *nproc < 1 || *nproc > 65536 || !pkfn || !in_code(*pkfn) || !up ||
-            *up == 0) {
+        if (!pkfn || *pkfn == 0 || !level || !nproc || *nproc < 1) {
             continue;
         }
-        auto up_level = read_i32(*up + *team_t + *level_at);
-        if (!up_level || *up_level != *level - 1) {
-            continue;
-        }
-        teams[c] = forked_region{*level, *nproc, *pkfn};
-    }
-    std::optional<forked_region> found;
-    int deepest = 0;
-    bool ambiguous = false;
-    for (const auto& [c, r] : teams) {
-        if (*r.level > deepest) {
-            deepest = static_cast<int>(*r.level);
-            found = r;
-            ambiguous = false;
-        } else if (*r.level == deepest) {
-            ambiguous = true;
+        if (child) {
+            teams[c] = forked_region{*level, *nproc, *pkfn};
+        } else {
+            own_team = forked_region{*level, *nproc, *pkfn};
         }
     }
-    if (!found || ambiguous) {
-        log::write(log::channel::plugin, "OMPD: {} candidate teams in __kmp_fork_call's frame{}", teams.size(),
-                   ambiguous ? ", two at the deepest level" : "");
+    if (teams.empty() && own_team) {
+        return own_team;
+    }
+    if (teams.size() != 1) {
+        log::write(log::channel::plugin, "OMPD: {} teams in __kmp_fork_call's frame forked by thread {} from {:#x}",
+                   teams.size(), tid, *current_team);
         return std::nullopt;
     }
-    return found;
+    return teams.begin()->second;
 }
 
 omp_event read_event(session& s, pid_t tid, std::string_view event) {
