@@ -287,7 +287,7 @@ TEST_CASE("a C++ class-type threadprivate object: every thread's copy", "[dmpl][
     CHECK(shown == final_counts(all));
 }
 
-TEST_CASE("a thread that has not allocated its copy yet says so; later it has one", "[dmpl][threadprivate]") {
+TEST_CASE("a thread that has not allocated its copy yet says so, later it has one", "[dmpl][threadprivate]") {
     if (!have_dmpl_examples()) {
         return;
     }
@@ -361,11 +361,44 @@ TEST_CASE("libgomp: omp threads and omp parallel answer from DMPL and say what t
     REQUIRE_FALSE(r.timed_out);
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    // The stopped thread runs the region's outlined routine.
-    CHECK(std::regex_search(r.out, std::regex(R"(\* \d+\s+\d+\s+(encountering thread \(OpenMP thread 0\)|team member)\s+omp parallel in main)")));
+    // The stopped thread runs the region's outlined routine, as thread N of the team of 4
+    // (Fig. 8's omp_set_num_threads(4)), its number from libgomp's per-thread data.
+    CHECK(std::regex_search(
+        r.out, std::regex(R"(\* \d+\s+\d+\s+(encountering thread, )?OpenMP thread [0-3] of 4 \(level 1\)\s+omp parallel in main)")));
     CHECK(r.out.find("cannot be shown") != std::string::npos);
     CHECK(r.out.find("(outlined main._omp_fn.0)") != std::string::npos);
     CHECK(r.out.find("[omp parallel in main") != std::string::npos);  // omp bt without OMPD
+}
+
+TEST_CASE("libgomp: omp threads shows each thread's OpenMP number, team size and level as the thread printed them",
+          "[dmpl]") {
+    if (!have_dmpl_examples()) {
+        return;
+    }
+    // Two inner teams of different sizes (2 and 3) at level 2; every thread printed its own
+    // tid, number, team size and level before the stop.
+    auto r = ompdbg_on(dmpl_example("team_numbers-gcc-dwarf5-O0"), {"break all_printed", "run", "omp threads"});
+    REQUIRE_FALSE(r.timed_out);
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    std::map<std::string, std::string> truth;   // tid -> "num size level"
+    std::regex printed(R"(truth: tid=(\d+) num=(\d+) size=(\d+) level=(\d+))");
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), printed); it != std::sregex_iterator(); ++it) {
+        truth[(*it)[1]] = std::string((*it)[2]) + " " + std::string((*it)[3]) + " " + std::string((*it)[4]);
+    }
+    REQUIRE(truth.size() == 5);
+    std::map<std::string, std::string> shown;
+    std::regex row(R"((?:^|\n)[* ] +\d+ +(\d+) +(?:encountering thread, )?OpenMP thread (\d+) of (\d+) \(level (\d+)\))");
+    for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), row); it != std::sregex_iterator(); ++it) {
+        shown[(*it)[1]] = std::string((*it)[2]) + " " + std::string((*it)[3]) + " " + std::string((*it)[4]);
+    }
+    CHECK(shown == truth);
+    std::multiset<std::string> numbers;
+    for (const auto& [tid, v] : shown) {
+        numbers.insert(v.substr(0, v.find(' ')));
+    }
+    CHECK(numbers == std::multiset<std::string>{"0", "0", "1", "1", "2"});
+    CHECK(r.out.find("thread states, tasks and ICVs cannot be shown") != std::string::npos);
 }
 
 TEST_CASE("bad DMPL input: each a clear line, never a crash", "[dmpl][bad-input]") {

@@ -684,9 +684,143 @@ bool outlined_locals(session& s) {
 
 // ---- libgomp: omp threads / omp parallel from DMPL and the stacks ----------------------
 
-std::string libgomp_limits(const tracer::loaded_module* m) {
-    std::string why = "libgomp has no OMPD support, so OpenMP thread numbers (except the encountering "
-                      "thread's 0), team sizes, thread states, tasks and ICVs cannot be shown";
+/// Each thread's place in its team, read from libgomp's own per-thread data without its
+/// debug information. libgomp keeps a thread's state in the TLS variable gomp_tls_data
+/// (struct gomp_thread: ts.team, ts.team_id, ts.level; team->nthreads first in struct
+/// gomp_team), and its exported accessors read exactly those fields:
+///   omp_get_thread_num:  [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM_ID(%rax),%eax ; ret
+///   omp_get_level:       [endbr64] mov GOT(%rip),%rax ; mov %fs:LEVEL(%rax),%eax ; ret
+///   omp_get_num_threads: [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM(%rax),%rdx ;
+///                        mov $1,%eax ; test %rdx,%rdx ; je 1f ; mov (%rdx),%eax ; 1: ret
+/// (GOT holds gomp_tls_data's offset from the thread pointer: initial-exec TLS). So the
+/// offsets are taken from the loaded library's code, never assumed: gcc 12's libgomp
+/// (Debian 12) gives TEAM 0x10, TEAM_ID 0x28, LEVEL 0x2c, as its struct gomp_team_state
+/// says. When the code has another shape, nothing is read and the limits say so.
+class gomp_team_reader {
+public:
+    struct place {
+        std::int64_t thread_num = 0, team_size = 1, level = 0;
+    };
+
+    explicit gomp_team_reader(tracer::target& tgt, const tracer::loaded_module& m) : tgt_(tgt) {
+        auto thread_num = accessor(m, "omp_get_thread_num", false);
+        auto level = accessor(m, "omp_get_level", false);
+        auto team = accessor(m, "omp_get_num_threads", true);
+        if (!thread_num || !level || !team || thread_num->got != level->got || thread_num->got != team->got) {
+            problem_ = "the code of " + m.path.filename().string() +
+                       "'s omp_get_thread_num/omp_get_level/omp_get_num_threads is not the shape ompdbg reads "
+                       "libgomp's thread data by";
+            return;
+        }
+        got_ = thread_num->got;
+        team_id_at_ = thread_num->offset;
+        level_at_ = level->offset;
+        team_at_ = team->offset;
+    }
+
+    /// Thread `tid`'s number, team size and nesting level as libgomp keeps them; nullopt when
+    /// it is not in a team (idle in the pool, or no OpenMP yet) or cannot be read.
+    std::optional<place> of(pid_t tid) const {
+        tracer::thread* th = tgt_.find_thread(tid);
+        if (!got_ || th == nullptr) {
+            return std::nullopt;
+        }
+        auto tp_offset = read<std::int64_t>(*got_);
+        if (!tp_offset) {
+            return std::nullopt;
+        }
+        std::uint64_t data = th->regs().gp().fs_base + static_cast<std::uint64_t>(*tp_offset);
+        auto team = read<std::uint64_t>(data + team_at_);
+        auto id = read<std::uint32_t>(data + team_id_at_);
+        auto level = read<std::uint32_t>(data + level_at_);
+        if (!team || *team == 0 || !id || !level) {
+            return std::nullopt;
+        }
+        auto nthreads = read<std::uint32_t>(*team);
+        if (!nthreads || *nthreads == 0 || *id >= *nthreads) {
+            return std::nullopt;
+        }
+        return place{*id, *nthreads, *level};
+    }
+
+    /// Why nothing can be read ("" when the reader works).
+    const std::string& problem() const { return problem_; }
+
+private:
+    struct tls_load {
+        std::uint64_t got = 0;
+        std::uint8_t offset = 0;
+    };
+
+    template <typename T>
+    std::optional<T> read(std::uint64_t addr) const {
+        T v{};
+        if (tgt_.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    /// Decodes one accessor (see the class comment); `team`: omp_get_num_threads's shape.
+    std::optional<tls_load> accessor(const tracer::loaded_module& m, const char* name, bool team) const {
+        auto syms = m.elf->find_symbols(name);
+        if (syms.empty()) {
+            return std::nullopt;
+        }
+        std::uint64_t at = m.to_runtime(syms.front().value).addr();
+        std::uint8_t code[32] = {};
+        if (tgt_.try_read_memory(virt_addr(at), std::as_writable_bytes(std::span(code))) != sizeof code) {
+            return std::nullopt;
+        }
+        std::size_t i = 0;
+        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
+            i = 4;   // endbr64
+        }
+        if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x05) {
+            return std::nullopt;   // mov disp32(%rip),%rax
+        }
+        std::int32_t disp = 0;
+        std::memcpy(&disp, code + i + 3, 4);
+        tls_load out;
+        out.got = at + i + 7 + static_cast<std::uint64_t>(static_cast<std::int64_t>(disp));
+        i += 7;
+        if (code[i] != 0x64) {
+            return std::nullopt;   // %fs:
+        }
+        ++i;
+        if (team) {
+            // mov %fs:d8(%rax),%rdx ; mov $1,%eax ; test %rdx,%rdx ; je +2 ; mov (%rdx),%eax
+            static const std::uint8_t tail[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0x48, 0x85, 0xd2, 0x74, 0x02, 0x8b, 0x02};
+            if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x50 ||
+                std::memcmp(code + i + 4, tail, sizeof tail) != 0) {
+                return std::nullopt;
+            }
+            out.offset = code[i + 3];
+        } else {
+            // mov %fs:d8(%rax),%eax ; ret
+            if (code[i] != 0x8b || code[i + 1] != 0x40 || code[i + 3] != 0xc3) {
+                return std::nullopt;
+            }
+            out.offset = code[i + 2];
+        }
+        return out;
+    }
+
+    tracer::target& tgt_;
+    std::optional<std::uint64_t> got_;
+    std::uint8_t team_id_at_ = 0, level_at_ = 0, team_at_ = 0;
+    std::string problem_;
+};
+
+std::string libgomp_limits(const tracer::loaded_module* m, const std::string& reader_problem) {
+    std::string why =
+        reader_problem.empty()
+            ? "libgomp has no OMPD support: OpenMP thread numbers, team sizes and levels come from libgomp's "
+              "per-thread data (read the way its omp_get_thread_num/omp_get_num_threads/omp_get_level do); "
+              "thread states, tasks and ICVs cannot be shown"
+            : "libgomp has no OMPD support, so OpenMP thread numbers (except the encountering thread's 0), team "
+              "sizes, thread states, tasks and ICVs cannot be shown (" +
+                  reader_problem + ")";
     if (m != nullptr && m->elf && m->elf->debug() == nullptr) {
         why += "; " + m->path.string() + " has no debug information either (Debian ships it in "
                "libgomp1-dbgsym, outside the main archive)";
@@ -700,12 +834,21 @@ struct gomp_thread_view {
     std::string region;       ///< "omp parallel in main at fig8.c:21"
     std::string outlined;     ///< mangled outlined routine
     bool encountering = false;
+    /// The thread's place in its team, from libgomp's per-thread data (libgomp only).
+    std::optional<gomp_team_reader::place> place;
 };
 
-std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc) {
+std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc, std::string* reader_problem = nullptr) {
     std::vector<gomp_thread_view> out;
     std::map<std::string, std::string> where_by_routine;  // outlined → construct location
     tracer::target* tgt = s.target();
+    std::optional<gomp_team_reader> reader;
+    if (auto rt = find_runtime(*tgt); rt.kind == runtime_kind::libgomp && rt.module != nullptr && rt.module->elf) {
+        reader.emplace(*tgt, *rt.module);
+        if (reader_problem != nullptr) {
+            *reader_problem = reader->problem();
+        }
+    }
     for (tracer::thread* th : tgt->threads()) {
         if (th->state() == tracer::thread_state::exited) {
             continue;
@@ -724,6 +867,13 @@ std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc) {
                 where_by_routine.emplace(v.outlined, where_of(frames[*k]));
             }
             v.role = v.encountering ? "encountering thread (OpenMP thread 0)" : "team member";
+            if (reader) {
+                v.place = reader->of(v.tid);
+            }
+            if (v.place) {
+                v.role = fmt::format("{}OpenMP thread {} of {} (level {})", v.encountering ? "encountering thread, " : "",
+                                     v.place->thread_num, v.place->team_size, v.place->level);
+            }
         } else {
             bool runtime = std::any_of(frames.begin(), frames.end(),
                                        [&](const stack_frame& f) { return in_runtime(fc, f); });
@@ -745,21 +895,29 @@ std::vector<gomp_thread_view> gomp_threads(session& s, fold_context& fc) {
 }
 
 void gomp_omp_threads(session& s, fold_context& fc, const tracer::loaded_module* rt) {
-    auto views = gomp_threads(s, fc);
-    s.out().line(fmt::format("  {:<4} {:<8} {:<40} {}", "Id", "LWP", "Role", "Region"));
+    std::string problem;
+    auto views = gomp_threads(s, fc, &problem);
+    s.out().line(fmt::format("  {:<4} {:<8} {:<52} {}", "Id", "LWP", "Role", "Region"));
     nlohmann::json js = nlohmann::json::array();
     for (const auto& v : views) {
         std::string mark = v.tid == s.selected_tid() ? "*" : " ";
-        s.out().line(fmt::format("{} {:<4} {:<8} {:<40} {}", mark, s.thread_number(v.tid), v.tid, v.role, v.region));
-        js.push_back({{"id", s.thread_number(v.tid)}, {"lwp", v.tid}, {"role", v.role}, {"region", v.region}});
+        s.out().line(fmt::format("{} {:<4} {:<8} {:<52} {}", mark, s.thread_number(v.tid), v.tid, v.role, v.region));
+        nlohmann::json j{{"id", s.thread_number(v.tid)}, {"lwp", v.tid}, {"role", v.role}, {"region", v.region}};
+        if (v.place) {
+            j["thread_num"] = v.place->thread_num;
+            j["team_size"] = v.place->team_size;
+            j["level"] = v.place->level;
+        }
+        js.push_back(std::move(j));
     }
-    s.out().line("(from ompdbg's DMPL library for libgomp and the threads' stacks: " + libgomp_limits(rt) + ")");
+    s.out().line("(from ompdbg's DMPL library for libgomp and the threads' stacks: " + libgomp_limits(rt, problem) + ")");
     s.out().field("threads", js);
-    s.out().field("limits", libgomp_limits(rt));
+    s.out().field("limits", libgomp_limits(rt, problem));
 }
 
 void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module* rt) {
-    auto views = gomp_threads(s, fc);
+    std::string problem;
+    auto views = gomp_threads(s, fc, &problem);
     std::map<std::string, std::vector<const gomp_thread_view*>> regions;
     for (const auto& v : views) {
         if (!v.outlined.empty()) {
@@ -786,7 +944,7 @@ void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module
     }
     s.out().line("(from ompdbg's DMPL library for libgomp and the threads' stacks: team members waiting in "
                  "libgomp are not attributed to a region; " +
-                 libgomp_limits(rt) + ")");
+                 libgomp_limits(rt, problem) + ")");
     s.out().field("regions", js);
 }
 
@@ -943,6 +1101,11 @@ std::vector<dmpl_thread_position> dmpl_thread_positions(session& s) {
         p.tid = v.tid;
         p.region = v.region;
         p.encountering = v.encountering;
+        if (v.place) {
+            p.thread_num = v.place->thread_num;
+            p.team_size = v.place->team_size;
+            p.level = v.place->level;
+        }
         const auto& frames = s.stack(v.tid);
         if (auto inner = innermost_outlined(*fc, frames)) {
             // clang's chain: the routine the runtime called is outermost; the call into the

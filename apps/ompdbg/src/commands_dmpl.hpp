@@ -9,6 +9,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct dmpl_thread_position {
     /// "omp parallel in main at fig8.c:21"; empty when the thread runs no outlined routine.
     std::string region;
     bool encountering = false;   ///< the thread that encountered the region (OpenMP thread 0)
+    /// The thread's number, team size and nesting level where the runtime's per-thread data
+    /// tells them without OMPD (libgomp); nullopt elsewhere.
+    std::optional<std::int64_t> thread_num, team_size, level;
     /// What the thread does: "barrier wait (GOMP_barrier)", "lock wait (omp_set_lock)",
     /// "critical wait (GOMP_critical_start)", "taskwait (GOMP_taskwait)", "in the region"
     /// (its own code), "idle in the runtime", "not in a parallel region".
