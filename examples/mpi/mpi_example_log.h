@@ -2,7 +2,11 @@
  * one line of key=value pairs, written with a single write() so that mpirun forwards it
  * whole, e.g.
  *   MPI-LOG rank=1 pid=4242 op=irecv peer=0 tag=21 count=4 type=MPI_INT bytes=16 buf=0x7ffc.. comm=MPI_COMM_WORLD
- * Tests parse these lines and compare them with what the debugger reports. */
+ * Tests parse these lines and compare them with what the debugger reports. When the
+ * environment names a file in MPI_EXAMPLE_LOG, each line is also appended there (one
+ * write() with O_APPEND, so lines of several ranks never mix): mpirun forwards stdout only
+ * while it runs, and a debugger that stops or kills the job can keep the last lines from
+ * arriving; the file has them as soon as the rank wrote them. */
 #ifndef MPI_EXAMPLE_LOG_H
 #define MPI_EXAMPLE_LOG_H
 
@@ -10,6 +14,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +32,16 @@ static inline void mpi_log(const char* fmt, ...) {
     fflush(stdout);
     if (write(STDOUT_FILENO, line, (size_t)n) < 0) {
         /* nothing to do: the log is best effort */
+    }
+    const char* file = getenv("MPI_EXAMPLE_LOG");
+    if (file != NULL && *file != '\0') {
+        int fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (write(fd, line, (size_t)n) < 0) {
+                /* best effort, as above */
+            }
+            close(fd);
+        }
     }
 }
 

@@ -20,7 +20,7 @@ int compute(int rank) {
     for (int i = 0; i <= rank; ++i) {
         v += i * i;   // LINE-MARK: compute
     }
-    sink = v;
+    sink = v;   // LINE-MARK: compute_sink
     return v;
 }
 
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     my_rank = rank;
     printf("rank %d of %d pid %d\n", rank, size, (int)getpid());
     fflush(stdout);
-    compute(rank);
+    compute(rank);   // LINE-MARK: call_compute
     if (argc > 1 && strcmp(argv[1], "park") == 0) {
         if (rank % 2 == 0) {
             wait_even(rank, size);

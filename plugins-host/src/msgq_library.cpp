@@ -2,9 +2,6 @@
 // process (mpimsgq_dll_locations, then MPIR_dll_name), the plugin policy, the entry-point
 // table, the version and bitness checks, and the one-time mqs_setup_basic_callbacks.
 
-#include <map>
-#include <mutex>
-
 #include "internal/msgq_api.hpp"
 #include "internal/msgq_contexts.hpp"
 #include "ompdbg/base/error.hpp"
@@ -69,46 +66,32 @@ msgq_dll_candidates find_msgq_dll_candidates(tracer::target& tgt) {
 }
 
 std::shared_ptr<msgq_library> msgq_library::load(const fs::path& file, const plugin_policy& policy) {
-    static std::mutex mutex;
-    static std::map<fs::path, std::weak_ptr<msgq_library>> loaded;
-    std::lock_guard lock(mutex);
-    std::error_code ec;
-    fs::path key = fs::weakly_canonical(file, ec);
-    if (ec) {
-        key = file;
-    }
-    if (auto it = loaded.find(key); it != loaded.end()) {
-        if (auto lib = it->second.lock()) {
-            return lib;
+    // One instance per file, as for OMPD and DMPL libraries: the DLL keeps the debugger's
+    // basic callback table in a global, set once below.
+    return load_once<msgq_library>(file, [&] {
+        std::shared_ptr<msgq_library> lib(new msgq_library);
+        lib->api_ = std::make_unique<internal::msgq_api>();
+        lib->lib_ = plugin_library::open_api(file, policy, *lib->api_, "a message-queue DLL");
+        internal::msgq_dll_loaded();   // paired with the destructor's msgq_dll_unloaded()
+        const auto& api = *lib->api_;
+        lib->compatibility_ = api.mqs_version_compatibility();
+        lib->taddr_width_ = api.mqs_dll_taddr_width();
+        if (char* v = api.mqs_version_string()) {
+            lib->version_string_ = v;
         }
-    }
-    std::shared_ptr<msgq_library> lib(new msgq_library);
-    lib->lib_ = plugin_library::open(file, policy);
-    internal::msgq_dll_loaded();
-    lib->api_ = std::make_unique<internal::msgq_api>();
-    if (auto missing = lib->lib_->resolve(*lib->api_)) {
-        error::send(fmt::format("{}: not a message-queue DLL: it does not define {}",
-                                file.string(), *missing));
-    }
-    const auto& api = *lib->api_;
-    lib->compatibility_ = api.mqs_version_compatibility();
-    lib->taddr_width_ = api.mqs_dll_taddr_width();
-    if (char* v = api.mqs_version_string()) {
-        lib->version_string_ = v;
-    }
-    if (lib->compatibility_ != msgq_interface_compatibility) {
-        error::send(fmt::format("{}: message-queue interface version {} (this debugger implements {})",
-                                file.string(), lib->compatibility_, msgq_interface_compatibility));
-    }
-    if (lib->taddr_width_ != static_cast<int>(sizeof(mqs_taddr_t))) {
-        error::send(fmt::format("{}: a {}-bit message-queue DLL cannot read a 64-bit process",
-                                file.string(), lib->taddr_width_ * 8));
-    }
-    api.mqs_setup_basic_callbacks(&internal::msgq_basic_callback_table());
-    log::write(log::channel::plugin, "message-queue DLL {}: {} (interface {})", file.string(),
-               lib->version_string_, lib->compatibility_);
-    loaded[key] = lib;
-    return lib;
+        if (lib->compatibility_ != msgq_interface_compatibility) {
+            error::send(fmt::format("{}: message-queue interface version {} (this debugger implements {})",
+                                    file.string(), lib->compatibility_, msgq_interface_compatibility));
+        }
+        if (lib->taddr_width_ != static_cast<int>(sizeof(mqs_taddr_t))) {
+            error::send(fmt::format("{}: a {}-bit message-queue DLL cannot read a 64-bit process", file.string(),
+                                    lib->taddr_width_ * 8));
+        }
+        api.mqs_setup_basic_callbacks(&internal::msgq_basic_callback_table());
+        log::write(log::channel::plugin, "message-queue DLL {}: {} (interface {})", file.string(),
+                   lib->version_string_, lib->compatibility_);
+        return lib;
+    });
 }
 
 std::shared_ptr<msgq_library> msgq_library::load_for(tracer::target& tgt, const plugin_policy& policy) {

@@ -277,6 +277,7 @@ struct request_reader {
 };
 
 constexpr int max_communicators = 4096;
+constexpr const char* no_information_text = "the message-queue DLL gives no information about this queue";
 constexpr int max_operations = 100000;
 
 }  // namespace
@@ -322,9 +323,8 @@ std::vector<msgq_communicator> msgq_process::communicators() {
             int qrc = api.mqs_setup_operation_iterator(process, static_cast<int>(cls));
             if (qrc != mqs_ok) {
                 contents->available = false;
-                contents->unavailable_reason = qrc == mqs_no_information
-                                                   ? "the message-queue DLL gives no information about this queue"
-                                                   : lib_->error_string(qrc);
+                contents->unavailable_reason =
+                    qrc == mqs_no_information ? no_information_text : lib_->error_string(qrc);
                 continue;
             }
             for (int n = 0; n < max_operations; ++n) {
@@ -335,9 +335,8 @@ std::vector<msgq_communicator> msgq_process::communicators() {
                 }
                 if (orc != mqs_ok) {
                     contents->available = false;
-                    contents->unavailable_reason = orc == mqs_no_information
-                                                       ? "the message-queue DLL gives no information about this queue"
-                                                       : lib_->error_string(orc);
+                    contents->unavailable_reason =
+                        orc == mqs_no_information ? no_information_text : lib_->error_string(orc);
                     break;
                 }
                 msgq_operation op;
@@ -369,7 +368,66 @@ std::vector<msgq_communicator> msgq_process::communicators() {
         out.push_back(std::move(comm));
         rc = api.mqs_next_communicator(process);
     }
+    fill_unexpected_from_ob1(out);
     return out;
+}
+
+// The unexpected queues the DLL gives no information about (Open MPI 4.1's answers
+// mqs_no_information) are read from ob1's own lists; when that fails too, the reason joins
+// the DLL's.
+void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comms) {
+    bool wanted = false;
+    for (const auto& c : comms) {
+        wanted = wanted || (!c.unexpected.available && c.unexpected.unavailable_reason == no_information_text);
+    }
+    if (!wanted) {
+        return;
+    }
+    std::vector<internal::ob1_message> messages;
+    try {
+        if (!process_->ob1) {
+            process_->ob1 = std::make_unique<internal::ob1_unexpected_reader>(*process_->tgt);
+        }
+        messages = process_->ob1->read();
+    } catch (const std::exception& e) {
+        log::write(log::channel::plugin, "ob1 unexpected messages of process {}: {}", process_->tgt->pid(), e.what());
+        for (auto& c : comms) {
+            if (!c.unexpected.available && c.unexpected.unavailable_reason == no_information_text) {
+                c.unexpected.unavailable_reason += fmt::format(", and {} cannot read it: {}", msgq_ob1_reader_name, e.what());
+            }
+        }
+        return;
+    }
+    for (auto& c : comms) {
+        auto& q = c.unexpected;
+        if (q.available || q.unavailable_reason != no_information_text) {
+            continue;
+        }
+        q.available = true;
+        q.unavailable_reason.clear();
+        q.reader = msgq_ob1_reader_name;
+        for (const auto& m : messages) {
+            if (m.context_id != c.unique_id) {
+                continue;
+            }
+            msgq_operation op;
+            op.queue = msgq_queue::unexpected_messages;
+            op.status = msgq_status::pending;
+            op.desired_local_rank = op.actual_local_rank = m.source;
+            op.desired_global_rank = op.actual_global_rank =
+                m.source >= 0 && static_cast<std::size_t>(m.source) < c.world_ranks.size()
+                    ? c.world_ranks[static_cast<std::size_t>(m.source)]
+                    : m.source;
+            op.desired_tag = op.actual_tag = m.tag;
+            op.desired_length = op.actual_length = m.bytes;
+            op.system_buffer = true;
+            op.buffer = m.data;
+            if (m.out_of_sequence) {
+                op.extra_text.emplace_back("out of sequence");
+            }
+            q.operations.push_back(std::move(op));
+        }
+    }
 }
 
 std::optional<int> mpi_rank_from_environment(pid_t pid) {

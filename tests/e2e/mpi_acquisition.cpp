@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -103,7 +104,7 @@ TEST_CASE("mpi: a breakpoint is planted in every rank and each rank reports its 
     CHECK(count_lines_starting(r.out, "rank ") == 8);   // 4 "rank R of 4" + 4 "rank R done"
 }
 
-TEST_CASE("mpi: a breakpoint set with a focus is planted in the focused ranks only; continue resumes all",
+TEST_CASE("mpi: a breakpoint set with a focus is planted in the focused ranks only, continue resumes all",
           "[e2e][mpi]") {
     // `start` holds the job in MPI_Init; the breakpoint set while the focus is rank 1 belongs
     // to rank 1 (as in TotalView and DDT), and the job then runs with the focus on every rank.
@@ -339,4 +340,22 @@ TEST_CASE("mpi: Debian's stripped Open MPI: acquisition and merged stacks work, 
     for (int rank = 0; rank < 4; ++rank) {
         CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
     }
+}
+
+TEST_CASE("mpi: run -- srun goes through MPIR as mpirun does (a program named srun without MPIR is refused)",
+          "[e2e][mpi]") {
+    // No Slurm here: a copy of /bin/true named srun shows that `run srun ...` is taken as an
+    // MPI starter (acquired through MPIR, which it lacks), not run as a plain program.
+    char tmpl[] = "/tmp/ompdbg-srun-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    const std::filesystem::path dir = tmpl;
+    const auto srun = dir / "srun";
+    std::filesystem::copy_file("/bin/true", srun);
+    auto r = ompdbg_batch({"run", srun.string(), "-n", "2", "/bin/true"},
+                          run_options().timeout_after(std::chrono::seconds(60)));
+    std::filesystem::remove_all(dir);
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK_FALSE(r.ok());
+    CHECK(has_line_containing(r.err, "srun is not an MPI starter: it has no MPIR_Breakpoint/MPIR_proctable."));
 }

@@ -32,25 +32,43 @@ namespace {
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-/// `ompdbg --batch -ex CMD... run MPIRUN -np 4 PROGRAM`.
-run_result ompdbg_mpi(const std::string& program, const std::vector<std::string>& cmds,
-                      const std::string& mpirun = ompdbg::test::msgq::mpirun_path(),
-                      const std::vector<std::string>& extra_args = {}) {
+/// An ompdbg session on an MPI job, and the MPI-LOG lines its ranks wrote.
+struct mpi_run : run_result {
+    /// The ranks' MPI-LOG lines as they wrote them to the file MPI_EXAMPLE_LOG names: the
+    /// lines mpirun forwards to stdout can be lost when the session ends the job while
+    /// mpirun is stopped (all-stop stops the starter too) with lines still in its pipes.
+    std::string log;
+};
+
+/// `ompdbg --batch -ex CMD... run MPIRUN -np RANKS PROGRAM`.
+mpi_run ompdbg_mpi(const std::string& program, const std::vector<std::string>& cmds,
+                   const std::string& mpirun = ompdbg::test::msgq::mpirun_path(),
+                   const std::vector<std::string>& extra_args = {}, int ranks = 4) {
     REQUIRE(fs::exists(mpirun));   // scripts/bootstrap builds it
     REQUIRE(fs::exists(program));
     auto args = ex_args(cmds);
     std::vector<std::string> job{"run", mpirun, "--allow-run-as-root", "--oversubscribe", "--mca",
-                                 "mpi_yield_when_idle", "1", "-np", "4", program};
+                                 "mpi_yield_when_idle", "1", "-np", std::to_string(ranks), program};
     job.insert(job.end(), extra_args.begin(), extra_args.end());
     args.insert(args.end(), job.begin(), job.end());
+    const fs::path log_file = fs::temp_directory_path() / ("ompdbg-mpi-log-" + std::to_string(::getpid()) + ".txt");
+    fs::remove(log_file);
     // Four ranks attached and indexed on a loaded 2-core machine: minutes, never a hang.
-    return ompdbg_batch(args, run_options().timeout_after(std::chrono::seconds(280)));
+    mpi_run r;
+    static_cast<run_result&>(r) = ompdbg_batch(
+        args, run_options().set_env("MPI_EXAMPLE_LOG", log_file.string()).timeout_after(std::chrono::seconds(280)));
+    std::ifstream in(log_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    r.log = text.str();
+    fs::remove(log_file);
+    return r;
 }
 
-/// The MPI-LOG lines the ranks printed (forwarded by mpirun through the debugger).
-std::vector<log_entry> logged(const std::string& out) {
+/// The MPI-LOG lines the ranks wrote (mpi_run::log).
+std::vector<log_entry> logged(const std::string& log) {
     std::vector<log_entry> v;
-    for (const auto& l : lines_of(out)) {
+    for (const auto& l : lines_of(log)) {
         if (auto e = parse_log_line(l)) {
             v.push_back(*e);
         }
@@ -112,9 +130,9 @@ TEST_CASE("mpi deadlock over the whole job: the ring's cycle is found across ran
     cmds.insert(cmds.end(), more.begin(), more.end());
     cmds.insert(cmds.end(), {"delete", "mpi deadlock --dot " + dot, "mpi queues"});
     auto r = ompdbg_mpi(prog, cmds);
-    INFO(r.all());
+    INFO(r.all() + r.log);
     REQUIRE_FALSE(r.timed_out);
-    auto log = logged(r.out);
+    auto log = logged(r.log);
     // The cycle the program built: rank r receives from the rank it logged as its peer.
     std::map<int, int> waits_for;
     for (int rank = 0; rank < 4; ++rank) {
@@ -166,9 +184,9 @@ TEST_CASE("mpi deadlock over the whole job: the tag-mismatch rank is reported as
                                   "rank 1", "delete", "break opal_progress", "info breakpoints", "continue",
                                   "rank all", "delete", "mpi deadlock", "mpi queues 1"};
     auto r = ompdbg_mpi(prog, cmds);
-    INFO(r.all());
+    INFO(r.all() + r.log);
     REQUIRE_FALSE(r.timed_out);
-    auto log = logged(r.out);
+    auto log = logged(r.log);
     auto send = ops_of(log, 0, "send");
     auto recv = ops_of(log, 1, "recv");
     REQUIRE(send.size() == 1);
@@ -177,33 +195,42 @@ TEST_CASE("mpi deadlock over the whole job: the tag-mismatch rank is reported as
     CHECK(has_line(r.out, "\tstop only in rank 1"));
     CHECK(has_line(r.out, "Wait-for graph of 4 ranks: 1 blocked in point-to-point calls, 3 in collectives, "
                           "0 running, 0 finished."));
+    // The message that does not match, read from rank 1's unexpected queue, is named too.
     CHECK(has_line(r.out, "Starved: rank 1 waits in MPI_Recv(tag " + recv[0].at("tag") + ") for rank " +
-                              recv[0].at("peer") + ", which is in MPI_Barrier"));
+                              recv[0].at("peer") + ", which is in MPI_Barrier; unmatched in its unexpected queue: "
+                              "rank 0's message with tag " + send[0].at("tag") + " (" + send[0].at("bytes") +
+                              " bytes)"));
     CHECK_FALSE(contains(r.out, "Deadlock:"));
-    // Rank 1's queue holds the receive it logged; rank 0's eager message waits in its
-    // unexpected queue, which Open MPI's DLL does not report: said, not hidden.
+    // Rank 1's queue holds the receive it logged; its unexpected queue (rank 1 probed until
+    // rank 0's message arrived), which Open MPI's DLL does not report, is read by ompdbg.
     auto sections = queue_sections(r.out);
     REQUIRE(sections.size() == 1);
     CHECK(contains(sections[1], "#0 from rank 0, tag " + recv[0].at("tag") + ", count 2 MPI_INT, 8 bytes, buffer " +
                                     recv[0].at("buf") + ", pending"));
-    CHECK(contains(sections[1], "Unexpected messages: not available (the message-queue DLL gives no information"));
+    CHECK_FALSE(contains(sections[1], "not available"));
+    // (Messages of the other ranks' MPI_Barrier, with Open MPI's negative tags, may follow.)
+    CHECK(contains(sections[1], " from ompdbg's reader of Open MPI's ob1 PML):"));
+    CHECK(contains(sections[1], "      #0 from rank 0, tag " + send[0].at("tag") + ", " + send[0].at("bytes") +
+                                    " bytes, data at 0x"));
 }
 
 TEST_CASE("mpi deadlock over the whole job: nothing reported on a healthy program with pending requests",
           "[e2e][mpi][msgq]") {
     const std::string prog = mpi_example("mpi_pending_barrier");
-    // Ranks 1-3 stop on the barrier line (3 hits: run + 2 continues); rank 0 holds before
-    // it until SIGUSR1. Every rank has its non-blocking requests posted.
-    auto r = ompdbg_mpi(prog, {"break " + example_location("mpi/mpi_pending_barrier.c", "pending_barrier"), "run",
-                               "continue", "continue", "mpi deadlock", "mpi queues"});
-    INFO(r.all());
+    // Ranks 1-3 stop on the barrier line, rank 0 where it holds before it until SIGUSR1 (4 hits
+    // in any order: run + 3 continues). Only then has every rank posted its non-blocking
+    // requests: stopping at the third barrier hit could catch rank 0 still in MPI_Init.
+    auto r = ompdbg_mpi(prog, {"break " + example_location("mpi/mpi_pending_barrier.c", "pending_barrier"),
+                               "break hold_until_sigusr1", "run", "continue", "continue", "continue", "mpi deadlock",
+                               "mpi queues"});
+    INFO(r.all() + r.log);
     REQUIRE_FALSE(r.timed_out);
     CHECK(has_line(r.out, "No deadlock found."));
     CHECK_FALSE(contains(r.out, "Deadlock:"));
     CHECK_FALSE(contains(r.out, "Starved:"));
     CHECK_FALSE(contains(r.out, "Waiting on a finished rank:"));
     CHECK(contains(r.out, "Wait-for graph of 4 ranks: 0 blocked in point-to-point calls"));
-    auto log = logged(r.out);
+    auto log = logged(r.log);
     auto sections = queue_sections(r.out);
     REQUIRE(sections.size() == 4);
     for (int rank = 0; rank < 4; ++rank) {
@@ -221,17 +248,17 @@ TEST_CASE("mpi deadlock over the whole job: nothing reported on a healthy progra
     }
 }
 
-TEST_CASE("mpi queues over the whole job: piled-up unexpected messages are what the DLL cannot show",
+TEST_CASE("mpi queues over the whole job: piled-up unexpected messages are read from ob1 when the DLL cannot",
           "[e2e][mpi][msgq]") {
     const std::string prog = mpi_example("mpi_unexpected");
     // `start` holds the job in MPI_Init; a breakpoint set with the focus on rank 0 stops rank 0
     // only, once every message has arrived (the program probes until then).
     auto r = ompdbg_mpi(prog, {"start", "rank 0", "break hold_until_sigusr1", "rank all", "info breakpoints",
                                "continue", "mpi queues", "mpi deadlock"});
-    INFO(r.all());
+    INFO(r.all() + r.log);
     REQUIRE_FALSE(r.timed_out);
     CHECK(has_line(r.out, "\tstop only in rank 0"));
-    auto log = logged(r.out);
+    auto log = logged(r.log);
     bool arrived = false;
     for (const auto& e : log) {
         arrived = arrived || (e.count("state") && e.at("state") == "all-arrived" && e.at("rank") == "0");
@@ -239,19 +266,79 @@ TEST_CASE("mpi queues over the whole job: piled-up unexpected messages are what 
     CHECK(arrived);
     auto sections = queue_sections(r.out);
     REQUIRE(sections.size() == 4);
-    // Nine messages wait in rank 0's unexpected queue; Open MPI 4.1's DLL answers
-    // mqs_no_information for that queue, so the debugger says so instead of "none".
+    // Nine messages wait in rank 0's unexpected queue. Open MPI 4.1's DLL answers
+    // mqs_no_information for that queue: ompdbg reads ob1's lists itself and says so.
     CHECK(contains(sections[0], "Pending receives: none"));
-    CHECK(contains(sections[0], "Unexpected messages: not available (the message-queue DLL gives no information"));
-    CHECK_FALSE(contains(sections[0], "Unexpected messages: none"));
-    // Every sender is listed with its communicators (each may still be finishing its last
-    // eager MPI_Send when rank 0 stops, so its own queues are not asserted).
+    CHECK(contains(sections[0], "    Unexpected messages (9, from ompdbg's reader of Open MPI's ob1 PML):"));
+    CHECK_FALSE(contains(sections[0], "not available"));
+    // Each message as its sender logged it (arrival order per sender, senders in rank order).
+    int index = 0;
     for (int rank = 1; rank < 4; ++rank) {
-        CHECK(ops_of(log, rank, "send").size() == 3);
+        auto sends = ops_of(log, rank, "send");
+        CHECK(sends.size() == 3);
+        for (const auto& e : sends) {
+            CHECK(contains(sections[0], "      #" + std::to_string(index++) + " from rank " + std::to_string(rank) +
+                                            ", tag " + e.at("tag") + ", " + e.at("bytes") + " bytes, data at 0x"));
+        }
+        // Every sender is listed with its communicators (each may still be finishing its
+        // last eager MPI_Send when rank 0 stops, so its own queues are not asserted).
         CHECK(contains(sections[rank], "  Communicator \"MPI_COMM_WORLD\": size 4, local rank " +
                                            std::to_string(rank) + ", world ranks 0-3"));
     }
     CHECK(has_line(r.out, "No deadlock found."));
+}
+
+TEST_CASE("mpi queues: unexpected messages with tags 0 and 42, per communicator, as the sender sent them",
+          "[e2e][mpi][msgq]") {
+    const std::string prog = mpi_example("mpi_unexpected_tags");
+    // Two ranks: rank 0 stops in all_arrived() (after MPI_Barrier, once rank 1's last message
+    // arrived) before it posts any receive; then the job runs to its end, rank 0 receiving
+    // every message, so the log also has what it received.
+    auto r = ompdbg_mpi(prog, {"break all_arrived", "run", "mpi queues 0", "delete", "continue"},
+                        ompdbg::test::msgq::mpirun_path(), {}, 2);
+    INFO(r.all() + r.log);
+    REQUIRE_FALSE(r.timed_out);
+    auto log = logged(r.log);
+    // What rank 1 sent, per communicator, in order.
+    std::map<std::string, std::vector<log_entry>> sent;
+    for (const auto& e : log) {
+        if (e.at("rank") == "1" && (e.count("op") && (e.at("op") == "send" || e.at("op") == "isend"))) {
+            sent[e.at("comm")].push_back(e);
+        }
+    }
+    REQUIRE(sent["MPI_COMM_WORLD"].size() == 7);
+    REQUIRE(sent["side"].size() == 1);
+    // Rank 0 received them all afterwards: the job ran to its end.
+    std::size_t received = 0;
+    for (const auto& e : log) {
+        received += e.at("rank") == "0" && e.count("op") && e.at("op") == "received";
+    }
+    CHECK(received == 8);
+    auto sections = queue_sections(r.out);
+    REQUIRE(sections.count(0));
+    const std::string& q = sections[0];
+    for (const auto& [comm, msgs] : sent) {
+        INFO("communicator " << comm);
+        auto at = q.find("  Communicator \"" + comm + "\"");
+        REQUIRE(at != std::string::npos);
+        auto section = q.substr(at, q.find("  Communicator", at + 2) - at);
+        CHECK(contains(section, "    Pending receives: none"));
+        CHECK(contains(section, "    Unexpected messages (" + std::to_string(msgs.size()) +
+                                    ", from ompdbg's reader of Open MPI's ob1 PML):"));
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+            const auto& e = msgs[i];
+            std::string line = "      #" + std::to_string(i) + " from rank 1, tag " + e.at("tag") + ", " +
+                               e.at("bytes") + " bytes, ";
+            // Eager messages are held in ob1's buffers; the large one is a rendezvous.
+            line += std::stoi(e.at("bytes")) > 4096 ? "data still at the sender" : "data at 0x";
+            CHECK(contains(section, line));
+        }
+    }
+    bool starter_exited = false;
+    for (const auto& l : lines_of(r.out)) {
+        starter_exited = starter_exited || std::regex_match(l, std::regex(R"(^\[\S+ exited with code 00\]$)"));
+    }
+    CHECK(starter_exited);
 }
 
 TEST_CASE("mpi queues: the message-queue DLL obeys the session's plugin policy (set plugin-path, --plugin-path)",

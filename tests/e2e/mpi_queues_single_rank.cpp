@@ -90,8 +90,10 @@ TEST_CASE("mpi queues: communicators and posted receives of each rank as the pro
                                       ", " + e.at("bytes") + " bytes, buffer " + e.at("buf") + ", pending"));
         }
         CHECK(contains(r.out, "Pending sends: none"));
-        // Open MPI's DLL does not implement the unexpected-message queue: said, not hidden.
-        CHECK(contains(r.out, "Unexpected messages: not available (the message-queue DLL gives no information"));
+        // Open MPI's DLL does not implement the unexpected-message queue: ompdbg reads ob1's
+        // and says so (what it holds depends on the other ranks' timing: not asserted here).
+        CHECK_FALSE(contains(r.out, "not available"));
+        CHECK(contains(r.out, "from ompdbg's reader of Open MPI's ob1 PML"));
     }
     // The debugger left every rank as it found it: the job finishes normally.
     job.release();
@@ -100,7 +102,7 @@ TEST_CASE("mpi queues: communicators and posted receives of each rank as the pro
     CHECK(done->ok());
 }
 
-TEST_CASE("mpi queues RANK: pending rendezvous sends at a barrier; a wrong rank is refused", "[e2e][mpi][msgq]") {
+TEST_CASE("mpi queues RANK: pending rendezvous sends at a barrier, a wrong rank is refused", "[e2e][mpi][msgq]") {
     mpi_job job(mpi_example("mpi_pending_barrier"), 4);
     REQUIRE(job.wait_until([](const auto& e) {
         return (e.count("state") && e.at("state") == "holding") || (e.count("op") && e.at("op") == "barrier");

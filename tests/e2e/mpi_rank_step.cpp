@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
 #include "mpi_job_common.hpp"
@@ -61,18 +64,25 @@ std::string focus_without(int n, const std::set<int>& done) {
     return "rank " + list;
 }
 
-/// Waits until every rank of `n` reported a hit of breakpoint 1 at line `line` of main:
-/// after each hit, only the ranks that have not arrived continue (those that did stay
-/// stopped at the line). Returns the rank that arrived first.
-int bring_to_barrier(background_process& dbg, int n, int line) {
+/// The rank a stop belongs to: in text mode the "[rank N]" label before the hit line, in
+/// JSON mode the event's own `rank`.
+using rank_of_hit = std::function<int(background_process&, const std::string&)>;
+
+int label_of_hit(background_process& dbg, const std::string&) {
+    auto& seen = dbg.consumed_lines();
+    return label_before(seen, seen.size() - 1);
+}
+
+/// Waits until every rank of `n` reported a hit matching `hit_line`: after each hit, only
+/// the ranks that have not arrived continue (those that did stay stopped there). Returns
+/// the rank that arrived first.
+int bring_to(background_process& dbg, int n, const std::regex& hit_line, const rank_of_hit& rank_of = label_of_hit) {
     std::set<int> arrived;
     int first = -1;
     while (static_cast<int>(arrived.size()) < n) {
-        auto hit = dbg.wait_for_line(std::regex("Breakpoint 1, main .*mpi_stages\\.c:" + std::to_string(line)),
-                                     std::chrono::seconds(120));
+        auto hit = dbg.wait_for_line(hit_line, std::chrono::seconds(120));
         REQUIRE(hit);
-        auto& seen = dbg.consumed_lines();
-        int rank = label_before(seen, seen.size() - 1);
+        int rank = rank_of(dbg, *hit);
         REQUIRE(rank >= 0);
         arrived.insert(rank);
         if (first < 0) {
@@ -83,6 +93,46 @@ int bring_to_barrier(background_process& dbg, int n, int line) {
         }
     }
     return first;
+}
+
+/// bring_to() for breakpoint 1 at line `line` of main.
+int bring_to_barrier(background_process& dbg, int n, int line) {
+    return bring_to(dbg, n, std::regex("Breakpoint 1, main .*mpi_stages\\.c:" + std::to_string(line)));
+}
+
+/// One line that matched, the rank label it was printed under and its submatches.
+struct labelled_match {
+    int rank = -1;
+    std::vector<std::string> groups;   ///< [0]: the whole match
+};
+
+/// Reads lines until `count` of them match `pattern` (two minutes at most for each).
+std::vector<labelled_match> labelled_matches(background_process& dbg, const std::regex& pattern, int count) {
+    std::vector<labelled_match> out;
+    for (int i = 0; i < count; ++i) {
+        auto l = dbg.wait_for_line(pattern, std::chrono::seconds(120));
+        if (!l) {
+            break;
+        }
+        auto& seen = dbg.consumed_lines();
+        labelled_match lm;
+        lm.rank = label_before(seen, seen.size() - 1);
+        std::smatch m;
+        std::regex_search(*l, m, pattern);
+        for (const auto& g : m) {
+            lm.groups.push_back(g.str());
+        }
+        out.push_back(std::move(lm));
+    }
+    return out;
+}
+
+std::string consumed_text(const background_process& dbg) {
+    std::string seen;
+    for (auto& l : dbg.consumed_lines()) {
+        seen += l + "\n";
+    }
+    return seen + dbg.stderr_text();
 }
 
 }  // namespace
@@ -261,4 +311,130 @@ TEST_CASE("mpi: Ctrl-C ends a next that waits in MPI_Barrier for ranks outside t
     auto end = dbg.wait_exit(std::chrono::seconds(60));
     REQUIRE(end);
     CHECK_FALSE(end->timed_out);
+}
+
+TEST_CASE("mpi: step, until, stepi, finish and advance with the focus on every rank move each rank",
+          "[e2e][mpi]") {
+    // Two ranks stop on the line that calls compute(rank); each command then runs in both
+    // ranks together, and each rank's report comes under its own label. Ground truth: the
+    // rank each rank printed it is, and compute()'s result for that rank (sum of i*i, i<=rank).
+    REQUIRE(std::filesystem::exists(mpirun()));
+    REQUIRE(std::filesystem::exists(stages()));
+    const int call = example_line("mpi/mpi_stages.c", "call_compute");
+    const int sink = example_line("mpi/mpi_stages.c", "compute_sink");
+    const int done = example_line("mpi/mpi_stages.c", "done");
+    auto args = job_args(2);
+    std::vector<std::string> argv{ompdbg_binary, "-ex", "break " + example_location("mpi/mpi_stages.c", "call_compute")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
+    bring_to(dbg, 2, std::regex("Breakpoint 1, main .*mpi_stages\\.c:" + std::to_string(call)));
+    auto ranks_of = [](const std::vector<labelled_match>& v) {
+        std::multiset<int> r;
+        for (const auto& m : v) {
+            r.insert(m.rank);
+        }
+        return r;
+    };
+    const std::multiset<int> both{0, 1};
+
+    // step: into compute, each rank with its own argument.
+    dbg.write_stdin("rank all\ndelete\nstep\n");
+    auto stepped = labelled_matches(dbg, std::regex(R"(^(?:\(ompdbg\) )*compute \(rank=(\d+)\) at .*mpi_stages\.c:\d+$)"), 2);
+    CHECK(ranks_of(stepped) == both);
+    for (const auto& m : stepped) {
+        CHECK(m.groups.at(1) == std::to_string(m.rank));
+    }
+    // until LINE: out of the loop, in both.
+    dbg.write_stdin("until " + std::to_string(sink) + "\n");
+    auto until = labelled_matches(dbg, std::regex("^(?:\\(ompdbg\\) )*" + std::to_string(sink) + R"(\t\s*sink = v;)"), 2);
+    CHECK(ranks_of(until) == both);
+    // stepi: one instruction, still inside that line (gdb's "0x... <TAB>LINE" form).
+    dbg.write_stdin("stepi\n");
+    auto stepi = labelled_matches(
+        dbg, std::regex("^(?:\\(ompdbg\\) )*0x[0-9a-f]{16}\\t" + std::to_string(sink) + R"(\t\s*sink = v;)"), 2);
+    CHECK(ranks_of(stepi) == both);
+    // finish: back in main, with compute(rank)'s value.
+    dbg.write_stdin("finish\n");
+    auto values = labelled_matches(dbg, std::regex(R"(^(?:\(ompdbg\) )*Value returned is \$\d+ = (\d+)$)"), 2);
+    CHECK(ranks_of(values) == both);
+    for (const auto& m : values) {
+        int expected = 0;
+        for (int i = 0; i <= m.rank; ++i) {
+            expected += i * i;
+        }
+        CHECK(m.groups.at(1) == std::to_string(expected));
+    }
+    // advance LINE: across MPI_Barrier, which returns only because both ranks run.
+    dbg.write_stdin("advance " + std::to_string(done) + "\n");
+    auto advanced = labelled_matches(dbg, std::regex("^(?:\\(ompdbg\\) )*" + std::to_string(done) + R"(\t\s*printf)"), 2);
+    CHECK(ranks_of(advanced) == both);
+    dbg.write_stdin("continue\n");
+    auto finished = dbg.wait_for_line(std::regex(R"(^\[\S+ exited with code 00\]$)"), std::chrono::seconds(120));
+    INFO(consumed_text(dbg));
+    CHECK(finished);
+    auto printed = pids_printed(without_prompts(dbg.consumed_lines()));
+    CHECK(printed.size() == 2);
+    dbg.write_stdin("quit\n");
+    dbg.close_stdin();
+    auto end = dbg.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK_FALSE(end->timed_out);
+}
+
+TEST_CASE("mpi --json: the job's output goes to stderr, stdout is JSON objects, and a step of every rank reports "
+          "each rank's stop with its rank",
+          "[e2e][mpi][json]") {
+    REQUIRE(std::filesystem::exists(mpirun()));
+    REQUIRE(std::filesystem::exists(stages()));
+    const int call = example_line("mpi/mpi_stages.c", "call_compute");
+    auto args = job_args(2);
+    std::vector<std::string> argv{ompdbg_binary, "--json", "-ex",
+                                  "break " + example_location("mpi/mpi_stages.c", "call_compute")};
+    argv.insert(argv.end(), args.begin(), args.end());
+    background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
+    // A breakpoint hit is a `breakpoint-hit` event of the rank that stopped.
+    auto json_rank = [call](background_process&, const std::string& line) {
+        auto j = nlohmann::json::parse(line);
+        CHECK(j.value("text", "").find("mpi_stages.c:" + std::to_string(call)) != std::string::npos);
+        return j.value("rank", -1);
+    };
+    bring_to(dbg, 2, std::regex(R"("event":"breakpoint-hit")"), json_rank);
+    // `next` in both ranks: one location event per rank, on the line after the call.
+    dbg.write_stdin("rank all\ndelete\nnext\n");
+    std::multiset<int> stepped;
+    for (int i = 0; i < 2; ++i) {
+        auto l = dbg.wait_for_line(std::regex(R"("event":"location")"), std::chrono::seconds(120));
+        if (!l) {
+            break;
+        }
+        auto j = nlohmann::json::parse(*l);
+        stepped.insert(j.value("rank", -1));
+        CHECK(j.value("line", 0) == call + 1);
+        CHECK(j.value("function", "") == "main");
+    }
+    CHECK(stepped == std::multiset<int>{0, 1});
+    dbg.write_stdin("continue\n");
+    auto finished = dbg.wait_for_line(std::regex(R"("event":"starter-exited")"), std::chrono::seconds(120));
+    dbg.write_stdin("quit\n");
+    dbg.close_stdin();
+    auto end = dbg.wait_exit(std::chrono::seconds(60));
+    INFO(consumed_text(dbg));
+    CHECK(finished);
+    REQUIRE(end);
+    CHECK_FALSE(end->timed_out);
+    // Every stdout line is one JSON object; the ranks' own lines are on stderr.
+    std::vector<std::string> all = dbg.consumed_lines();
+    for (const auto& l : lines_of(end->out)) {
+        all.push_back(l);
+    }
+    for (const auto& l : all) {
+        INFO(l);
+        CHECK_NOTHROW(nlohmann::json::parse(l).is_object());
+        CHECK(nlohmann::json::parse(l).is_object());
+    }
+    auto printed = pids_printed(dbg.stderr_text() + end->err);
+    CHECK(printed.size() == 2);
+    for (const auto& [rank, pid] : printed) {
+        CHECK(has_line(dbg.stderr_text() + end->err, "rank " + std::to_string(rank) + " done"));
+    }
 }

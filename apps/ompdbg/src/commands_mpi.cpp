@@ -59,6 +59,15 @@ std::string rank_label(const inferior& inf) {
     return fmt::format("[rank {}]", inf.rank);
 }
 
+/// While a rank's stop is reported, its JSON events carry its `rank`.
+struct rank_event_fields {
+    rank_event_fields(session& s, const inferior& inf) : out(s.out()) { out.set_event_fields({{"rank", inf.rank}}); }
+    ~rank_event_fields() { out.set_event_fields({}); }
+    rank_event_fields(const rank_event_fields&) = delete;
+    rank_event_fields& operator=(const rank_event_fields&) = delete;
+    output& out;
+};
+
 std::size_t index_of(session& s, const inferior& inf) {
     auto& list = s.inferiors();
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -257,8 +266,9 @@ bool is_mpi_session(session& s) {
 }
 
 bool is_mpi_starter(const std::filesystem::path& program) {
+    // Slurm's srun implements MPIR (MPIR_proctable, MPIR_Breakpoint) as mpirun does.
     static const std::set<std::string> names = {"mpirun", "mpiexec", "orterun", "mpirun.openmpi",
-                                                "mpiexec.openmpi", "prterun"};
+                                                "mpiexec.openmpi", "prterun", "srun"};
     std::error_code ec;
     auto real = std::filesystem::canonical(program, ec);
     return names.count(program.filename().string()) || (!ec && names.count(real.filename().string()));
@@ -271,6 +281,10 @@ void start_mpi_job(session& s, const std::filesystem::path& starter_path, const 
     opts.env.push_back("OMPI_MPIR_DO_NOT_WARN=1");
     // mpirun forwards its stdin to rank 0: it would eat the debugger's own commands.
     opts.stdin_path = "/dev/null";
+    if (s.out().is_json()) {
+        // stdout carries only JSON objects (docs/json.md): mpirun and the ranks write to stderr.
+        opts.stdout_fd = 2;
+    }
     auto starter = tracer::process::launch(starter_path, args, opts);
     auto iface = tracer::mpir::run_to_spawn(*starter);
     auto table = iface.proctable(*starter);
@@ -458,14 +472,19 @@ bool is_job_wide_command(const std::string& name, std::string_view args) {
     static const std::set<std::string> once = {
         "run", "start", "continue", "kill", "detach", "attach", "quit", "mpi", "rank", "break", "tbreak",
         "delete", "disable", "enable", "condition", "commands", "ignore", "help", "echo", "set", "show",
-        "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list"};
+        "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list", "handle", "inferior"};
     std::string a = trim_copy(args);
     auto first = a.substr(0, a.find_first_of(" \t"));
     if (name == "set" && (first == "var" || first == "variable")) {
         return false;   // a variable of each rank
     }
-    if (name == "info" && !first.empty() && std::string("breakpoints").starts_with(first)) {
-        return true;
+    if (name == "info" && !first.empty()) {
+        // Tables of the whole session, not of one rank's process.
+        for (const char* whole : {"breakpoints", "inferiors", "signals", "handle"}) {
+            if (std::string(whole).starts_with(first) && (first.size() >= 2 || first == "b")) {
+                return true;
+            }
+        }
     }
     return once.count(name) > 0;
 }
@@ -569,6 +588,7 @@ void mpi_continue_until_stop(session& s) {
                     continue;
                 }
                 s.out().line(rank_label(inf));
+                rank_event_fields fields(s, inf);
                 if (report_breakpoint_hit(s, tid, addr)) {
                     return;
                 }
@@ -687,6 +707,7 @@ void mpi_continue_until_stop(session& s) {
             sync_current_rank(s);
             s.out().line(rank_label(*inf));
             st.resume_requested = false;
+            rank_event_fields fields(s, *inf);
             bool shown = report_stop(s, e->why);
             if (!shown || (st.resume_requested && !st.in_breakpoint_commands)) {
                 st.resume_requested = false;

@@ -160,7 +160,25 @@ std::string peer_text(const plugins::msgq_operation& op, bool send) {
     return fmt::format("{} local rank {} (world rank {})", dir, op.desired_local_rank, op.desired_global_rank);
 }
 
-std::string describe_operation(const plugins::msgq_operation& op) {
+/// An unexpected message: "from rank 1, tag 42, 8 bytes, data at 0x7f.. in the MPI
+/// library" (the DLL's own entries, when it has some, keep the general form).
+std::string describe_unexpected(const plugins::msgq_operation& op) {
+    // User tags are never negative: the MPI library's collectives use those.
+    std::string text = fmt::format("{}, tag {}{}, {} bytes", peer_text(op, false), op.desired_tag,
+                                   op.desired_tag < 0 ? " (the MPI library's own, for a collective)" : "",
+                                   op.desired_length);
+    text += op.buffer != 0 ? fmt::format(", data at {:#x} in the MPI library", op.buffer)
+                           : std::string(", data still at the sender");
+    for (const auto& extra : op.extra_text) {
+        text += ", " + extra;
+    }
+    return text;
+}
+
+std::string describe_operation(const plugins::msgq_operation& op, bool ours) {
+    if (ours && op.queue == plugins::msgq_queue::unexpected_messages) {
+        return describe_unexpected(op);
+    }
     bool send = op.queue == plugins::msgq_queue::pending_sends;
     std::string text = peer_text(op, send);
     text += op.tag_wild ? ", any tag" : fmt::format(", tag {}", op.desired_tag);
@@ -209,14 +227,21 @@ void print_queue(session& s, const char* title, const plugins::msgq_queue_conten
         s.out().line(fmt::format("    {}: not available ({})", title, q.unavailable_reason));
         return;
     }
+    // A queue the DLL could not show and ompdbg read itself says so.
+    bool ours = !q.reader.empty();
+    if (ours) {
+        j["reader"] = q.reader;
+    }
     if (q.operations.empty()) {
-        s.out().line(fmt::format("    {}: none", title));
+        s.out().line(fmt::format("    {}: none{}", title, ours ? " (from " + q.reader + ")" : ""));
+    } else if (ours) {
+        s.out().line(fmt::format("    {} ({}, from {}):", title, q.operations.size(), q.reader));
     } else {
         s.out().line(fmt::format("    {} ({}):", title, q.operations.size()));
     }
     j["operations"] = nlohmann::json::array();
     for (std::size_t i = 0; i < q.operations.size(); ++i) {
-        s.out().line(fmt::format("      #{} {}", i, describe_operation(q.operations[i])));
+        s.out().line(fmt::format("      #{} {}", i, describe_operation(q.operations[i], ours)));
         j["operations"].push_back(operation_json(q.operations[i]));
     }
 }
@@ -320,6 +345,42 @@ void add_waits(wait_for_graph& g, const rank_queue_state& r) {
     }
 }
 
+/// What a starved rank's unexpected queue holds from the ranks it waits for that its
+/// receives do not match (a tag mismatch, the usual cause): "; unmatched in its unexpected
+/// queue: rank 0's message with tag 7 (8 bytes)", or empty.
+std::string unmatched_note(const rank_queue_state& r) {
+    std::vector<std::string> notes;
+    for (const auto& c : r.communicators) {
+        for (const auto& u : c.unexpected.operations) {
+            if (u.actual_tag < 0) {
+                continue;   // a collective's message, not the program's
+            }
+            bool awaited_peer = false, matches = false;
+            for (const auto& op : c.receives.operations) {
+                if (op.status != plugins::msgq_status::pending) {
+                    continue;
+                }
+                bool peer = op.desired_local_rank < 0 || op.desired_global_rank == u.actual_global_rank;
+                awaited_peer = awaited_peer || peer;
+                matches = matches || (peer && (op.tag_wild || op.desired_tag == u.actual_tag));
+            }
+            if (awaited_peer && !matches) {
+                std::string where = c.name == "MPI_COMM_WORLD" ? "" : fmt::format(" on {}", c.name);
+                notes.push_back(fmt::format("rank {}'s message with tag {} ({} bytes){}", u.actual_global_rank,
+                                            u.actual_tag, u.actual_length, where));
+            }
+        }
+    }
+    if (notes.empty()) {
+        return {};
+    }
+    std::string text = "; unmatched in its unexpected queue: ";
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+        text += (i == 0 ? "" : ", ") + notes[i];
+    }
+    return text;
+}
+
 }  // namespace
 
 job_queue_report gather_job_queues(session& s, const queue_gather_options& opts) {
@@ -365,6 +426,13 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
         rep.ranks.push_back(std::move(st));
     }
     rep.verdict = rep.graph.analyze();
+    for (auto& st : rep.verdict.starved) {
+        for (const auto& r : rep.ranks) {
+            if (r.rank == st.rank) {
+                st.why += unmatched_note(r);
+            }
+        }
+    }
     return rep;
 }
 

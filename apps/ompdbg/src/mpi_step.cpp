@@ -114,9 +114,12 @@ bool step_focus_together(session& s, const std::function<void()>& handler) {
         if (label && labelled != st.index) {
             s.out().set_header(fmt::format("[rank {}]", s.inferiors()[st.index]->rank));
         }
+        // JSON: whatever the rank's step reports (its stop) names the rank.
+        s.out().set_event_fields({{"rank", s.inferiors()[st.index]->rank}});
         g_running_step = &st;
         st.task->resume();
         g_running_step = nullptr;
+        s.out().set_event_fields({});
         if (st.proc && s.inferiors()[st.index]->process.get() != st.proc) {
             // The rank ended during its step (its report dropped the process): the group
             // must not poll it again. Only the address is compared.

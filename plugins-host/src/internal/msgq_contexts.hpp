@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "internal/mqs_interface.hpp"
+#include "internal/msgq_ob1.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/type.hpp"
@@ -46,6 +47,8 @@ struct msgq_process_ctx {
     tracer::target* tgt = nullptr;
     int global_rank = 0;
     mqs_process_info* info = nullptr;  // the DLL's
+    /// Our reader of ob1's unexpected messages (made at the first queue the DLL cannot show).
+    std::unique_ptr<ob1_unexpected_reader> ob1;
 };
 
 /// Our callback tables (static).

@@ -120,7 +120,18 @@ struct msgq_queue_contents {
     bool available = true;                   ///< false: the DLL has no information
     std::string unavailable_reason;          ///< e.g. "the DLL reports no information (mqs_no_information)"
     std::vector<msgq_operation> operations;
+    /// Empty when the DLL filled the queue; otherwise who did: the unexpected queue of Open
+    /// MPI's ob1 PML, for which Open MPI's DLL has no information, is read by ompdbg itself
+    /// from mca_pml_ob1.so's DWARF (msgq_ob1_reader_name). Its operations have status
+    /// pending, the sender as desired and actual rank, the message's tag and byte length,
+    /// system_buffer set and `buffer` the eager data ob1 holds (0 for a rendezvous message,
+    /// whose data is still at the sender); extra_text says "out of sequence" for a fragment
+    /// that arrived before an earlier one of its sender.
+    std::string reader;
 };
+
+/// msgq_queue_contents::reader of the queues ompdbg reads from Open MPI's ob1 PML.
+inline constexpr const char* msgq_ob1_reader_name = "ompdbg's reader of Open MPI's ob1 PML";
 
 /// One communicator (mqs_communicator + mqs_get_comm_group) and its three queues.
 struct msgq_communicator {
@@ -155,6 +166,8 @@ public:
 private:
     /// Gives the DLL's image and process info back and unregisters our contexts.
     void release() noexcept;
+    /// Fills the unexpected queues the DLL has no information about from ob1's lists.
+    void fill_unexpected_from_ob1(std::vector<msgq_communicator>& comms);
     std::shared_ptr<msgq_library> lib_;
     std::unique_ptr<internal::msgq_image_ctx> image_;
     std::unique_ptr<internal::msgq_process_ctx> process_;
