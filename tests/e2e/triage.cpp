@@ -36,8 +36,13 @@ struct hung_team {
     int team = 0, odd = 0;
     pid_t odd_tid = 0;
     bool ready = false;
-    explicit hung_team(const std::string& program = "omp_hang_barrier")
-        : prog({omp_example(program)}, run_options().set_env("OMP_DEBUG", "enabled")) {
+    /// `spin`: the barrier busy-waits (KMP_BLOCKTIME=infinite) instead of sleeping.
+    explicit hung_team(const std::string& program = "omp_hang_barrier", bool spin = false)
+        : prog({omp_example(program)}, spin ? run_options()
+                                                  .set_env("OMP_DEBUG", "enabled")
+                                                  .set_env("HANG_SPIN", "1")
+                                                  .set_env("KMP_BLOCKTIME", "infinite")
+                                            : run_options().set_env("OMP_DEBUG", "enabled")) {
         auto l = prog.wait_for_line(std::regex(R"(truth: held team_size=(\d+) odd_thread=(\d+) odd_tid=(\d+))"), 60s);
         if (!l) {
             return;
@@ -278,27 +283,32 @@ TEST_CASE("triage: a libgomp team hung in a barrier is labelled through ompdbg's
     CHECK_FALSE(line_with(r.out, {"=> 1 thread", "in the region", region}).empty());
     std::string finding = line_with(r.out, {"7 of 8 OpenMP threads wait in a barrier"});
     CHECK_THAT(finding, Catch::Contains("of the " + region));
-    CHECK_THAT(finding, Catch::Contains("(LWP " + std::to_string(h.odd_tid) + ") is in the region in "));
+    // The odd thread by its OpenMP number, which libgomp's per-thread data gives.
+    CHECK_THAT(finding, Catch::Contains("OpenMP thread " + std::to_string(h.odd) + " is in the region in "));
     CHECK_THAT(finding, Catch::Contains(odd_read_at()));
     // The JSON document: the encountering thread (the process's main thread) is OpenMP
-    // thread 0, the others' numbers are unknown without OMPD.
+    // thread 0, the odd thread the number the program printed, all 8 distinct, team of 8.
     auto j = triage({"--json", std::to_string(h.prog.pid()), "--samples", "1"});
     INFO(j.all());
     auto doc = nlohmann::json::parse(j.out);
     const auto& p = doc["processes"][0];
     CHECK(p["openmp"]["source"] == "ompdbg's DMPL library (no OMPD)");
     int in_barrier = 0, openmp = 0;
+    std::set<int> numbers;
     for (const auto& th : p["threads"]) {
         if (!th["openmp"].get<bool>()) {
             continue;
         }
         ++openmp;
-        CHECK(th["team_size"].is_null());
+        CHECK(th["team_size"] == h.team);
+        CHECK(th["level"] == 1);
+        numbers.insert(th["thread_num"].get<int>());
         CHECK_THAT(th["region"].get<std::string>(), Catch::Contains(example_location("openmp/omp_hang_barrier.c", "region")));
         if (th["tid"] == h.prog.pid()) {
             CHECK(th["thread_num"] == 0);
-        } else {
-            CHECK(th["thread_num"].is_null());
+        }
+        if (th["tid"] == h.odd_tid) {
+            CHECK(th["thread_num"] == h.odd);
         }
         in_barrier += th["state"] == "barrier wait (GOMP_barrier)";
         if (th["tid"] == h.odd_tid) {
@@ -306,8 +316,50 @@ TEST_CASE("triage: a libgomp team hung in a barrier is labelled through ompdbg's
         }
     }
     CHECK(openmp == 8);
+    CHECK(numbers == std::set<int>{0, 1, 2, 3, 4, 5, 6, 7});
     CHECK(in_barrier == 7);
     CHECK(j.exit_code == 0);   // one snapshot: nothing to compare
+    CHECK(h.prog.running());
+    CHECK(tracer_of(h.prog.pid()) == 0);
+}
+
+TEST_CASE("triage: a team busy-waiting in a barrier for a blocked thread is a hang, and says what burns CPU",
+          "[e2e][triage][ompd]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // KMP_BLOCKTIME=infinite: the 7 threads spin in the barrier (the program saw each use
+    // 100 ms of CPU time there) while thread 3 sleeps in read(): CPU time moves, nothing else.
+    hung_team h("omp_hang_barrier", true);
+    REQUIRE(h.ready);
+    auto r = triage({"--json", std::to_string(h.prog.pid()), "--samples", "3", "--interval", "0.3"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 4);
+    auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["verdict"]["kind"] == "hang");
+    std::string verdict = doc["verdict"]["text"];
+    CHECK_THAT(verdict, Catch::StartsWith("hang: no thread moved in 3 samples"));
+    CHECK_THAT(verdict, Catch::Contains("every stack unchanged"));
+    CHECK_THAT(verdict, Catch::Contains("7 threads busy-wait in ompt_state_wait_barrier"));
+    CHECK_THAT(verdict, Catch::Contains("without progress"));
+    // Per thread: the 7 barrier threads burnt CPU time, the one in read() none.
+    std::map<pid_t, bool> busy;
+    for (const auto& c : doc["movement"]["cpu"]) {
+        busy[c["tid"].get<pid_t>()] = c["busy"].get<bool>();
+    }
+    int spinning = 0;
+    REQUIRE(doc["processes"].size() == 1);
+    for (const auto& t : doc["processes"][0]["threads"]) {
+        if (t["openmp"] == true && t["state"].get<std::string>().find("wait_barrier") != std::string::npos) {
+            CHECK(busy[t["tid"].get<pid_t>()]);
+            ++spinning;
+        }
+    }
+    CHECK(spinning == h.team - 1);
+    REQUIRE(busy.count(h.odd_tid) == 1);
+    CHECK_FALSE(busy[h.odd_tid]);
+    check_documented(doc["movement"], documented_triage_schema());
     CHECK(h.prog.running());
     CHECK(tracer_of(h.prog.pid()) == 0);
 }

@@ -145,7 +145,11 @@ TEST_CASE("triage: ranks 1-3 in MPI_Barrier and rank 0 never entered it: the fin
     CHECK(r.exit_code == 4);
     std::string finding = line_with(r.out, {"rank 1-3 wait in MPI_Barrier; rank 0 never entered it"});
     CHECK_THAT(finding, Catch::Contains("rank 0 is in hold_until_sigusr1 at mpi_example_log.h:"));
-    CHECK_THAT(r.out, Catch::Contains("Verdict: hang: no thread moved in 2 samples"));
+    std::string verdict = line_with(r.out, {"Verdict: hang: no thread moved in 2 samples"});
+    CHECK_FALSE(verdict.empty());
+    // Ranks 1-3 poll for progress inside MPI_Barrier (CPU time moves), but no message does.
+    CHECK_THAT(verdict, Catch::Contains("3 threads of rank 1-3 busy-wait in MPI_Barrier"));
+    CHECK_THAT(verdict, Catch::Contains("no MPI message moved"));
     CHECK_THAT(r.out, Catch::Contains("No cycle in the wait-for graph."));
     // The merged tree: ranks 1-3 through the program's MPI_Barrier wrapper into the library.
     CHECK_FALSE(line_with(r.out, {"main at " + example_location("mpi/mpi_missing_rank.c", "missing_rank_barrier"),
@@ -221,6 +225,57 @@ TEST_CASE("triage: every rank in the same MPI_Allreduce while the job progresses
         CHECK(m[2] == "6");   // 0 + 1 + 2 + 3
         finished.insert(std::stoi(m[1]));
     }
+    auto end = job.wait_exit(120s);
+    REQUIRE(end);
+    CHECK(end->exit_code == 0);
+}
+
+TEST_CASE("triage: ranks busy in MPI_Allreduce in a loop are progressing: their messages move, exit 0",
+          "[e2e][triage][mpi]") {
+    REQUIRE(fs::exists(mpirun()));
+    background_process job(mpirun_argv(4, {mpi_example("mpi_allreduce_loop")}),
+                           run_options().set_env("OMPI_MCA_rmaps_base_oversubscribe", "1").timeout_after(300s));
+    auto looping = wait_for_ranks(job, "state=looping", 4);
+    REQUIRE(looping.size() == 4);
+
+    auto r = triage({"--json", std::to_string(job.pid()), "--samples", "3", "--interval", "0.3"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc["verdict"]["kind"] == "progressing");
+    std::string verdict = doc["verdict"]["text"];
+    CHECK_THAT(verdict, Catch::StartsWith("progressing: busy-waiting, making progress: rank 0-3 sent or matched"));
+    CHECK_THAT(verdict, Catch::Contains("Open MPI's message sequence numbers"));
+    // Every rank's messages moved, also between the last two samples.
+    REQUIRE(doc["movement"]["mpi_messages"].is_array());
+    std::set<int> ranks;
+    for (const auto& m : doc["movement"]["mpi_messages"]) {
+        CHECK(m["last_interval"].get<long>() > 0);
+        CHECK(m["total"].get<long>() >= m["last_interval"].get<long>());
+        ranks.insert(m["rank"].get<int>());
+    }
+    CHECK(ranks == std::set<int>{0, 1, 2, 3});
+    for (const auto& p : doc["processes"]) {
+        CHECK(p["pid"] == looping[p["rank"].get<int>()]);
+    }
+
+    // Released through rank 0, every rank leaves after the same iteration with right sums.
+    ::kill(looping[0], SIGUSR1);
+    std::regex done(R"(MPI-LOG rank=(\d+) pid=\d+ state=done iterations=(\d+) sum=(\d+) sums_ok=(\d))");
+    std::set<std::string> iterations;
+    std::set<int> finished;
+    while (finished.size() < 4) {
+        auto l = job.wait_for_line(done, 120s);
+        REQUIRE(l);
+        std::smatch m;
+        std::regex_search(*l, m, done);
+        CHECK(m[3] == "6");
+        CHECK(m[4] == "1");
+        iterations.insert(m[2]);
+        finished.insert(std::stoi(m[1]));
+    }
+    CHECK(iterations.size() == 1);
     auto end = job.wait_exit(120s);
     REQUIRE(end);
     CHECK(end->exit_code == 0);

@@ -33,6 +33,7 @@
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
+#include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "stack_tree.hpp"
@@ -40,6 +41,7 @@
 #include "wait_for_graph.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/plugins/msgq.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
@@ -67,6 +69,10 @@ struct thread_view {
     /// voluntary_ctxt_switches just before the gather attached (a sleeping loop that wakes
     /// up keeps its stack but switches).
     std::optional<long> switches;
+    /// CPU time (utime + stime, clock ticks) just before the gather attached: a thread that
+    /// busy-waits keeps its stack but burns CPU time.
+    std::optional<long> cpu_ticks;
+    char run_state = '?';   ///< /proc state letter then: 'R' running or runnable, 'S' asleep...
     /// The label the trees show for this thread ("" for a thread that is not OpenMP's).
     std::string label() const {
         if (!openmp) {
@@ -83,8 +89,22 @@ struct thread_view {
     }
 };
 
+/// What the kernel counts for one thread, read before attaching (the attach itself stops
+/// it): voluntary context switches and CPU time.
+struct task_counters {
+    std::optional<long> switches, cpu_ticks;
+    char run_state = '?';
+};
+
 struct process_view {
-    std::map<pid_t, long> switches;  ///< per thread, read before attaching
+    std::map<pid_t, task_counters> counters;  ///< per thread, read before attaching
+    /// How far this rank's messages got: the PML's sequence numbers of every communicator
+    /// and peer (they count the messages sent to and matched from that peer).
+    /// (communicator, peer) -> (send_sequence, expected_sequence) of Open MPI's ob1 PML;
+    /// nullopt when not readable, with the reason in mpi_sequences_note.
+    std::optional<std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<std::uint32_t, std::uint16_t>>>
+        mpi_sequences;
+    std::string mpi_sequences_note;
     int rank = -1;               ///< -1: not an MPI rank
     pid_t pid = 0;
     std::string host, executable;
@@ -124,13 +144,46 @@ struct options {
 
 // ---- helpers --------------------------------------------------------------------------
 
-/// voluntary_ctxt_switches of every thread of `pid` (read before attaching to it).
-std::map<pid_t, long> voluntary_switches(pid_t pid) {
-    std::map<pid_t, long> out;
-    for (pid_t tid : tracer::proc_fs::list_tasks(pid)) {
-        if (auto v = tracer::proc_fs::status_field(pid, tid, "voluntary_ctxt_switches")) {
-            out[tid] = std::atol(v->c_str());
+/// utime + stime of a thread (/proc/PID/task/TID/stat fields 14 and 15, clock ticks).
+std::optional<long> cpu_ticks(pid_t pid, pid_t tid) {
+    std::string stat;
+    try {
+        stat = tracer::proc_fs::read_small_file(fmt::format("/proc/{}/task/{}/stat", pid, tid));
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    // The command name (field 2) may hold spaces and parentheses: fields count from the
+    // last ')', which is followed by field 3 (the state).
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) {
+        return std::nullopt;
+    }
+    std::vector<std::string> fields;
+    std::size_t i = close + 1;
+    while (i < stat.size() && fields.size() < 13) {
+        while (i < stat.size() && stat[i] == ' ') {
+            ++i;
         }
+        std::size_t j = stat.find(' ', i);
+        fields.push_back(stat.substr(i, j == std::string::npos ? std::string::npos : j - i));
+        i = j == std::string::npos ? stat.size() : j;
+    }
+    if (fields.size() < 13) {
+        return std::nullopt;
+    }
+    return std::atol(fields[11].c_str()) + std::atol(fields[12].c_str());
+}
+
+/// voluntary_ctxt_switches and CPU time of every thread of `pid` (read before attaching).
+std::map<pid_t, task_counters> task_counters_of(pid_t pid) {
+    std::map<pid_t, task_counters> out;
+    for (pid_t tid : tracer::proc_fs::list_tasks(pid)) {
+        task_counters& c = out[tid];
+        if (auto v = tracer::proc_fs::status_field(pid, tid, "voluntary_ctxt_switches")) {
+            c.switches = std::atol(v->c_str());
+        }
+        c.cpu_ticks = cpu_ticks(pid, tid);
+        c.run_state = tracer::proc_fs::thread_state_letter(pid, tid);
     }
     return out;
 }
@@ -213,6 +266,11 @@ bool label_from_dmpl(session& s, process_view& pv) {
             tv.region = p.region;
             if (p.encountering) {
                 tv.thread_num = 0;
+            }
+            if (p.thread_num) {
+                tv.thread_num = p.thread_num;
+                tv.team_size = p.team_size;
+                tv.level = p.level;
             }
         }
     }
@@ -335,8 +393,10 @@ void gather_current(session& s, process_view& pv) {
         thread_view tv;
         tv.tid = t->tid();
         tv.number = s.thread_number(tv.tid);
-        if (auto it = pv.switches.find(tv.tid); it != pv.switches.end()) {
-            tv.switches = it->second;
+        if (auto it = pv.counters.find(tv.tid); it != pv.counters.end()) {
+            tv.switches = it->second.switches;
+            tv.cpu_ticks = it->second.cpu_ticks;
+            tv.run_state = it->second.run_state;
         }
         try {
             const auto& frames = s.stack(tv.tid);
@@ -362,10 +422,86 @@ void gather_current(session& s, process_view& pv) {
     label_openmp_threads(s, pv);
 }
 
+/// The message sequence numbers of the current rank: Open MPI's ob1 PML numbers every
+/// message per communicator and peer (mca_pml_ob1_comm_proc_t's send_sequence, and
+/// expected_sequence for the messages matched from that peer), the internal messages of
+/// collectives included. They move while messages move, even when every rank busy-waits
+/// in one call, and stand still in a hung collective. Read through Open MPI's DWARF
+/// (libmpi's ompi_mpi_communicators, mca_pml_ob1's types); without it, or with another
+/// PML, mpi_sequences stays empty and the note says why.
+void read_mpi_sequences(session& s, process_view& pv) {
+    try {
+        const auto& frames = s.stack(pv.pid);
+        if (frames.empty()) {
+            error::send("the main thread has no frame");
+        }
+        frame_context ctx(s, pv.pid, frames.front());
+        auto num = [&](const std::string& expr) {
+            return static_cast<std::uint64_t>(dwarf::as_integer(dwarf::evaluate(expr, ctx)));
+        };
+        std::string pml;
+        for (int i = 0; i < 8; ++i) {
+            auto c = num(fmt::format("mca_pml_base_selected_component.pmlm_version.mca_component_name[{}]", i));
+            if (c == 0) {
+                break;
+            }
+            pml.push_back(static_cast<char>(c));
+        }
+        if (pml != "ob1") {
+            error::send(fmt::format("the PML is \"{}\", not ob1", pml));
+        }
+        // The layout from the DWARF once (the program's mpi.h declares ompi_communicator_t
+        // without its members, so the offset comes through libmpi's own object), then
+        // plain reads.
+        std::uint64_t pml_comm_at =
+            num("(unsigned long)&ompi_mpi_comm_world.comm.c_pml_comm - (unsigned long)&ompi_mpi_comm_world.comm");
+        std::uint64_t procs_at = num("(unsigned long)&((mca_pml_ob1_comm_t*)0)->procs");
+        std::uint64_t num_procs_at = num("(unsigned long)&((mca_pml_ob1_comm_t*)0)->num_procs");
+        std::uint64_t sent_at = num("(unsigned long)&((mca_pml_ob1_comm_proc_t*)0)->send_sequence");
+        std::uint64_t matched_at = num("(unsigned long)&((mca_pml_ob1_comm_proc_t*)0)->expected_sequence");
+        if (num("sizeof(((mca_pml_ob1_comm_proc_t*)0)->send_sequence)") != 4 ||
+            num("sizeof(((mca_pml_ob1_comm_proc_t*)0)->expected_sequence)") != 2) {
+            error::send("mca_pml_ob1_comm_proc_t's sequence numbers are not of the sizes ompdbg reads");
+        }
+        std::uint64_t comms = std::min<std::uint64_t>(num("ompi_mpi_communicators.size"), 1024);
+        std::uint64_t table = num("(unsigned long)ompi_mpi_communicators.addr");
+        tracer::target& tgt = *s.target();
+        auto read = [&](std::uint64_t addr, auto zero) -> decltype(zero) {
+            decltype(zero) v{};
+            if (tgt.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
+                error::send(fmt::format("Cannot access memory at address {:#x}", addr));
+            }
+            return v;
+        };
+        std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<std::uint32_t, std::uint16_t>> seq;
+        for (std::uint64_t i = 0; i < comms && table != 0; ++i) {
+            auto comm = read(table + 8 * i, std::uint64_t{});
+            auto pml_comm = comm == 0 ? 0 : read(comm + pml_comm_at, std::uint64_t{});
+            if (pml_comm == 0) {
+                continue;
+            }
+            auto peers = std::min<std::uint64_t>(read(pml_comm + num_procs_at, std::uint64_t{}), 4096);
+            auto procs = read(pml_comm + procs_at, std::uint64_t{});
+            for (std::uint64_t j = 0; j < peers && procs != 0; ++j) {
+                auto proc = read(procs + 8 * j, std::uint64_t{});
+                if (proc == 0) {
+                    continue;   // no message with that peer yet (made on first use)
+                }
+                seq[{comm, j}] = {read(proc + sent_at, std::uint32_t{}), read(proc + matched_at, std::uint16_t{})};
+            }
+        }
+        pv.mpi_sequences = std::move(seq);
+    } catch (const std::exception& e) {
+        pv.mpi_sequences_note = e.what();
+        log::write(log::channel::cli, "triage: MPI sequence numbers of {}: {}", pv.pid, e.what());
+    }
+}
+
 /// Attaches to `pid`: an MPI starter's ranks (the starter is detached as soon as its
 /// process table is read), else the process itself.
-void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::map<pid_t, long>>& switches) {
-    switches[pid] = voluntary_switches(pid);
+void attach_target(session& s, pid_t pid, snapshot& snap,
+                   std::map<pid_t, std::map<pid_t, task_counters>>& switches) {
+    switches[pid] = task_counters_of(pid);
     auto proc = tracer::process::attach(pid, s.elf_provider());
     std::vector<std::unique_ptr<inferior>> list;
     std::optional<tracer::mpir::interface> iface_of_job;
@@ -391,7 +527,7 @@ void attach_target(session& s, pid_t pid, snapshot& snap, std::map<pid_t, std::m
             inf->host = d.host_name;
             inf->executable = fs::path(d.executable_name).lexically_normal();
             inf->pid = d.pid;
-            switches[d.pid] = voluntary_switches(d.pid);
+            switches[d.pid] = task_counters_of(d.pid);
             try {
                 inf->process = tracer::process::attach(d.pid, s.elf_provider());
             } catch (const std::exception& e) {
@@ -460,7 +596,7 @@ snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferi
         return snap;
     }
     snap.pid = *o.pid;
-    std::map<pid_t, std::map<pid_t, long>> switches;
+    std::map<pid_t, std::map<pid_t, task_counters>> switches;
     attach_target(s, *o.pid, snap, switches);
     for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
         s.switch_to(i);
@@ -473,8 +609,11 @@ snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferi
         if (!inf.process || !inf.process->is_alive()) {
             pv.error = "could not attach";
         } else {
-            pv.switches = switches[pv.pid];
+            pv.counters = switches[pv.pid];
             gather_current(s, pv);
+            if (snap.mpi) {
+                read_mpi_sequences(s, pv);
+            }
         }
         snap.procs.push_back(std::move(pv));
     }
@@ -512,7 +651,49 @@ std::string count_text(std::size_t n, const char* what) {
 struct movement {
     std::set<std::pair<int, pid_t>> moved;   // (rank, tid)
     std::set<int> moved_ranks;
+    /// CPU time each thread used between the first and the last sample, in seconds.
+    std::map<std::pair<int, pid_t>, double> cpu;
+    /// The threads that busy-wait or compute: runnable ('R') at the samples (see busy()).
+    std::set<std::pair<int, pid_t>> busy;
+    /// Per rank: MPI messages sent or matched between the first and the last sample, and
+    /// between the last two (what still moves at the end); absent when not readable.
+    std::map<int, std::uint64_t> messages, messages_last;
+    bool messages_readable = false;   ///< for every rank of an MPI job
+    std::string messages_note;        ///< why not, for one rank
+    double span = 0;                  ///< seconds from the first to the last sample
 };
+
+/// A thread busy-waits, or computes, when the kernel had it running or runnable ('R') at
+/// every sample, or at most of them (at least half) and it used CPU time between the first
+/// and the last: a thread asleep in the kernel (a futex, read, poll) is 'S' and uses none.
+/// Neither test alone holds on a loaded machine: a spinning thread is now and then caught
+/// in a short sleep (a page fault, a write of its log), and a thread that spins with
+/// sched_yield among many may get no CPU time at all over a second while staying runnable.
+/// Its share of the CPU is no measure for the same reason.
+bool busy(const std::vector<snapshot>& snaps, int rank, pid_t tid, double cpu_seconds) {
+    std::size_t runnable = 0;
+    for (const auto& snap : snaps) {
+        bool here = false;
+        for (const auto& p : snap.procs) {
+            for (const auto& t : p.threads) {
+                here = here || (p.rank == rank && t.tid == tid && t.run_state == 'R');
+            }
+        }
+        runnable += here ? 1 : 0;
+    }
+    return runnable == snaps.size() || (cpu_seconds > 0 && 2 * runnable >= snaps.size());
+}
+
+/// Messages between two readings of a rank's sequence numbers (modulo their widths).
+std::uint64_t messages_between(const process_view& a, const process_view& b) {
+    std::uint64_t n = 0;
+    for (const auto& [key, now] : *b.mpi_sequences) {
+        auto it = a.mpi_sequences->find(key);
+        auto [sent0, matched0] = it == a.mpi_sequences->end() ? std::pair<std::uint32_t, std::uint16_t>{0, 0} : it->second;
+        n += static_cast<std::uint32_t>(now.first - sent0) + static_cast<std::uint16_t>(now.second - matched0);
+    }
+    return n;
+}
 
 /// Voluntary context switches one attach/detach cycle causes a sleeping thread (its wait
 /// is interrupted into the ptrace stop and restarted after the detach), with a margin.
@@ -520,6 +701,64 @@ constexpr long attach_switches = 4;
 
 movement compare(const std::vector<snapshot>& snaps) {
     movement m;
+    if (snaps.size() < 2) {
+        return m;
+    }
+    m.span = std::chrono::duration<double>(snaps.back().when - snaps.front().when).count();
+    static const double ticks_per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
+    std::map<std::pair<int, pid_t>, long> first_cpu;
+    for (const auto& p : snaps.front().procs) {
+        for (const auto& t : p.threads) {
+            if (t.cpu_ticks) {
+                first_cpu[{p.rank, t.tid}] = *t.cpu_ticks;
+            }
+        }
+    }
+    for (const auto& p : snaps.back().procs) {
+        for (const auto& t : p.threads) {
+            auto it = first_cpu.find({p.rank, t.tid});
+            if (t.cpu_ticks && it != first_cpu.end()) {
+                double seconds = static_cast<double>(*t.cpu_ticks - it->second) / ticks_per_second;
+                m.cpu[{p.rank, t.tid}] = seconds;
+                if (busy(snaps, p.rank, t.tid, seconds)) {
+                    m.busy.insert({p.rank, t.tid});
+                }
+            }
+        }
+    }
+    // MPI messages, rank by rank, when every sample of every rank could read them.
+    const snapshot& last = snaps.back();
+    m.messages_readable = last.mpi && last.procs.size() > 1;
+    for (const auto& p : last.procs) {
+        std::uint64_t total = 0, at_end = 0;
+        for (std::size_t i = 1; i < snaps.size() && m.messages_readable; ++i) {
+            const process_view* before = nullptr;
+            const process_view* now = nullptr;
+            for (const auto& q : snaps[i - 1].procs) {
+                before = q.rank == p.rank ? &q : before;
+            }
+            for (const auto& q : snaps[i].procs) {
+                now = q.rank == p.rank ? &q : now;
+            }
+            for (const process_view* q : {before, now}) {
+                if (m.messages_readable && (q == nullptr || !q->mpi_sequences)) {
+                    m.messages_readable = false;
+                    m.messages_note = q == nullptr ? fmt::format("rank {} missing from a sample", p.rank)
+                                                   : fmt::format("rank {}: {}", p.rank, q->mpi_sequences_note);
+                }
+            }
+            if (m.messages_readable) {
+                at_end = messages_between(*before, *now);
+                total += at_end;
+            }
+        }
+        m.messages[p.rank] = total;
+        m.messages_last[p.rank] = at_end;
+    }
+    if (!m.messages_readable) {
+        m.messages.clear();
+        m.messages_last.clear();
+    }
     for (std::size_t i = 1; i < snaps.size(); ++i) {
         std::map<std::pair<int, pid_t>, const thread_view*> before;
         for (const auto& p : snaps[i - 1].procs) {
@@ -671,6 +910,46 @@ std::vector<std::string> mpi_findings(const snapshot& snap) {
     return out;
 }
 
+/// The threads that stayed runnable (see busy()) while their stacks stood still
+/// (busy-waiting: a spinning barrier, an MPI call polling for progress), grouped by what
+/// they wait in: "3 threads of rank 1-3 busy-wait in MPI_Barrier (0.28 s of CPU time each
+/// in 0.6 s)"; "" when none.
+std::string busy_waiting(const snapshot& last, const movement& m) {
+    struct group {
+        std::set<int> ranks;
+        std::size_t threads = 0;
+        double cpu = 0;
+    };
+    std::map<std::string, group> by_wait;
+    for (const auto& p : last.procs) {
+        for (const auto& t : p.threads) {
+            auto it = m.cpu.find({p.rank, t.tid});
+            if (it == m.cpu.end() || !m.busy.count({p.rank, t.tid}) || m.moved.count({p.rank, t.tid})) {
+                continue;
+            }
+            std::string wait = t.tid == p.pid && !p.mpi_call.empty() ? p.mpi_call
+                               : t.openmp && !t.state.empty()        ? t.state
+                               : !t.where.empty()                    ? t.where
+                               : !t.frames.empty()                   ? t.frames.back()
+                                                                     : "?";
+            group& g = by_wait[wait];
+            g.ranks.insert(p.rank);
+            ++g.threads;
+            g.cpu += it->second;
+        }
+    }
+    std::string out;
+    for (const auto& [wait, g] : by_wait) {
+        std::string of_ranks = last.mpi && last.procs.size() > 1
+                                   ? fmt::format(" of rank {}", format_rank_list({g.ranks.begin(), g.ranks.end()}))
+                                   : "";
+        out += fmt::format("{}{}{} busy-wait{} in {} ({:.2f} s of CPU time{} in {:.1f} s)", out.empty() ? "" : "; ",
+                           count_text(g.threads, "thread"), of_ranks, g.threads == 1 ? "s" : "", wait,
+                           g.cpu / static_cast<double>(g.threads), g.threads == 1 ? "" : " each", m.span);
+    }
+    return out;
+}
+
 struct verdict {
     std::string kind;
     std::string text;
@@ -716,10 +995,37 @@ verdict decide(const std::vector<snapshot>& snaps, const movement& m, const opti
         return {"snapshot", "no deadlock found in the core" + stop + detail, triage_nothing_wrong};
     }
     if (snaps.size() >= 2) {
-        double span = std::chrono::duration<double>(last.when - snaps.front().when).count();
+        double span = m.span;
+        std::string spinning = busy_waiting(last, m);
+        std::string measured = fmt::format("in {} samples over {:.1f} s", snaps.size(), span);
+        if (m.messages_readable) {
+            // Messages that still move at the end: the job progresses, however busy its
+            // ranks look while they wait.
+            std::vector<int> ranks;
+            std::uint64_t total = 0;
+            for (const auto& [rank, n] : m.messages_last) {
+                if (n > 0) {
+                    ranks.push_back(rank);
+                }
+                total += m.messages.at(rank);
+            }
+            if (!ranks.empty()) {
+                return {"progressing",
+                        fmt::format("progressing: busy-waiting, making progress: rank {} sent or matched {} MPI "
+                                    "messages {} (Open MPI's message sequence numbers){}",
+                                    format_rank_list(ranks), total, measured,
+                                    spinning.empty() ? "" : "; " + spinning),
+                        triage_nothing_wrong};
+            }
+        }
+        std::string no_messages =
+            m.messages_readable ? "; no MPI message moved (Open MPI's message sequence numbers unchanged)"
+            : last.mpi && last.procs.size() > 1 ? "; MPI messages not counted (" + m.messages_note + ")"
+                                                : "";
         if (m.moved.empty()) {
             return {"hang",
-                    fmt::format("hang: no thread moved in {} samples over {:.1f} s{}", snaps.size(), span, detail),
+                    fmt::format("hang: no thread moved {}: every stack unchanged{}{}{}", measured,
+                                spinning.empty() ? "" : "; " + spinning + " without progress", no_messages, detail),
                     triage_hang};
         }
         std::string where = last.mpi && last.procs.size() > 1
@@ -730,8 +1036,9 @@ verdict decide(const std::vector<snapshot>& snaps, const movement& m, const opti
             total += p.threads.size();
         }
         return {"progressing",
-                fmt::format("progressing: {} of {} threads moved{} in {} samples over {:.1f} s", m.moved.size(), total,
-                            where, snaps.size(), span),
+                fmt::format("progressing: {} of {} threads moved{} {} (their stacks changed or they woke up){}{}",
+                            m.moved.size(), total, where, measured, spinning.empty() ? "" : "; " + spinning,
+                            no_messages),
                 triage_nothing_wrong};
     }
     (void)o;
@@ -1073,8 +1380,27 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
         for (auto [r, tid] : m.moved) {
             moved.push_back({{"rank", r >= 0 ? json(r) : json(nullptr)}, {"tid", tid}});
         }
-        doc["movement"] = {{"compared", snaps.size() > 1}, {"moved_threads", moved},
-                           {"moved_ranks", std::vector<int>(m.moved_ranks.begin(), m.moved_ranks.end())}};
+        json cpu = json::array();
+        for (const auto& [key, seconds] : m.cpu) {
+            cpu.push_back({{"rank", key.first >= 0 ? json(key.first) : json(nullptr)},
+                           {"tid", key.second},
+                           {"seconds", seconds},
+                           {"busy", m.busy.count(key) > 0}});
+        }
+        json messages = nullptr;
+        if (m.messages_readable) {
+            messages = json::array();
+            for (const auto& [rank, n] : m.messages) {
+                messages.push_back({{"rank", rank}, {"total", n}, {"last_interval", m.messages_last.at(rank)}});
+            }
+        }
+        doc["movement"] = {{"compared", snaps.size() > 1},
+                           {"moved_threads", moved},
+                           {"moved_ranks", std::vector<int>(m.moved_ranks.begin(), m.moved_ranks.end())},
+                           {"span_seconds", m.span},
+                           {"cpu", cpu},
+                           {"mpi_messages", messages},
+                           {"mpi_messages_note", m.messages_note}};
         doc["findings"] = findings;
         doc["text"] = text;
         doc["verdict"] = {{"kind", v.kind}, {"text", v.text}, {"exit_status", v.exit_status}};
