@@ -51,8 +51,10 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
 
+# Leak suppressions (third-party libraries only) come from tests/sanitizer/lsan.supp through
+# each test's environment; UBSan reports carry a stack.
 test-sanitize: build-sanitize
-	ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
+	UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(SANITIZE_BUILD) $(CTEST_FLAGS)
 
 # Builds ompdbg and the workloads, then runs every workload against gdb and the raw-ptrace
 # limits (bench/README.md); BENCH_FLAGS e.g. "-w 1 -r 3".
