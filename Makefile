@@ -3,7 +3,7 @@
 # run the demo or the whole test suite.
 #
 #   make demo        bootstrap, build, run ompdbg in batch mode on an example program
-#   make test        bootstrap, build, run the suite (ctest) in build/
+#   make test        bootstrap, build, run the suite (ctest) in build/, then in build-sanitize/
 #   make test-sanitize  the same suite in the AddressSanitizer+UBSan build (build-sanitize/)
 #   make build       bootstrap and build build/ only
 #   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
@@ -46,10 +46,13 @@ demo: build
 
 # The suite in build/, then the same suite in the AddressSanitizer+UBSan build (any
 # ASan/UBSan report fails the test that triggered it: -fno-sanitize-recover=all).
-# The AddressSanitizer+UBSan suite is `make test-sanitize`; it joins `make test` once it has
-# been run green end to end (see issue 3's note).
+# SANITIZE=no skips the second half (a quick local run; CI runs both).
+SANITIZE ?= yes
 test: build
 	ctest --test-dir $(BUILD) $(CTEST_FLAGS)
+ifneq ($(SANITIZE),no)
+	$(MAKE) --no-print-directory test-sanitize
+endif
 
 # Leak suppressions (third-party libraries only) come from tests/sanitizer/lsan.supp through
 # each test's environment; UBSan reports carry a stack.
