@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli_common.hpp"
 #include "mpi_job_common.hpp"
@@ -358,4 +359,62 @@ TEST_CASE("mpi: run -- srun goes through MPIR as mpirun does (a program named sr
     REQUIRE_FALSE(r.timed_out);
     CHECK_FALSE(r.ok());
     CHECK(has_line_containing(r.err, "srun is not an MPI starter: it has no MPIR_Breakpoint/MPIR_proctable."));
+}
+
+TEST_CASE("mpi: Ctrl-C during continue stops every rank, each shows its stack, and kill ends the job", "[e2e][mpi]") {
+    REQUIRE(std::filesystem::exists(mpirun()));
+    auto args = job_args({"park"});
+    std::vector<std::string> argv{ompdbg_binary, "-ex", "break all_parked"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
+    REQUIRE(dbg.wait_for_line(std::regex("hit Breakpoint 1, all_parked"), std::chrono::seconds(120)));
+    // The ranks spin in park() until told otherwise: continue never ends by itself.
+    dbg.write_stdin("delete\ncontinue\n");
+    std::optional<std::string> interrupted;
+    for (int attempt = 0; attempt < 10 && !interrupted; ++attempt) {
+        // Repeated until the debugger reports the stop: a SIGINT that arrives before the
+        // ranks are resumed is answered by nothing.
+        dbg.send_signal(SIGINT);
+        interrupted = dbg.wait_for_line(std::regex("received signal SIGINT"), std::chrono::seconds(10));
+    }
+    REQUIRE(interrupted);
+    // Every rank is stopped and each one's stack is inside the parking code.
+    dbg.write_stdin("mpi ranks\nrank all\nbt\necho BT-DONE\\n\n");
+    auto done = dbg.wait_for_line(std::regex("BT-DONE"), std::chrono::seconds(120));
+    std::string seen;
+    for (auto& l : dbg.consumed_lines()) {
+        seen += l + "\n";
+    }
+    INFO(seen << dbg.stderr_text());
+    REQUIRE(done);
+    auto table = pids_listed(seen);
+    CHECK(table.size() == 4);
+    int stopped = 0;
+    for (auto& l : lines_of(seen)) {
+        if (std::regex_match(l, std::regex(R"(^[* ] \d\s+\S+\s+\d+\s+stopped\s+\S+$)"))) {
+            ++stopped;
+        }
+    }
+    CHECK(stopped == 4);
+    for (int rank = 0; rank < 4; ++rank) {
+        // Each rank's bt is labelled and shows a frame of the parking code.
+        auto label = seen.rfind("[rank " + std::to_string(rank) + "]");   // the bt's label
+        REQUIRE(label != std::string::npos);
+        auto next = seen.find("[rank ", label + 1);
+        std::string part = seen.substr(label, next == std::string::npos ? std::string::npos : next - label);
+        CHECK(std::regex_search(part, std::regex(R"(in (park|park_root|wait_even|wait_odd|all_parked) \()")));
+    }
+    dbg.write_stdin("kill\nquit\n");
+    dbg.close_stdin();
+    auto end = dbg.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK_FALSE(end->timed_out);
+    // Every rank goes (mpirun's daemon reaps them once the job is killed).
+    for (auto& [rank, pid] : table) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (std::filesystem::exists("/proc/" + std::to_string(pid)) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));   // polling /proc, not synchronising
+        }
+        CHECK_FALSE(std::filesystem::exists("/proc/" + std::to_string(pid)));
+    }
 }
