@@ -22,6 +22,29 @@ TEST_CASE("ompdbg --version and --help", "[cli]") {
     CHECK(h.out.find("attach PID") != std::string::npos);
 }
 
+TEST_CASE("ompdbg --args PROG ARGS gives the program its arguments, as gdb does", "[cli]") {
+    // The same session in both debuggers: the program's argument is "vfork".
+    std::vector<std::string> tail{"-ex", "break spawn", "-ex", "run", "-ex", "info args", "-ex", "show args",
+                                  "--args", example_path("fork_steps"), "vfork"};
+    std::vector<std::string> ours{ompdbg_binary, "--batch"}, theirs{"gdb", "-nx", "-batch"};
+    ours.insert(ours.end(), tail.begin(), tail.end());
+    theirs.insert(theirs.end(), tail.begin(), tail.end());
+    auto r = run(ours, run_options().timeout_after(60s));
+    auto g = run(theirs, run_options().timeout_after(60s));
+    INFO(r.all() << "\ngdb:\n" << g.all());
+    CHECK(r.ok());
+    for (const char* l : {"use_vfork = 1", "Argument list to give program being debugged when it is started is \"vfork\"."}) {
+        CHECK(has_line(g.out, l));
+        CHECK(has_line(r.out, l));
+    }
+    // Nothing after --args is an option of ours, even a word that is one of our verbs.
+    auto none = run({ompdbg_binary, "--batch", "--args"}, run_options().timeout_after(20s));
+    CHECK(none.exit_code == 2);
+    CHECK(none.err.find("--args needs a program") != std::string::npos);
+    auto verb = run({ompdbg_binary, "--batch", "--args", "core"}, run_options().timeout_after(20s));
+    CHECK(verb.err.find("core: No such file or directory.") != std::string::npos);
+}
+
 TEST_CASE("batch mode exits 0 when every command succeeded", "[cli]") {
     auto r = ompdbg_cmds(example_path("structs"), {"break factorial", "run", "continue", "kill"});
     INFO(r.all());

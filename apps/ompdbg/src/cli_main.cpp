@@ -37,6 +37,7 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
                        status 0 nothing wrong, 1 gather failed, 2 usage, 3 deadlock, 4 hang,
                        5 crashed (core)
   PROG [ARGS...]       load PROG; start it with `run` at the prompt
+  --args PROG [ARGS...]  the same, as gdb's --args (PROG may be named run, core, ...)
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
 launched program is killed and an attached one detached. The exit status is 0 when every
@@ -45,7 +46,7 @@ command succeeded; otherwise each failing command is named on stderr.)";
 /// gdb spells its long options with one dash (-ex, -batch); CLI11 wants two.
 std::string normalise_option(const std::string& a) {
     static const char* long_ones[] = {"-ex", "-batch", "-eval-command", "-command", "-json", "-version",
-                                      "-help", "-quiet", "-nx", "-log"};
+                                      "-help", "-quiet", "-nx", "-log", "-args"};
     for (const char* l : long_ones) {
         std::string s(l);
         if (a == s || a.rfind(s + "=", 0) == 0) {
@@ -68,8 +69,18 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     // Options end at the first positional (the target); the rest is the target's.
     std::vector<std::string> options, target;
     std::vector<script_item> script;
+    bool args_mode = false;   // gdb's --args PROG ARGS...: everything after PROG is its own
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string a = normalise_option(args[i]);
+        if (a == "--args") {
+            args_mode = true;
+            target.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+            if (target.empty()) {
+                std::fprintf(stderr, "ompdbg: --args needs a program: ompdbg --args PROG [ARGS...]\n");
+                return 2;
+            }
+            break;
+        }
         if (a == "--") {
             target.assign(args.begin() + static_cast<long>(i) + 1, args.end());
             break;
@@ -92,7 +103,7 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
 
     CLI::App app{"ompdbg: a debugger for OpenMP and MPI programs (gdb's commands)", "ompdbg"};
-    app.footer(std::string("Usage: ompdbg [OPTIONS] (run PROG [ARGS...] | attach PID | core PROG CORE | PROG [ARGS...])\n\n") +
+    app.footer(std::string("Usage: ompdbg [OPTIONS] (run PROG [ARGS...] | attach PID | core PROG CORE | [--args] PROG [ARGS...])\n\n") +
                usage_footer);
     bool batch = false, json = false, version = false;
     std::vector<std::string> ex_cmds, x_files;
@@ -125,14 +136,14 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         log::enable(log_channels);
     }
 
-    if (!target.empty() && target[0] == "doctor") {
+    if (!args_mode && !target.empty() && target[0] == "doctor") {
         plugins::plugin_policy policy;
         for (const auto& dir : plugin_paths) {
             policy.allow_directory(dir);
         }
         return app::doctor_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
     }
-    if (!target.empty() && target[0] == "triage") {
+    if (!args_mode && !target.empty() && target[0] == "triage") {
         plugins::plugin_policy policy;
         for (const auto& dir : plugin_paths) {
             policy.allow_directory(dir);
@@ -159,7 +170,9 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     bool setup_ok = true;
     bool auto_run = false;
     try {
-        if (!target.empty()) {
+        if (args_mode) {
+            s.set_program(target[0], std::vector<std::string>(target.begin() + 1, target.end()));
+        } else if (!target.empty()) {
             const std::string& verb = target[0];
             if (verb == "run" || verb == "r") {
                 if (target.size() < 2) {
