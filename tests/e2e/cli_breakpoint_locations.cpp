@@ -81,13 +81,16 @@ TEST_CASE("info breakpoints names the inlined copies of C++ functions as gdb doe
     }
 }
 
-TEST_CASE("info breakpoints names methods, destructors and template functions of cxx_std as gdb does",
+TEST_CASE("info breakpoints names methods, destructors, operators and template functions of cxx_std as gdb does",
           "[cli][gdb-compare]") {
     auto program = GENERATE(from_range(example_variants("cxx_std")));
     int area_line = example_line("cxx_std.cpp", "circle_area");
     REQUIRE(area_line > 0);
     compare_with_gdb(program, {"break twice", "break circle::area", "break shape::~shape",
-                               "break cxx_std.cpp:" + std::to_string(area_line), "info breakpoints"});
+                               "break cxx_std.cpp:" + std::to_string(area_line),
+                               "break std::vector<int, std::allocator<int> >::size",
+                               "break std::unique_ptr<point, std::default_delete<point> >::operator->",
+                               "info breakpoints"});
 }
 
 TEST_CASE("C functions and their inlined copies keep their plain names in info breakpoints", "[cli][gdb-compare]") {
