@@ -221,3 +221,44 @@ TEST_CASE("json: commands run by a breakpoint's commands get their own objects",
     CHECK(prints == 5);
     CHECK(find_command(objs, "run") != nullptr);
 }
+
+TEST_CASE("json: a breakpoint-hit names the location hit, and break results each location's symbol",
+          "[cli][json]") {
+    // `break geometry::area` has a location in each overload; `break bump` one.
+    auto r = ompdbg_batch({"--json", "-ex", "break geometry::area", "-ex", "break bump", "-ex", "run", "-ex",
+                           "continue", "-ex", "continue", "-ex", "info breakpoints", "-ex", "kill",
+                           example_path("cxx_features")},
+                          run_options().timeout_after(60s));
+    INFO(r.all());
+    auto objs = checked_objects(r.out);
+
+    const nlohmann::json* brk = find_command(objs, "break geometry::area");
+    REQUIRE(brk);
+    auto locs = (*brk).at("result").at("breakpoint").at("locations");
+    REQUIRE(locs.size() == 2);
+    CHECK(locs.at(0).at("function") == "geometry::area");
+    CHECK(locs.at(0).at("symbol") == "geometry::area(int)");
+    CHECK(locs.at(1).at("symbol") == "geometry::area(double)");
+
+    // bump(), then area(int), then area(double): the text says what the fields say.
+    auto hits = events(objs, "breakpoint-hit");
+    REQUIRE(hits.size() == 3);
+    CHECK((*hits.at(0)).at("breakpoint") == 2);
+    CHECK((*hits.at(0)).at("location") == 1);
+    CHECK((*hits.at(0)).at("text").get<std::string>().find("Breakpoint 2, bump (") != std::string::npos);
+    CHECK((*hits.at(1)).at("breakpoint") == 1);
+    CHECK((*hits.at(1)).at("location") == 1);
+    CHECK((*hits.at(1)).at("text").get<std::string>().find("Breakpoint 1.1, geometry::area (side=4)") !=
+          std::string::npos);
+    CHECK((*hits.at(2)).at("breakpoint") == 1);
+    CHECK((*hits.at(2)).at("location") == 2);
+    CHECK((*hits.at(2)).at("text").get<std::string>().find("Breakpoint 1.2, geometry::area (radius=2)") !=
+          std::string::npos);
+
+    const nlohmann::json* info = find_command(objs, "info breakpoints");
+    REQUIRE(info);
+    auto rows = (*info).at("result").at("breakpoints");
+    REQUIRE(rows.size() == 2);
+    CHECK(rows.at(0).at("locations").at(1).at("symbol") == "geometry::area(double)");
+    CHECK(rows.at(1).at("locations").at(0).at("symbol") == "bump(int&, geometry::shape const&)");
+}

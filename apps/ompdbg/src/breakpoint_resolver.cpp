@@ -7,6 +7,7 @@
 
 #include "command_args.hpp"
 #include "frame_context.hpp"
+#include "symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
@@ -39,20 +40,29 @@ std::vector<tracer::loaded_module> search_modules(session& s) {
     return mods;
 }
 
-/// Describes the file address `file_addr` of module `m` as a breakpoint location.
-breakpoint_location describe(const tracer::loaded_module& m, std::uint64_t file_addr,
-                             const std::string& function_hint) {
+/// Describes the file address `file_addr` of module `m` as a breakpoint location in
+/// function `fn` (a `break FUNCTION` match), or ELF symbol `symbol_hint` (a match without
+/// DWARF), or else the innermost function instance there (gdb's block_containing_function).
+breakpoint_location describe(const tracer::loaded_module& m, std::uint64_t file_addr, const dwarf::function* fn,
+                             const std::string& symbol_hint = {}) {
     breakpoint_location loc;
     loc.address = m.to_runtime(file_addr);
     loc.module_path = m.path.string();
     loc.file_address = file_addr;
-    loc.function = function_hint;
+    if (fn != nullptr) {
+        loc.function = fn->name;
+        loc.symbol = function_print_name(*fn);
+    } else if (!symbol_hint.empty()) {
+        loc.function = symbol_hint;
+        loc.symbol = symbol_hint;
+    }
     if (m.elf) {
         if (auto* dbg = m.elf->debug()) {
             if (loc.function.empty()) {
                 auto chain = dbg->function_chain_at(file_addr);
                 if (!chain.empty()) {
                     loc.function = chain.front().name;
+                    loc.symbol = function_print_name(chain.front());
                 }
             }
             if (auto le = dbg->line_at(file_addr)) {
@@ -63,6 +73,7 @@ breakpoint_location describe(const tracer::loaded_module& m, std::uint64_t file_
         if (loc.function.empty()) {
             if (auto sym = m.elf->symbol_at(file_addr)) {
                 loc.function = sym->name;
+                loc.symbol = sym->name;
             }
         }
     }
@@ -203,7 +214,7 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
             }
         }
         if (owner) {
-            add_unique(describe(*owner, addr - owner->load_bias, {}));
+            add_unique(describe(*owner, addr - owner->load_bias, nullptr));
         } else {
             breakpoint_location loc;
             loc.address = virt_addr(addr);
@@ -234,7 +245,7 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     file_known = true;
                 }
                 for (auto a : addrs) {
-                    breakpoint_location loc = describe(m, a, {});
+                    breakpoint_location loc = describe(m, a, nullptr);
                     if (int shown = line_reported_for(*dbg, a, actual); shown > 0) {
                         loc.line = shown;
                     }
@@ -270,7 +281,7 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
             if (auto* dbg = m.elf->debug()) {
                 for (auto& fn : dbg->find_functions(p.function)) {
                     std::uint64_t a = fn.is_inlined ? fn.entry_pc : (fn.breakpoint_pc ? fn.breakpoint_pc : fn.entry_pc);
-                    add_unique(describe(m, a, fn.name));
+                    add_unique(describe(m, a, &fn));
                     found_here = true;
                 }
             }
@@ -282,7 +293,7 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     if (sym.value == 0) {
                         continue;   // undefined (imported) symbol
                     }
-                    add_unique(describe(m, sym.value, sym.name));
+                    add_unique(describe(m, sym.value, nullptr, sym.name));
                 }
             }
         }

@@ -123,7 +123,8 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     }
     nlohmann::json jl = nlohmann::json::array();
     for (auto& l : bp.locations) {
-        jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"file", l.file}, {"line", l.line}});
+        jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"symbol", l.symbol},
+                      {"file", l.file}, {"line", l.line}});
     }
     s.out().field("breakpoint", {{"number", bp.number}, {"spec", spec}, {"locations", jl}});
     int number = bp.number;
@@ -209,7 +210,9 @@ void set_enabled(session& s, std::string_view args, bool enable) {
 
 std::string location_what(session& s, const breakpoint_location& l) {
     if (!l.file.empty()) {
-        return fmt::format("in {} at {}:{}", l.function, source_display_name(s, l.file), l.line);
+        // gdb's print_breakpoint_location: the symbol's print name, "geometry::area(int)".
+        const std::string& name = l.symbol.empty() ? l.function : l.symbol;
+        return fmt::format("in {} at {}:{}", name, source_display_name(s, l.file), l.line);
     }
     if (!l.function.empty()) {
         auto off = l.address.addr();
@@ -308,8 +311,8 @@ void info_breakpoints(session& s, std::string_view args) {
         }
         nlohmann::json jl = nlohmann::json::array();
         for (auto& l : bp.locations) {
-            jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"file", l.file},
-                          {"line", l.line}, {"enabled", l.enabled}});
+            jl.push_back({{"address", hex(l.address.addr())}, {"function", l.function}, {"symbol", l.symbol},
+                          {"file", l.file}, {"line", l.line}, {"enabled", l.enabled}});
         }
         list.push_back({{"number", n}, {"type", type}, {"temporary", bp.temporary}, {"enabled", bp.enabled},
                         {"pending", bp.pending}, {"spec", bp.spec}, {"condition", bp.condition}, {"hits", bp.hit_count},

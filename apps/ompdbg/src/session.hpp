@@ -46,7 +46,10 @@ public:
 /// One resolved address of a logical breakpoint.
 struct breakpoint_location {
     virt_addr address;
-    std::string function;          ///< "main", "ns::foo(int)"
+    std::string function;          ///< the function's name: "main", "ns::foo"
+    /// gdb's name of that function's symbol, as `info breakpoints` shows it: "main" in C,
+    /// "ns::foo(int)" in C++ (function_print_name); the ELF symbol without DWARF.
+    std::string symbol;
     std::string file;
     int line = 0;
     bool enabled = true;

@@ -205,6 +205,7 @@ void report_signal(session& s, const tracer::stop_reason& why) {
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     auto hits = breakpoints_at(s, addr);
     std::vector<int> stopping;
+    std::size_t first_location = 0;   // index in the first stopping breakpoint's locations
     std::vector<const breakpoint_location*> stopping_locations;
     std::vector<std::string> condition_errors;
     for (auto& [bp, loc] : hits) {
@@ -237,6 +238,9 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
             --bp->ignore_count;
             continue;
         }
+        if (stopping.empty()) {
+            first_location = loc;
+        }
         stopping.push_back(bp->number);
         if (loc < bp->locations.size()) {
             stopping_locations.push_back(&bp->locations[loc]);
@@ -257,7 +261,12 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
             s.multi_threaded() || qualified_thread_numbers(s) ? thread_label(s, tid) + " hit " : std::string();
         std::string kind = first.temporary ? "Temporary breakpoint" : "Breakpoint";
         auto& frames = s.stack(tid);
-        std::string text = fmt::format("\n{}{} {}, ", who, kind, first.number);
+        // gdb's print_num_locno: "Breakpoint 1.2, " names the location hit when the
+        // breakpoint has several, "Breakpoint 1, " when it has one.
+        std::string number = first.locations.size() > 1
+                                 ? fmt::format("{}.{}", first.number, first_location + 1)
+                                 : std::to_string(first.number);
+        std::string text = fmt::format("\n{}{} {}, ", who, kind, number);
         if (first.describe_hit) {
             text = fmt::format("\n{}Catchpoint {} ({}), {}", who, first.number, first.catch_what,
                                first.describe_hit(s, tid));
@@ -269,7 +278,10 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
             }
         }
         s.out().event("breakpoint-hit",
-                      {{"breakpoint", first.number}, {"thread", s.thread_number(tid)}, {"pc", fmt::format("{:#x}", addr)}},
+                      {{"breakpoint", first.number},
+                       {"location", static_cast<int>(first_location) + 1},
+                       {"thread", s.thread_number(tid)},
+                       {"pc", fmt::format("{:#x}", addr)}},
                       text);
     }
     std::vector<std::string> commands = first.commands;

@@ -41,24 +41,22 @@ std::string demangler_spacing(std::string text) {
     return out;
 }
 
-/// The physname of the DWARF function holding `file_addr` in a C++ unit, if any.
-std::optional<std::string> cplus_physname(const dwarf::elf_file& elf, std::uint64_t file_addr) {
-    auto* info = elf.has_debug_info() ? elf.debug() : nullptr;
-    if (info == nullptr) {
-        return std::nullopt;
-    }
-    auto chain = info->function_chain_at(file_addr);
-    if (chain.empty()) {
-        return std::nullopt;
-    }
-    const auto& fn = chain.back();   // the out-of-line function, as the ELF symbol names it
+/// gdb's dwarf2_physname of the function instance `fn` of a C++ unit; nullopt in a C unit.
+std::optional<std::string> cplus_physname(const dwarf::function& fn) {
     dwarf::type fn_type(fn.die);
     if (!fn_type.is_cplus()) {
         return std::nullopt;
     }
     if (!fn.linkage_name.empty()) {
         std::string d = demangle(fn.linkage_name);
-        return d == fn.linkage_name ? std::nullopt : std::optional(drop_return_type(d));
+        if (d != fn.linkage_name) {
+            return drop_return_type(d);
+        }
+    }
+    // Without a linkage name (main, gcc's static functions) gdb builds the name from the
+    // DIE: the parameter types only for a DW_TAG_subprogram, an inlined copy keeps its name.
+    if (fn.is_inlined) {
+        return fn.name;
     }
     std::string params;
     for (const auto& p : fn_type.parameters()) {
@@ -70,7 +68,31 @@ std::optional<std::string> cplus_physname(const dwarf::elf_file& elf, std::uint6
     return fn.name + "(" + params + ")";
 }
 
+/// The physname of the out-of-line DWARF function holding `file_addr` in a C++ unit, if any.
+std::optional<std::string> cplus_physname(const dwarf::elf_file& elf, std::uint64_t file_addr) {
+    auto* info = elf.has_debug_info() ? elf.debug() : nullptr;
+    if (info == nullptr) {
+        return std::nullopt;
+    }
+    auto chain = info->function_chain_at(file_addr);
+    if (chain.empty()) {
+        return std::nullopt;
+    }
+    return cplus_physname(chain.back());   // the out-of-line function, as the ELF symbol names it
+}
+
 }  // namespace
+
+std::string function_print_name(const dwarf::function& fn) {
+    try {
+        if (auto phys = cplus_physname(fn)) {
+            return *phys;
+        }
+    } catch (const ompdbg::error&) {
+        // Unreadable DWARF: the plain name serves.
+    }
+    return fn.name;
+}
 
 std::string demangle(const std::string& name) {
     if (!name.starts_with("_Z")) {

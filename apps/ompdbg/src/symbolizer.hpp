@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/tracer/target.hpp"
 
@@ -34,6 +35,14 @@ std::string symbol_label(session& s, std::uint64_t addr);
 /// "Circle::area() const+8", "main(int, char**)" in C++ code, "main+4" in C): minimal symbols
 /// demangled, C++ functions with DWARF named by gdb's physname. "" when unknown.
 std::string value_symbol_label(session& s, std::uint64_t addr);
+
+/// gdb's name of the function instance `fn` (its symbol's print name, as `info breakpoints`
+/// shows it): in a C unit the name ("factorial"); in a C++ unit the demangled linkage name
+/// without a template's return type ("geometry::area(int)", "shape::area() const",
+/// "largest<int>(int const*, int)"), else, without a linkage name, the name with its
+/// parameter types for an out-of-line function ("main(int, char**)") and the bare name
+/// for an inlined copy (gcc's static functions). Never throws.
+std::string function_print_name(const dwarf::function& fn);
 
 /// gdb's demangled form of a C++ symbol ("_ZNSo5flushEv" → "std::ostream::flush()",
 /// "_ZTV6Circle" → "vtable for Circle"); any other name unchanged.

@@ -1,0 +1,130 @@
+// Breakpoints with several locations and C++ names, against gdb 13 on the same binaries:
+// the What column of `info breakpoints` names each location by its symbol as gdb does
+// ("in geometry::area(int) at ...", "in shape::area() const", "in twice<int>(int)", plain
+// C names unchanged), and a hit of a breakpoint with several locations says which one
+// ("Breakpoint 1.2, ", "Temporary breakpoint 1.1, ", "Thread 3 "tally-double" hit
+// Breakpoint 1.2, ") while a one-location breakpoint keeps "Breakpoint 1, ".
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "cli_common.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+/// The lines both debuggers print for `cmds` on `program`; `drop_events` also drops the
+/// bracketed thread events ("[New Thread 0x7ffff7dce6c0 (LWP 4711)]"), whose addresses and
+/// LWPs differ between the two runs.
+void compare_with_gdb(const std::string& program, const std::vector<std::string>& cmds, bool drop_events = false) {
+    auto prog_lines = program_output(program);
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO("program: " << program);
+    INFO("ompdbg stdout:\n" << ours.out << "\nompdbg stderr:\n" << ours.err);
+    INFO("gdb stdout:\n" << theirs.out << "\ngdb stderr:\n" << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.term_signal == 0);
+    auto keep = [&](const std::string& out) {
+        std::vector<std::string> lines;
+        for (auto& l : debugger_lines(out, prog_lines)) {
+            if (!(drop_events && l.rfind("[", 0) == 0)) {
+                lines.push_back(l);
+            }
+        }
+        return joined(lines);
+    };
+    CHECK(keep(ours.out) == keep(theirs.out));
+}
+
+std::vector<std::string> app_target_variants(const std::string& name) {
+    std::vector<std::string> out;
+    for (const char* cc : {"gcc", "clang"}) {
+        for (int dw : {4, 5}) {
+            out.push_back(std::string(targets_dir) + "/app/" + name + "-" + cc + "-dwarf" + std::to_string(dw) +
+                          "-O0");
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("info breakpoints names C++ locations by symbol with parameter types as gdb does",
+          "[cli][gdb-compare]") {
+    // Overloads, template instances, a const method, a static inline function, main and a
+    // function taking references, before and after `run`.
+    auto program = GENERATE(from_range(example_variants("cxx_features")));
+    compare_with_gdb(program, {"break geometry::area", "break largest", "break twice", "break geometry::shape::scaled",
+                               "tbreak geometry::shape::id", "break main", "break bump", "info breakpoints", "run",
+                               "info breakpoints"});
+}
+
+TEST_CASE("info breakpoints names the inlined copies of C++ functions as gdb does", "[cli][gdb-compare]") {
+    // -O2: area's inlined copies are named by their linkage name ("geometry::area(double)");
+    // clang gives the static twice a linkage name ("twice(int)"), gcc does not ("twice").
+    // Only clang's builds are compared line by line: for gcc's, ompdbg and gdb place
+    // area's inlined copies at different addresses (a resolver difference of its own).
+    int twice_line = example_line("cxx_features.cpp", "twice_body");
+    REQUIRE(twice_line > 0);
+    std::vector<std::string> cmds{"break geometry::area", "break twice",
+                                  "break cxx_features.cpp:" + std::to_string(twice_line), "info breakpoints"};
+    for (int dwarf : {4, 5}) {
+        compare_with_gdb(example_path("cxx_features", "clang", dwarf, 2), cmds);
+        auto gcc = ompdbg_cmds(example_path("cxx_features", "gcc", dwarf, 2), cmds);
+        INFO(gcc.out);
+        CHECK(gcc.out.find(" in geometry::area(int) at ") != std::string::npos);
+        CHECK(gcc.out.find(" in geometry::area(double) at ") != std::string::npos);
+        CHECK(std::regex_search(gcc.out, std::regex(R"(\n2 +breakpoint +keep y +0x[0-9a-f]+ in twice at )")));
+    }
+}
+
+TEST_CASE("info breakpoints names methods, destructors, operators and template functions of cxx_std as gdb does",
+          "[cli][gdb-compare]") {
+    auto program = GENERATE(from_range(example_variants("cxx_std")));
+    int area_line = example_line("cxx_std.cpp", "circle_area");
+    REQUIRE(area_line > 0);
+    compare_with_gdb(program, {"break twice", "break circle::area", "break shape::~shape",
+                               "break cxx_std.cpp:" + std::to_string(area_line),
+                               "break std::vector<int, std::allocator<int> >::size",
+                               "break std::unique_ptr<point, std::default_delete<point> >::operator->",
+                               "info breakpoints"});
+}
+
+TEST_CASE("C functions and their inlined copies keep their plain names in info breakpoints", "[cli][gdb-compare]") {
+    auto program = GENERATE(from_range(example_variants("optimized", 0)), from_range(example_variants("optimized", 2)));
+    compare_with_gdb(program, {"break square", "break sum_squares", "info breakpoints", "run", "continue",
+                               "continue"});
+}
+
+TEST_CASE("a hit of a breakpoint with several locations names the location as gdb does: Breakpoint 1.2",
+          "[cli][gdb-compare]") {
+    // bump has one location (Breakpoint 2, ), area and largest two each (1.1, 1.2, 3.1, 3.2).
+    auto program = GENERATE(from_range(example_variants("cxx_features")));
+    compare_with_gdb(program, {"break geometry::area", "break bump", "break largest", "run", "continue", "continue",
+                               "continue", "continue", "info breakpoints", "continue"});
+}
+
+TEST_CASE("a temporary breakpoint with several locations reports Temporary breakpoint 1.1 as gdb does",
+          "[cli][gdb-compare]") {
+    // The temporary breakpoint goes with its first hit; a disabled location keeps its number.
+    auto program = GENERATE(from_range(example_variants("cxx_features")));
+    compare_with_gdb(program, {"tbreak geometry::area", "info breakpoints", "run", "info breakpoints",
+                               "break geometry::area", "disable 2.1", "continue", "info breakpoints", "continue"});
+}
+
+TEST_CASE("threads hitting different locations of one breakpoint report Thread N name hit Breakpoint 1.2",
+          "[cli][gdb-compare]") {
+    auto program = GENERATE(from_range(app_target_variants("app_overload_threads")));
+    // No run to the end: the program's last line can land inside gdb's "[Thread ... exited]".
+    compare_with_gdb(program, {"break tally", "info breakpoints", "run", "continue", "info breakpoints", "kill"},
+                     true);
+    auto ours = ompdbg_cmds(program, {"break tally", "run", "continue", "continue"});
+    INFO(ours.out);
+    CHECK(ours.out.find("\nThread 2 \"tally-int\" hit Breakpoint 1.1, counting::tally (n=6) at ") !=
+          std::string::npos);
+    CHECK(ours.out.find("\nThread 3 \"tally-double\" hit Breakpoint 1.2, counting::tally (x=1.25) at ") !=
+          std::string::npos);
+}
