@@ -280,7 +280,7 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
             bool found_here = false;
             if (auto* dbg = m.elf->debug()) {
                 for (auto& fn : dbg->find_functions(p.function)) {
-                    std::uint64_t a = fn.is_inlined ? fn.entry_pc : (fn.breakpoint_pc ? fn.breakpoint_pc : fn.entry_pc);
+                    std::uint64_t a = fn.breakpoint_pc ? fn.breakpoint_pc : fn.entry_pc;   // inlined: its first range, as gdb
                     add_unique(describe(m, a, &fn));
                     found_here = true;
                 }
