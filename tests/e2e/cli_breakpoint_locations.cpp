@@ -125,3 +125,28 @@ TEST_CASE("threads hitting different locations of one breakpoint report Thread N
     CHECK(ours.out.find("\nThread 3 \"tally-double\" hit Breakpoint 1.2, counting::tally (x=1.25) at ") !=
           std::string::npos);
 }
+
+TEST_CASE("set breakpoint pending on, off and auto behave as in gdb", "[cli][gdb-compare]") {
+    // on: pending without a question; off: refused; auto: the question (ompdbg answers it
+    // Y without a terminal, gdb N, so auto is checked on ompdbg's side only).
+    auto program = example_path("structs");
+    // (The tests run gdb with `-iex "set breakpoint pending on"`; ompdbg starts at auto.)
+    std::vector<std::string> cmds{"set breakpoint pending on", "break nosuch",
+                                  "show breakpoint pending", "set breakpoint pending off", "break nosuch2",
+                                  "set breakpoint pending maybe", "info breakpoints"};
+    compare_with_gdb(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\ngdb:\n" << theirs.all());
+    for (const char* l : {"Function \"nosuch\" not defined.", "Function \"nosuch2\" not defined.",
+                          "\"on\", \"off\" or \"auto\" expected."}) {
+        CHECK(has_line(theirs.err, l));
+        CHECK(has_line(ours.err, l));
+    }
+    CHECK(ours.exit_code != 0);   // `break nosuch2` failed
+    auto asked = ompdbg_cmds(program, {"show breakpoint pending", "break nosuch"});
+    CHECK(has_line(asked.out, "Debugger's behavior regarding pending breakpoints is auto."));
+    CHECK(has_line(asked.out, "Make breakpoint pending on future shared library load? (y or [n]) [answered Y; input "
+                              "not from terminal]"));
+    CHECK(has_line(asked.out, "Breakpoint 1 (nosuch) pending."));
+}

@@ -97,9 +97,19 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     bp.thread_tid = thread_tid;
     bp.ranks = ranks ? *ranks : breakpoint_ranks_of_focus(s);
     if (locs.empty()) {
-        s.out().line(why);
-        if (!s.query("Make breakpoint pending on future shared library load? ", true)) {
+        // gdb's `set breakpoint pending`: auto asks, on makes it pending, off refuses.
+        const auto pending = s.settings().breakpoint_pending;
+        if (pending == false) {
             error::send(why);
+        }
+        if (pending && !s.out().is_json()) {
+            s.out().error(why);   // gdb says why on stderr, then makes it pending
+        }
+        if (!pending) {
+            s.out().line(why);
+            if (!s.query("Make breakpoint pending on future shared library load? ", true)) {
+                error::send(why);
+            }
         }
         bp.pending = true;
         bp.number = s.next_breakpoint_number();

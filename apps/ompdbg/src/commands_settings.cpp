@@ -1,5 +1,5 @@
 // gdb's `set`/`show` of user settings: confirm, pagination, width, height, listsize, args,
-// print elements/repeats/pretty, and `show version`. gdb scripts start with several of
+// print elements/repeats/pretty, breakpoint pending, and `show version`. gdb scripts start with several of
 // them (`set pagination off`, `set confirm off`, `set print pretty on`); each either changes
 // what ompdbg does or, for paging and wrapping that ompdbg never does, is honoured as is.
 
@@ -132,6 +132,25 @@ const setting print_settings[] = {
      [](session& s) { return "Pretty formatting of structures is " + on_off(s.settings().print.pretty) + "."; }},
 };
 
+const setting breakpoint_settings[] = {
+    {"pending", "Set debugger's behavior regarding pending breakpoints.",
+     [](session& s, std::string_view a) {
+         std::string v(trim(a));
+         if (v == "auto") {
+             s.settings().breakpoint_pending.reset();
+         } else if (v.empty() || v == "on" || v == "1" || v == "yes" || v == "enable" || v == "off" || v == "0" ||
+                    v == "no" || v == "disable") {
+             s.settings().breakpoint_pending = parse_on_off(v);
+         } else {
+             error::send("\"on\", \"off\" or \"auto\" expected.");
+         }
+     },
+     [](session& s) {
+         const auto& p = s.settings().breakpoint_pending;
+         return "Debugger's behavior regarding pending breakpoints is " + (p ? on_off(*p) : std::string("auto")) + ".";
+     }},
+};
+
 void add_settings(command_table& set, command_table& show, const std::string& prefix, std::span<const setting> all) {
     for (const setting& st : all) {
         std::string full = prefix + st.name;
@@ -152,6 +171,9 @@ void register_settings_commands(command_table& t) {
     command_table& set_print = set.prefix("print", {"p", "pr"}, "Generic command for setting how things print.");
     command_table& show_print = show.prefix("print", {"p", "pr"}, "Generic command for showing print settings.");
     add_settings(set_print, show_print, "print ", print_settings);
+    command_table& set_breakpoint = set.prefix("breakpoint", {}, "Breakpoint specific settings.");
+    command_table& show_breakpoint = show.prefix("breakpoint", {}, "Breakpoint specific settings.");
+    add_settings(set_breakpoint, show_breakpoint, "breakpoint ", breakpoint_settings);
     show.add(command{"version", {}, "Show what version of ompdbg this is.", "show version",
                      [](session& s, std::string_view) {
                          s.out().line(fmt::format("ompdbg {}", OMPDBG_VERSION));

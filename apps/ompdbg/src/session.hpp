@@ -145,6 +145,7 @@ struct user_settings {
     bool pagination = true;
     std::optional<unsigned> width, height;   ///< nullopt: unlimited
     std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
+    std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
 };
 
 class session {
