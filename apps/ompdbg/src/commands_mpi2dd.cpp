@@ -379,11 +379,23 @@ std::unique_ptr<mpi_job> make_job(std::unique_ptr<tracer::process> starter, cons
 /// that event has a JSON form only (no text).
 void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int state, pid_t raised_by) {
     std::vector<mpi2dd_job::rank_desc> descs;
-    try {
-        descs = new_processes(s, job);
-    } catch (const std::exception& e) {
-        s.out().error(fmt::format("warning: MPI2DD {}: {}", mdd::event_name(state), e.what()));
-        return;
+    // Only the raiser is stopped: a directory or metadirectory that runs on may be rewriting
+    // its table while the walk reads it (a string pointer already freed). Such a read fails
+    // for a moment only: walk again; if it still fails, say so and report the event anyway.
+    std::string unreadable;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        try {
+            descs = new_processes(s, job);
+            unreadable.clear();
+            break;
+        } catch (const std::exception& e) {
+            unreadable = e.what();
+            log::write(log::channel::cli, "MPI2DD {}: walk {} failed: {}", mdd::event_name(state), attempt + 1,
+                       unreadable);
+        }
+    }
+    if (!unreadable.empty()) {
+        s.out().error(fmt::format("warning: MPI2DD {}: {}", mdd::event_name(state), unreadable));
     }
     // Directories found now run on with the job (they raise the next events).
     std::vector<pid_t> new_dirs;
@@ -407,6 +419,9 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
                              {"new_ranks", nlohmann::json::array()},
                              {"pids", nlohmann::json::array()},
                              {"new_directories", new_dirs}};
+    if (!unreadable.empty()) {
+        fields["warning"] = unreadable;
+    }
     for (auto& d : job.mpi2dd->directories()) {
         if (d.pid == raised_by) {
             fields["listed_processes"] = d.last.proctable.size();
