@@ -15,30 +15,6 @@ using namespace ompdbg::test::cli;
 
 namespace {
 
-/// The lines both debuggers print for `cmds` on `program`; `drop_events` also drops the
-/// bracketed thread events ("[New Thread 0x7ffff7dce6c0 (LWP 4711)]"), whose addresses and
-/// LWPs differ between the two runs.
-void compare_with_gdb(const std::string& program, const std::vector<std::string>& cmds, bool drop_events = false) {
-    auto prog_lines = program_output(program);
-    auto ours = ompdbg_cmds(program, cmds);
-    auto theirs = gdb_cmds(program, cmds);
-    INFO("program: " << program);
-    INFO("ompdbg stdout:\n" << ours.out << "\nompdbg stderr:\n" << ours.err);
-    INFO("gdb stdout:\n" << theirs.out << "\ngdb stderr:\n" << theirs.err);
-    REQUIRE_FALSE(ours.timed_out);
-    CHECK(ours.term_signal == 0);
-    auto keep = [&](const std::string& out) {
-        std::vector<std::string> lines;
-        for (auto& l : debugger_lines(out, prog_lines)) {
-            if (!(drop_events && l.rfind("[", 0) == 0)) {
-                lines.push_back(l);
-            }
-        }
-        return joined(lines);
-    };
-    CHECK(keep(ours.out) == keep(theirs.out));
-}
-
 std::vector<std::string> app_target_variants(const std::string& name) {
     std::vector<std::string> out;
     for (const char* cc : {"gcc", "clang"}) {

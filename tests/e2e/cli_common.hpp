@@ -2,6 +2,8 @@
 // Shared helpers of the cli_* end-to-end tests: run ompdbg and gdb with the same commands
 // on the same binary, drop the lines only one of them prints, and compare.
 
+#include <catch2/catch.hpp>
+
 #include "transcript.hpp"
 
 #include <algorithm>
@@ -60,6 +62,31 @@ inline std::vector<std::string> program_output(const std::string& program, const
     std::vector<std::string> argv{program};
     argv.insert(argv.end(), args.begin(), args.end());
     return lines_of(run(argv, run_options().timeout_after(30s)).out);
+}
+
+/// Runs `cmds` on `program` in ompdbg and in gdb and checks that the debuggers print the same
+/// lines (debugger_lines); `drop_events` also drops the bracketed thread events ("[New
+/// Thread 0x7ffff7dce6c0 (LWP 4711)]"), whose addresses and LWPs differ between the runs.
+inline void compare_with_gdb(const std::string& program, const std::vector<std::string>& cmds,
+                             bool drop_events = false) {
+    auto prog_lines = program_output(program);
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO("program: " << program);
+    INFO("ompdbg stdout:\n" << ours.out << "\nompdbg stderr:\n" << ours.err);
+    INFO("gdb stdout:\n" << theirs.out << "\ngdb stderr:\n" << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.term_signal == 0);
+    auto keep = [&](const std::string& out) {
+        std::vector<std::string> lines;
+        for (auto& l : debugger_lines(out, prog_lines)) {
+            if (!(drop_events && l.rfind("[", 0) == 0)) {
+                lines.push_back(l);
+            }
+        }
+        return joined(lines);
+    };
+    CHECK(keep(ours.out) == keep(theirs.out));
 }
 
 }  // namespace ompdbg::test::cli

@@ -8,22 +8,6 @@
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
 
-namespace {
-
-void compare_with_gdb(const std::string& program, const std::vector<std::string>& cmds) {
-    auto prog_lines = program_output(program);
-    auto ours = ompdbg_cmds(program, cmds);
-    auto theirs = gdb_cmds(program, cmds);
-    INFO("program: " << program);
-    INFO("ompdbg stdout:\n" << ours.out << "\nompdbg stderr:\n" << ours.err);
-    INFO("gdb stdout:\n" << theirs.out << "\ngdb stderr:\n" << theirs.err);
-    REQUIRE_FALSE(ours.timed_out);
-    CHECK(ours.term_signal == 0);
-    CHECK(joined(debugger_lines(ours.out, prog_lines)) == joined(debugger_lines(theirs.out, prog_lines)));
-}
-
-}  // namespace
-
 TEST_CASE("break FUNC, run, continue and info breakpoints print what gdb prints", "[cli][gdb-compare]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     compare_with_gdb(program, {"break factorial", "info breakpoints", "run", "continue", "info breakpoints",
