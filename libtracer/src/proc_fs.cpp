@@ -1,5 +1,6 @@
 #include "ompdbg/tracer/proc_fs.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -66,14 +67,30 @@ std::string thread_comm(pid_t pid, pid_t tid) {
     return s;
 }
 
-char thread_state_letter(pid_t pid, pid_t tid) {
+char thread_state_letter(pid_t pid, pid_t tid) { return read_thread_stat(pid, tid).state; }
+
+thread_stat read_thread_stat(pid_t pid, pid_t tid) {
     std::string s = read_small_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
-    // "tid (comm) S ...": comm may contain ')' so search from the right.
+    // "tid (comm) S ...": comm may contain ')' so search from the right; field 3 (the
+    // state) follows it, utime and stime are fields 14 and 15.
+    thread_stat out;
     auto p = s.rfind(')');
     if (p == std::string::npos || p + 2 >= s.size()) {
-        return 0;
+        return out;
     }
-    return s[p + 2];
+    out.state = s[p + 2];
+    std::istringstream fields(s.substr(p + 2));
+    std::string field;
+    long utime = 0, stime = 0;
+    for (int n = 3; n <= 15 && fields >> field; ++n) {
+        if (n == 14) {
+            utime = std::atol(field.c_str());
+        } else if (n == 15) {
+            stime = std::atol(field.c_str());
+            out.cpu_ticks = utime + stime;
+        }
+    }
+    return out;
 }
 
 std::filesystem::path process_exe(pid_t pid) {

@@ -144,36 +144,6 @@ struct options {
 
 // ---- helpers --------------------------------------------------------------------------
 
-/// utime + stime of a thread (/proc/PID/task/TID/stat fields 14 and 15, clock ticks).
-std::optional<long> cpu_ticks(pid_t pid, pid_t tid) {
-    std::string stat;
-    try {
-        stat = tracer::proc_fs::read_small_file(fmt::format("/proc/{}/task/{}/stat", pid, tid));
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-    // The command name (field 2) may hold spaces and parentheses: fields count from the
-    // last ')', which is followed by field 3 (the state).
-    auto close = stat.rfind(')');
-    if (close == std::string::npos) {
-        return std::nullopt;
-    }
-    std::vector<std::string> fields;
-    std::size_t i = close + 1;
-    while (i < stat.size() && fields.size() < 13) {
-        while (i < stat.size() && stat[i] == ' ') {
-            ++i;
-        }
-        std::size_t j = stat.find(' ', i);
-        fields.push_back(stat.substr(i, j == std::string::npos ? std::string::npos : j - i));
-        i = j == std::string::npos ? stat.size() : j;
-    }
-    if (fields.size() < 13) {
-        return std::nullopt;
-    }
-    return std::atol(fields[11].c_str()) + std::atol(fields[12].c_str());
-}
-
 /// voluntary_ctxt_switches and CPU time of every thread of `pid` (read before attaching).
 std::map<pid_t, task_counters> task_counters_of(pid_t pid) {
     std::map<pid_t, task_counters> out;
@@ -182,8 +152,9 @@ std::map<pid_t, task_counters> task_counters_of(pid_t pid) {
         if (auto v = tracer::proc_fs::status_field(pid, tid, "voluntary_ctxt_switches")) {
             c.switches = std::atol(v->c_str());
         }
-        c.cpu_ticks = cpu_ticks(pid, tid);
-        c.run_state = tracer::proc_fs::thread_state_letter(pid, tid);
+        auto stat = tracer::proc_fs::read_thread_stat(pid, tid);
+        c.cpu_ticks = stat.cpu_ticks;
+        c.run_state = stat.state;
     }
     return out;
 }

@@ -2,6 +2,8 @@
 
 #include "tracer_test_helpers.hpp"
 
+#include "ompdbg/tracer/proc_fs.hpp"
+
 #include <csignal>
 #include <regex>
 
@@ -211,4 +213,21 @@ TEST_CASE("signals are reported with their fault address and delivered on resume
     CHECK(r.kind == stop_kind::terminated);
     CHECK(r.signo == SIGSEGV);
     CHECK(out.contents() == "usr1\n");
+}
+
+TEST_CASE("read_thread_stat gives a thread's state letter and CPU time, nothing for a gone thread", "[tracer]") {
+    // This test's own thread runs and has used CPU time: at least the tests before it.
+    pid_t self = ::getpid();
+    volatile unsigned long spin = 0;
+    for (unsigned long i = 0; i < 50'000'000UL; ++i) {
+        spin = spin + i;
+    }
+    auto st = proc_fs::read_thread_stat(self, self);
+    CHECK(st.state == 'R');
+    REQUIRE(st.cpu_ticks);
+    CHECK(*st.cpu_ticks > 0);
+    CHECK(proc_fs::thread_state_letter(self, self) == 'R');
+    auto gone = proc_fs::read_thread_stat(self, 0x7ffffff0);
+    CHECK(gone.state == 0);
+    CHECK_FALSE(gone.cpu_ticks);
 }

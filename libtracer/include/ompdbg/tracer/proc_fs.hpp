@@ -25,6 +25,13 @@ std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type);
 std::string thread_comm(pid_t pid, pid_t tid);
 /// The state letter of /proc/PID/task/TID/stat ('R', 'S', 't', 'Z', ...); 0 when gone.
 char thread_state_letter(pid_t pid, pid_t tid);
+/// What /proc/PID/task/TID/stat says of a thread: its state letter (0 when gone) and its
+/// CPU time, utime + stime in clock ticks (nullopt when gone or unreadable).
+struct thread_stat {
+    char state = 0;
+    std::optional<long> cpu_ticks;
+};
+thread_stat read_thread_stat(pid_t pid, pid_t tid);
 /// readlink /proc/PID/exe (empty when it cannot be read).
 std::filesystem::path process_exe(pid_t pid);
 /// The TracerPid of /proc/PID/status (0: none), nullopt when the process is gone.
