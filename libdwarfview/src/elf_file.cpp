@@ -157,6 +157,10 @@ struct elf_file::impl {
     mutable std::optional<elf_handle> symtab_file;   // separate debug file holding .symtab
     mutable std::vector<std::string_view> strtabs;
 
+    // GOT slot -> symbol name, from the dynamic relocations, read on first use.
+    mutable std::once_flag got_once;
+    mutable std::map<std::uint64_t, std::string> got_names;
+
     // DWARF, read on first use.
     mutable std::once_flag debug_once;
     mutable std::optional<elf_handle> debug_file;   // separate debug file, when used
@@ -404,6 +408,52 @@ void elf_file::impl::load_symbols() const {
         if (x.value != y.value) return x.value < y.value;
         return rank(x) < rank(y);   // best last
     });
+}
+
+std::optional<std::string> elf_file::got_slot_symbol(std::uint64_t slot) const {
+    OMPDBG_FORWARD(got_slot_symbol(slot));
+    std::call_once(impl_->got_once, [&] {
+        const elf_handle& h = impl_->main;
+        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
+            GElf_Shdr shdr;
+            if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_RELA || !h.section_in_bounds(shdr)) {
+                continue;
+            }
+            Elf_Scn* symtab = elf_getscn(h.get(), shdr.sh_link);
+            GElf_Shdr sym_shdr;
+            Elf_Data* rel = elf_getdata(scn, nullptr);
+            Elf_Data* syms = symtab != nullptr ? elf_getdata(symtab, nullptr) : nullptr;
+            if (rel == nullptr || syms == nullptr || gelf_getshdr(symtab, &sym_shdr) == nullptr ||
+                shdr.sh_entsize == 0) {
+                continue;
+            }
+            std::size_t n = shdr.sh_size / shdr.sh_entsize;
+            for (std::size_t i = 0; i < n; ++i) {
+                GElf_Rela r;
+                if (gelf_getrela(rel, static_cast<int>(i), &r) == nullptr) {
+                    break;
+                }
+                auto type = GELF_R_TYPE(r.r_info);
+                if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) {
+                    continue;
+                }
+                GElf_Sym sym;
+                if (gelf_getsym(syms, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr) {
+                    continue;
+                }
+                const char* name = elf_strptr(h.get(), sym_shdr.sh_link, sym.st_name);
+                if (name != nullptr && *name != '\0') {
+                    std::string_view n(name);
+                    impl_->got_names[r.r_offset] = std::string(n.substr(0, n.find('@')));
+                }
+            }
+        }
+    });
+    auto it = impl_->got_names.find(slot);
+    if (it == impl_->got_names.end()) {
+        return std::nullopt;
+    }
+    return it->second;
 }
 
 const std::vector<symbol>& elf_file::symbols() const {

@@ -109,6 +109,19 @@ std::optional<dmpl_rtl_names> dmpl_library::rtl_names(int language) const {
     return out;
 }
 
+std::vector<std::string> dmpl_library::reduction_routines(int language) const {
+    std::vector<std::string> out;
+    if (api_->ompdbg_reduction_routines == nullptr) {
+        return out;
+    }
+    const char* const* names = api_->ompdbg_reduction_routines(language);
+    // A list that never ends is a broken library: read at most 64 names.
+    for (int i = 0; names != nullptr && i < 64 && names[i] != nullptr; ++i) {
+        out.emplace_back(names[i], strnlen(names[i], 512));
+    }
+    return out;
+}
+
 dmpl_demangled dmpl_library::demangle(std::string_view mangled, int hints) const {
     dmpl_demangled out;
     out.name = std::string(mangled);

@@ -38,6 +38,26 @@ std::optional<std::string> outlined_parent(std::string_view sym) {
     return source_function_name(sym.substr(0, pos));
 }
 
+/// The scoping of a local of gcc's outlined body. gcc reaches a shared variable through
+/// .omp_data_i (a DW_OP_deref location): shared, needs a dereference. A local is a private
+/// copy; its code tells a reduction copy (combined into .omp_data_i on the construct's
+/// line) and a lastprivate one (a copy of a shared variable of the routine, stored back).
+/// A local initialised from .omp_data_i is a firstprivate copy or a copy of a shared
+/// variable the body only reads: gcc's code is the same for both, so nothing is claimed.
+int variable_info(int hints) {
+    if (hints & DMPL_hint_by_reference) {
+        return DMPL_varinfo_shared | DMPL_varinfo_needs_dereference;
+    }
+    if (hints & DMPL_hint_reduction_code) {
+        return DMPL_varinfo_reduction;
+    }
+    const bool in = hints & DMPL_hint_copied_in, out = hints & DMPL_hint_copied_out;
+    if ((hints & DMPL_hint_copy) && out) {
+        return in ? DMPL_varinfo_firstlastprivate : DMPL_varinfo_lastprivate;
+    }
+    return in ? DMPL_varinfo_none : DMPL_varinfo_private;
+}
+
 }  // namespace
 
 const int ompdbg::dmpl_plugin::rc_bad_argument = rc_bad_argument_code;
@@ -66,6 +86,13 @@ DMPL_EXPORT const DMPL_rtl_names* DMPL_get_rtl_names(int language) {
     return known_language(language) ? &names : nullptr;
 }
 
+DMPL_EXPORT const char* const* DMPL_ompdbg_reduction_routines(int language) {
+    // gcc combines several (or non-atomic) reduction copies between GOMP_atomic_start and
+    // GOMP_atomic_end; a single atomic one with a lock-prefixed instruction.
+    static const char* const names[] = {"GOMP_atomic_start", nullptr};
+    return known_language(language) ? names : nullptr;
+}
+
 DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
                                    int* flags, int* decl_line) {
     if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
@@ -87,13 +114,7 @@ DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* dema
             *res_len = 0;
             return DMPL_name_internal;
         }
-        // gcc reaches a shared variable that the body writes through .omp_data_i (a
-        // DW_OP_deref location): shared, needs a dereference. Everything else is a local
-        // of the body: a private copy, or a copy of a shared variable the body only reads
-        // (gcc does not say which), so no scoping is claimed for it.
-        *flags = (hints & DMPL_hint_by_reference)
-                     ? (DMPL_varinfo_shared | DMPL_varinfo_needs_dereference)
-                     : DMPL_varinfo_none;
+        *flags = variable_info(hints);
         return give_name(q->variable, res_len, demangled, buf_len);
     }
     auto parent = outlined_parent(name);

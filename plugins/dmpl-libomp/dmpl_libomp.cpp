@@ -207,19 +207,39 @@ bool is_internal_variable(std::string_view v) {
     return v.starts_with('.') || v == "__context";
 }
 
-int variable_info(std::string_view var, int hints) {
+int variable_info(int hints) {
     if (hints & DMPL_hint_parameter) {
         if (hints & DMPL_hint_has_copy) {
             return -1;  // the original of a reduction/lastprivate variable: the copy is shown
         }
         return (hints & DMPL_hint_by_reference) ? DMPL_varinfo_shared : DMPL_varinfo_firstprivate;
     }
-    (void)var;
-    return DMPL_varinfo_private;  // a local of the outlined body: private (or the thread's
-                                  // reduction / lastprivate copy, which clang does not name)
+    if (hints & DMPL_hint_reduction_code) {
+        return DMPL_varinfo_reduction;  // its address is in __kmpc_reduce's list
+    }
+    if (hints & DMPL_hint_copy) {
+        // A local standing for a parameter of the same name: clang's copy of a reduction,
+        // lastprivate or (aggregate) firstprivate variable; its code tells which.
+        const bool in = hints & DMPL_hint_copied_in, out = hints & DMPL_hint_copied_out;
+        if (in && out) {
+            return DMPL_varinfo_firstlastprivate;
+        }
+        if (out) {
+            return DMPL_varinfo_lastprivate;
+        }
+        return in ? DMPL_varinfo_firstprivate : DMPL_varinfo_none;
+    }
+    return DMPL_varinfo_private;  // clang makes a local of the body only for private data
 }
 
 }  // namespace
+
+DMPL_EXPORT const char* const* DMPL_ompdbg_reduction_routines(int language) {
+    // clang's outlined code puts the addresses of its reduction copies in a list passed to
+    // these, and reads the copies again after them.
+    static const char* const names[] = {"__kmpc_reduce", "__kmpc_reduce_nowait", nullptr};
+    return known_language(language) ? names : nullptr;
+}
 
 DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
                                    int* flags, int* decl_line) {
@@ -239,7 +259,7 @@ DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* dema
             *res_len = 0;
             return DMPL_name_internal;
         }
-        int info = variable_info(q->variable, hints);
+        int info = variable_info(hints);
         if (info < 0) {
             *res_len = 0;
             return DMPL_name_internal;

@@ -311,27 +311,71 @@ TEST_CASE("info locals in an outlined region: source names and data-sharing scop
     if (!have_dmpl_examples()) {
         return;
     }
-    SECTION("clang") {
-        auto r = ompdbg_on(dmpl_example("clauses-clang-dwarf5-O0"),
-                           {"break " + example_location("dmpl/clauses.c", "clauses-region"), "run", "info locals"});
-        REQUIRE_FALSE(r.timed_out);
-        INFO(r.out);
-        CHECK(r.exit_code == 0);
-        CHECK(r.out.find("sh = 1  (shared)") != std::string::npos);
-        CHECK(r.out.find("fp = 3  (firstprivate)") != std::string::npos);
-        CHECK(std::regex_search(r.out, std::regex(R"(pr = 1[01]  \(private\))")));
-        // Only the stop line shows the outlined routine's own parameters.
-        CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.(global_tid|bound_tid|omp)[^\n]* = )")));
+    const std::vector<std::string> cmds{"break " + example_location("dmpl/clauses.c", "clauses-region"), "run",
+                                        "info locals", "delete",
+                                        "break " + example_location("dmpl/clauses.c", "clauses-loop"), "continue",
+                                        "info locals"};
+    for (std::string compiler : {"clang", "gcc"}) {
+        DYNAMIC_SECTION(compiler) {
+            auto r = ompdbg_on(dmpl_example("clauses-" + compiler + "-dwarf5-O0"), cmds);
+            REQUIRE_FALSE(r.timed_out);
+            INFO(r.all());
+            CHECK(r.exit_code == 0);
+            auto loop_at = r.out.find("LINE-MARK: clauses-loop");
+            REQUIRE(loop_at != std::string::npos);
+            std::string region = r.out.substr(0, loop_at), loop = r.out.substr(loop_at);
+            CHECK(region.find("\nsh = 1  (shared)\n") != std::string::npos);
+            CHECK(std::regex_search(region, std::regex(R"(\npr = 1[01]  \(private\)\n)")));
+            // red = fp + pr + tp of this thread (3 + 10..11 + 5): its reduction copy, told
+            // from a private one by the code (clang: its address in __kmpc_reduce_nowait's
+            // list; gcc: combined with a lock-prefixed add on the pragma's line).
+            CHECK(std::regex_search(region, std::regex(R"(\nred = 1[89]  \(reduction\)\n)")));
+            // In the worksharing loop, lp is the thread's copy, stored back by the last iteration.
+            CHECK(std::regex_search(loop, std::regex(R"(\nlp = [0-3]  \(lastprivate\)\n)")));
+            if (compiler == "clang") {
+                CHECK(region.find("\nfp = 3  (firstprivate)\n") != std::string::npos);
+                CHECK(region.find("\nlp = 4  (shared)\n") != std::string::npos);
+                // Only the stop line shows the outlined routine's own parameters.
+                CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.(global_tid|bound_tid|omp)[^\n]* = )")));
+            } else {
+                // gcc's code for a firstprivate copy is that of a shared variable the region only
+                // reads: no scoping is claimed.
+                CHECK(region.find("\nfp = 3\n") != std::string::npos);
+                CHECK(region.find("\nlp = 4  (shared)\n") != std::string::npos);
+                CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.omp_data_i = )")));
+            }
+        }
     }
-    SECTION("gcc") {
-        auto r = ompdbg_on(dmpl_example("clauses-gcc-dwarf5-O0"),
-                           {"break " + example_location("dmpl/clauses.c", "clauses-region"), "run", "info locals"});
-        REQUIRE_FALSE(r.timed_out);
-        INFO(r.out);
-        CHECK(r.exit_code == 0);
-        CHECK(std::regex_search(r.out, std::regex(R"(pr = 1[01])")));
-        CHECK(r.out.find("fp = 3") != std::string::npos);
-        CHECK_FALSE(std::regex_search(r.out, std::regex(R"((^|\n)\.omp_data_i = )")));
+}
+
+TEST_CASE("info locals tells several reduction copies, a firstprivate array and private data apart", "[dmpl][locals]") {
+    if (!have_dmpl_examples()) {
+        return;
+    }
+    for (std::string compiler : {"clang", "gcc"}) {
+        DYNAMIC_SECTION(compiler) {
+            auto r = ompdbg_on(dmpl_example("reductions-" + compiler + "-dwarf5-O0"),
+                               {"break " + example_location("dmpl/reductions.c", "reductions-region"), "run",
+                                "info locals", "delete", "continue"});
+            REQUIRE_FALSE(r.timed_out);
+            INFO(r.all());
+            CHECK(r.exit_code == 0);
+            // Each thread's copies after one pass: r1 = inner = ro + fa[1], r2 = 1 * 2, fsum = 0.5;
+            // the program's own line then shows the combined values of the 2 threads.
+            CHECK(r.out.find("\ninner = 9  (private)\n") != std::string::npos);
+            CHECK(r.out.find("\nr1 = 9  (reduction)\n") != std::string::npos);
+            CHECK(r.out.find("\nr2 = 2  (reduction)\n") != std::string::npos);
+            CHECK(r.out.find("\nfsum = 0.5  (reduction)\n") != std::string::npos);
+            CHECK(r.out.find("r1=18 r2=4 lp=3 fsum=1") != std::string::npos);
+            if (compiler == "clang") {
+                CHECK(r.out.find("\nfa = {1, 2, 3}  (firstprivate)\n") != std::string::npos);
+                CHECK(r.out.find("\nro = 7  (shared)\n") != std::string::npos);
+            } else {
+                // gcc copies both into locals from .omp_data_i alike: no scoping claimed.
+                CHECK(r.out.find("\nfa = {1, 2, 3}\n") != std::string::npos);
+                CHECK(r.out.find("\nro = 7\n") != std::string::npos);
+            }
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 
 #include "commands_omp.hpp"
 #include "frame_context.hpp"
+#include "outlined_code.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
@@ -591,6 +593,93 @@ void cmd_omp_threadprivate(session& s, std::string_view args) {
 
 // ---- info locals in outlined routines ---------------------------------------------------
 
+std::string called_function(tracer::target& tgt, std::uint64_t return_address);
+
+/// The names a routine's copies can stand for, wherever they are in it (an inner block's
+/// copy hides them from the pc's scope): its parameters, and its variables reached through
+/// a pointer (gcc's shared variables in .omp_data_i).
+std::set<std::string> copied_names(Dwarf_Die routine) {
+    std::set<std::string> out;
+    std::vector<Dwarf_Die> todo{routine};
+    while (!todo.empty()) {
+        Dwarf_Die die = todo.back();
+        todo.pop_back();
+        Dwarf_Die child;
+        if (dwarf_child(&die, &child) != 0) {
+            continue;
+        }
+        do {
+            int tag = dwarf_tag(&child);
+            const char* name = dwarf_diename(&child);
+            if (tag == DW_TAG_lexical_block) {
+                todo.push_back(child);
+            } else if (name != nullptr && (tag == DW_TAG_formal_parameter ||
+                                           (tag == DW_TAG_variable && [&] {
+                                               dwarf::variable v;
+                                               v.die = child;
+                                               return facts_of(v).deref;
+                                           }()))) {
+                out.insert(name);
+            }
+        } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    return out;
+}
+
+/// What the outlined routine of frame `f` does with each of `locals` (outlined_code.hpp):
+/// its -O0 frame slots, read from the frame's %rbp, and its code from the module's file.
+/// All false where the frame, the code or a slot cannot be read.
+std::vector<slot_facts> code_facts(session& s, const fold_context& fc, frame_context& ctx, const stack_frame& f,
+                                   const std::vector<dwarf::variable>& locals) {
+    std::vector<slot_facts> none(locals.size());
+    if (!f.module || !f.module->elf || !f.function || f.function->ranges.empty() || f.is_inlined) {
+        return none;
+    }
+    std::uint64_t rbp = ctx.frame_registers().fp();
+    std::vector<frame_slot> slots;
+    for (const auto& v : locals) {
+        frame_slot slot{std::numeric_limits<std::int64_t>::min() / 2, 0};
+        try {
+            dwarf::value val = ctx.read_variable(v);
+            if (val.address && !facts_of(v).deref) {
+                auto off = static_cast<std::int64_t>(*val.address - rbp);
+                if (off > -(1 << 20) && off < (1 << 12)) {
+                    slot = {off, val.bytes.size()};
+                }
+            }
+        } catch (const std::exception&) {
+            // no slot: nothing found for it
+        }
+        slots.push_back(slot);
+    }
+    auto [lo, hi] = f.function->ranges.front();
+    if (hi <= lo || hi - lo > (1u << 20)) {
+        return none;
+    }
+    std::vector<std::byte> bytes = f.module->elf->read_bytes(lo, hi - lo);
+    dwarf::debug_info* di = f.module->elf->debug();
+    // The construct's code is on the lines of the routine's first and last instructions
+    // (gcc: the pragma's line for both; clang: the region's braces).
+    std::set<int> construct_lines;
+    for (std::uint64_t at : {lo, hi - 1}) {
+        if (auto l = di != nullptr ? di->line_at(at) : std::nullopt; l && l->line != 0) {
+            construct_lines.insert(l->line);
+        }
+    }
+    outlined_code code;
+    code.bytes = bytes;
+    code.address = f.module->to_runtime(lo).addr();
+    tracer::target& tgt = *s.target();
+    code.callee_name = [&tgt](std::uint64_t return_address) { return called_function(tgt, return_address); };
+    const tracer::loaded_module* m = f.module;
+    code.on_construct_line = [di, m, &construct_lines](std::uint64_t addr) {
+        auto l = di != nullptr ? di->line_at(m->to_file(virt_addr(addr))) : std::nullopt;
+        return l && construct_lines.count(l->line) != 0;
+    };
+    code.reduction_routines = fc.lib->reduction_routines(DMPL_lang_c);
+    return analyse_outlined_code(code, slots);
+}
+
 /// `info locals` of an outlined region: the user's variables by source name with their
 /// scoping; false when the selected frame is no outlined routine.
 bool outlined_locals(session& s) {
@@ -616,16 +705,15 @@ bool outlined_locals(session& s) {
     frame_context ctx(s, s.selected_tid(), f);
     std::vector<dwarf::variable> params = ctx.frame_variables(true);
     std::vector<dwarf::variable> locals = ctx.frame_variables(false);
-    std::set<std::string> param_names, local_names;
-    for (const auto& v : params) {
-        param_names.insert(v.name);
-    }
+    std::set<std::string> local_names;
     for (const auto& v : locals) {
         local_names.insert(v.name);
     }
+    const std::set<std::string> originals = copied_names(f.function->die);
+    std::vector<slot_facts> code = code_facts(s, *fc, ctx, f, locals);
     nlohmann::json js = nlohmann::json::array();
     int shown = 0;
-    auto show = [&](const dwarf::variable& v, bool is_param) {
+    auto show = [&](const dwarf::variable& v, bool is_param, const slot_facts& sf) {
         int hints = 0;
         location_facts lf = facts_of(v);
         auto kind = v.var_type.strip_cv_typedef().kind();
@@ -634,9 +722,11 @@ bool outlined_locals(session& s) {
             if (local_names.count(v.name)) {
                 hints |= DMPL_hint_has_copy;
             }
-        } else if (param_names.count(v.name)) {
+        } else if (!lf.deref && originals.count(v.name)) {
             hints |= DMPL_hint_copy;
         }
+        hints |= (sf.reduction ? DMPL_hint_reduction_code : 0) | (sf.copied_in ? DMPL_hint_copied_in : 0) |
+                 (sf.copied_out ? DMPL_hint_copied_out : 0);
         if (lf.deref || kind == dwarf::type_kind::reference || kind == dwarf::type_kind::rvalue_reference ||
             (is_param && kind == dwarf::type_kind::pointer)) {
             hints |= DMPL_hint_by_reference;
@@ -669,11 +759,11 @@ bool outlined_locals(session& s) {
         js.push_back({{"name", name}, {"value", value}, {"scoping", scope}});
         ++shown;
     };
-    for (const auto& v : locals) {
-        show(v, false);
+    for (std::size_t i = 0; i < locals.size(); ++i) {
+        show(locals[i], false, code[i]);
     }
     for (const auto& v : params) {
-        show(v, true);
+        show(v, true, slot_facts{});
     }
     if (shown == 0) {
         s.out().line("No locals.");
@@ -999,8 +1089,20 @@ std::string called_function(tracer::target& tgt, std::uint64_t return_address) {
             return {};
         }
     }
+    if (!got) {
+        return {};
+    }
+    // The slot's relocation names the function, bound or not (lazy binding leaves the
+    // slot pointing back into the PLT until the first call).
+    for (const auto& m : tgt.modules()) {
+        if (*got >= m.start && *got < m.end && m.elf) {
+            if (auto name = m.elf->got_slot_symbol(m.to_file(virt_addr(*got)))) {
+                return *name;
+            }
+        }
+    }
     std::uint64_t target = 0;
-    if (!got || !read(*got, &target, sizeof target)) {
+    if (!read(*got, &target, sizeof target)) {
         return {};
     }
     for (const auto& m : tgt.modules()) {
@@ -1227,3 +1329,4 @@ void register_dmpl_commands(command_table& t) {
 }
 
 }  // namespace ompdbg::app
+

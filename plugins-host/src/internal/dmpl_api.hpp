@@ -34,6 +34,8 @@ struct dmpl_api {
 #define OMPDBG_DMPL_SLOT(name) decltype(&::name) name = nullptr;
     OMPDBG_DMPL_ENTRY_POINTS(OMPDBG_DMPL_SLOT)
 #undef OMPDBG_DMPL_SLOT
+    /// Optional (dmpl.h, 6.): null when the library does not export it.
+    decltype(&::DMPL_ompdbg_reduction_routines) ompdbg_reduction_routines = nullptr;
 
     /// Stores lookup(name) in every slot; returns the first name lookup cannot find.
     template <typename Lookup>
@@ -53,6 +55,8 @@ struct dmpl_api {
     }
         OMPDBG_DMPL_ENTRY_POINTS(OMPDBG_DMPL_RESOLVE)
 #undef OMPDBG_DMPL_RESOLVE
+        ompdbg_reduction_routines = reinterpret_cast<decltype(&::DMPL_ompdbg_reduction_routines)>(
+            lookup("DMPL_ompdbg_reduction_routines"));
         return missing;
     }
 };

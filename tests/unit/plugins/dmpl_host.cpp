@@ -204,6 +204,16 @@ TEST_CASE("the libomp demangler maps clang 19's outlined routines to the user's 
     CHECK(lib->demangle(r + "red", DMPL_hint_parameter | DMPL_hint_by_reference | DMPL_hint_has_copy).rc ==
           DMPL_name_internal);
     CHECK(lib->demangle("foo::i").rc == DMPL_name_unchanged);
+    // The copy standing for a parameter: what the code does with it says which clause.
+    CHECK(lib->demangle(r + "red", DMPL_hint_copy | DMPL_hint_reduction_code).varinfo == DMPL_varinfo_reduction);
+    CHECK(lib->demangle(r + "lp", DMPL_hint_copy | DMPL_hint_copied_out).varinfo == DMPL_varinfo_lastprivate);
+    CHECK(lib->demangle(r + "fa", DMPL_hint_copy | DMPL_hint_copied_in).varinfo == DMPL_varinfo_firstprivate);
+    CHECK(lib->demangle(r + "fl", DMPL_hint_copy | DMPL_hint_copied_in | DMPL_hint_copied_out).varinfo ==
+          DMPL_varinfo_firstlastprivate);
+    CHECK(lib->demangle(r + "x", DMPL_hint_copy).varinfo == DMPL_varinfo_none);   // the code did not tell
+    CHECK(lib->reduction_routines(DMPL_lang_c) ==
+          std::vector<std::string>{"__kmpc_reduce", "__kmpc_reduce_nowait"});
+    CHECK(lib->reduction_routines(12345).empty());
 
     // A buffer that is too small: DMPL_name_too_long with the length needed (the entry
     // point called directly, as a debugger without our host would).
@@ -241,7 +251,12 @@ TEST_CASE("the libgomp demangler maps gcc 12's outlined routines to the user's f
     auto lp = lib->demangle(r + "lp", DMPL_hint_by_reference);
     CHECK(lp.rc == DMPL_ok);
     CHECK(lp.varinfo == (DMPL_varinfo_shared | DMPL_varinfo_needs_dereference));
-    CHECK(lib->demangle(r + "pr").varinfo == DMPL_varinfo_none);
+    CHECK(lib->demangle(r + "pr").varinfo == DMPL_varinfo_private);
+    CHECK(lib->demangle(r + "red", DMPL_hint_reduction_code).varinfo == DMPL_varinfo_reduction);
+    CHECK(lib->demangle(r + "lp", DMPL_hint_copy | DMPL_hint_copied_out).varinfo == DMPL_varinfo_lastprivate);
+    // Initialised from .omp_data_i: firstprivate, or a shared variable only read (the same code).
+    CHECK(lib->demangle(r + "fp", DMPL_hint_copied_in).varinfo == DMPL_varinfo_none);
+    CHECK(lib->reduction_routines(DMPL_lang_c) == std::vector<std::string>{"GOMP_atomic_start"});
 }
 
 TEST_CASE("the DMPL callbacks answer on a real OpenMP process, bad handles included", "[dmpl]") {

@@ -61,6 +61,11 @@ public:
     /// sizes are 0, as gdb's minimal symbols do).
     std::optional<symbol> symbol_at(std::uint64_t addr) const;
 
+    /// The function whose address the dynamic linker writes into the GOT slot at file
+    /// address `slot` (an R_X86_64_JUMP_SLOT or GLOB_DAT relocation): what a PLT stub or a
+    /// `call *slot(%rip)` reaching through that slot calls, bound yet or not.
+    std::optional<std::string> got_slot_symbol(std::uint64_t slot) const;
+
     std::optional<section_info> section(std::string_view name) const;
     std::optional<tls_segment> tls() const;
     /// Bytes of the file's loaded contents at file address `addr` (from the section holding

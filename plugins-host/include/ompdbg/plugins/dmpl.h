@@ -22,6 +22,11 @@
  *  5. DMPL_demangle_name input hints: the debugger may OR DMPL_hint_* bits into *flags
  *     before the call (what the debug information says about a variable); a library that
  *     does not know them overwrites *flags, as the paper's libraries do.
+ *  6. An optional export, DMPL_ompdbg_reduction_routines(language): the runtime entries
+ *     through which a compiler's outlined code combines reduction copies (NULL-terminated).
+ *     The debugger reads the outlined routine's code for calls to them and passes what it
+ *     found as DMPL_hint_reduction_code (with DMPL_hint_copied_in / _copied_out). A library
+ *     without it is used as before; the paper's libraries do not export it.
  *
  * XLD_INTERFACE_COMPATIBILITY is the paper's version macro; DMPL_version_compatibility()
  * must return it (ompdbg refuses any other value).
@@ -122,7 +127,14 @@ enum {
     DMPL_hint_by_reference = 0x20000, /* reached through a reference/pointer (its type or
                                        * its location dereferences) */
     DMPL_hint_has_copy = 0x40000,     /* the routine also has a local of the same name */
-    DMPL_hint_copy = 0x80000,         /* a local whose name is also a parameter's */
+    DMPL_hint_copy = 0x80000,         /* a local whose name is also a parameter's, or also a
+                                       * shared variable's of the same routine */
+    DMPL_hint_reduction_code = 0x100000, /* the routine's code hands this local to a reduction
+                                          * routine (see 6.) or combines it atomically on the
+                                          * construct's line */
+    DMPL_hint_copied_in = 0x200000,   /* the code initialises it from memory reached through
+                                       * a parameter */
+    DMPL_hint_copied_out = 0x400000,  /* the code stores its value through a parameter */
     DMPL_hint_mask = 0xff0000
 };
 
@@ -228,6 +240,9 @@ extern int DMPL_get_tls_address(DMPL_thread_t*, DMPL_taddr_t, DMPL_taddr_t*);
 
 /* Return the names of the appropriate routines in the run time, given the target language */
 extern const DMPL_rtl_names* DMPL_get_rtl_names(int);
+
+/* ompdbg: optional (see 6. above). NULL when the language is not supported. */
+extern const char* const* DMPL_ompdbg_reduction_routines(int language);
 
 #ifdef __cplusplus
 } /* End of extern "C" */

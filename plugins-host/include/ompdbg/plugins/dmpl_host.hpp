@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/target.hpp"
@@ -73,6 +74,9 @@ public:
     std::string error_string(int rc) const;
     /// DMPL_get_rtl_names(language); nullopt when the library returns null or no names.
     std::optional<dmpl_rtl_names> rtl_names(int language) const;
+    /// DMPL_ompdbg_reduction_routines(language) (dmpl.h, 6.): empty when the library does
+    /// not export it or returns null.
+    std::vector<std::string> reduction_routines(int language) const;
     /// DMPL_demangle_name with the buffer grown once when the library asks for more
     /// (DMPL_name_too_long). `hints`: DMPL_hint_* bits passed in *flags. Never throws; a
     /// misbehaving library gives rc != DMPL_ok and the input name.
