@@ -635,7 +635,12 @@ std::vector<slot_facts> code_facts(session& s, const fold_context& fc, frame_con
     if (!f.module || !f.module->elf || !f.function || f.function->ranges.empty() || f.is_inlined) {
         return none;
     }
-    std::uint64_t rbp = ctx.frame_registers().fp();
+    std::uint64_t rbp = 0;
+    try {
+        rbp = ctx.frame_registers().fp();
+    } catch (const std::exception&) {
+        return none;   // the thread is gone: no slots to read
+    }
     std::vector<frame_slot> slots;
     for (const auto& v : locals) {
         frame_slot slot{std::numeric_limits<std::int64_t>::min() / 2, 0};
