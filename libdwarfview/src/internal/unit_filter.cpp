@@ -170,6 +170,7 @@ unit_filter::unit_filter(Dwarf* dwarf) {
     if (!abbrev.found || !abbrev.readable) {
         return;
     }
+    abbrev_ = region{abbrev.data, abbrev.size};
     info_ = reinterpret_cast<const unsigned char*>(info.data);
     info_size_ = info.size;
 
@@ -189,6 +190,9 @@ unit_filter::unit_filter(Dwarf* dwarf) {
             return;   // partial, type or skeleton units
         }
         unit u{static_cast<std::size_t>(off), static_cast<std::size_t>(next), off + header_size};
+        u.abbrev_offset = static_cast<std::size_t>(abbrev_offset);
+        u.address_size = address_size;
+        u.version = version;
         // The forms the unit's abbreviations use (libdw 0.188's dwarf_getabbrevattr
         // miscounts after DW_FORM_implicit_const: the table is read here).
         std::optional<bool> through = abbrev_forms(abbrev, abbrev_offset);
@@ -200,6 +204,160 @@ unit_filter::unit_filter(Dwarf* dwarf) {
         off = next;
     }
     usable_ = !units_.empty();
+}
+
+namespace {
+
+/// One abbreviation: its attributes' names and forms (implicit constants have no bytes).
+struct abbrev_entry {
+    bool children = false;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;
+};
+
+/// The abbreviation table at `offset`, by code; nullopt when it cannot be read.
+std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end) {
+    std::vector<abbrev_entry> table;
+    for (;;) {
+        std::uint64_t code = 0, tag = 0;
+        if (!read_uleb(p, end, code)) {
+            return std::nullopt;
+        }
+        if (code == 0) {
+            return table;
+        }
+        if (code > (1u << 20) || !read_uleb(p, end, tag) || p >= end) {
+            return std::nullopt;
+        }
+        if (table.size() <= code) {
+            table.resize(code + 1);
+        }
+        abbrev_entry& e = table[code];
+        e.children = *p++ != 0;
+        for (;;) {
+            std::uint64_t name = 0, form = 0;
+            if (!read_uleb(p, end, name) || !read_uleb(p, end, form)) {
+                return std::nullopt;
+            }
+            if (name == 0 && form == 0) {
+                break;
+            }
+            if (form == DW_FORM_implicit_const) {
+                std::uint64_t ignored = 0;
+                if (!read_uleb(p, end, ignored)) {
+                    return std::nullopt;
+                }
+            }
+            e.attrs.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+        }
+    }
+}
+
+}  // namespace
+
+bool unit_filter::names_offset(const unit& u, const std::vector<std::uint32_t>& offsets) const {
+    const auto* abbrev_begin = reinterpret_cast<const unsigned char*>(abbrev_.data);
+    if (u.abbrev_offset >= abbrev_.size) {
+        return true;
+    }
+    auto table = read_abbrevs(abbrev_begin + u.abbrev_offset, abbrev_begin + abbrev_.size);
+    if (!table) {
+        return true;
+    }
+    const unsigned char* p = info_ + u.die_offset;
+    const unsigned char* end = info_ + u.end;
+    auto skip = [&](std::size_t n) {
+        if (static_cast<std::size_t>(end - p) < n) {
+            return false;
+        }
+        p += n;
+        return true;
+    };
+    auto uleb = [&]() -> std::optional<std::uint64_t> {
+        std::uint64_t v = 0;
+        return read_uleb(p, end, v) ? std::optional(v) : std::nullopt;
+    };
+    const std::size_t ref_addr_size = u.version <= 2 ? u.address_size : 4;
+    while (p < end) {
+        auto code = uleb();
+        if (!code) {
+            return true;
+        }
+        if (*code == 0) {
+            continue;   // the end of a sibling list
+        }
+        if (*code >= table->size()) {
+            return true;
+        }
+        for (auto [attr, form] : (*table)[*code].attrs) {
+            for (int indirections = 0; form == DW_FORM_indirect && indirections < 4; ++indirections) {
+                auto f = uleb();
+                if (!f) {
+                    return true;
+                }
+                form = static_cast<std::uint32_t>(*f);
+            }
+            bool ok = true;
+            switch (form) {
+            case DW_FORM_strp: case DW_FORM_line_strp: {
+                if (static_cast<std::size_t>(end - p) < 4) {
+                    return true;
+                }
+                std::uint32_t v;
+                std::memcpy(&v, p, 4);
+                p += 4;
+                if ((attr == DW_AT_name || attr == DW_AT_linkage_name || attr == DW_AT_MIPS_linkage_name) &&
+                    std::binary_search(offsets.begin(), offsets.end(), v)) {
+                    return true;
+                }
+                break;
+            }
+            case DW_FORM_addr: ok = skip(u.address_size); break;
+            case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1: case DW_FORM_addrx1:
+                ok = skip(1); break;
+            case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: ok = skip(2); break;
+            case DW_FORM_strx3: case DW_FORM_addrx3: ok = skip(3); break;
+            case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_sec_offset: case DW_FORM_strx4:
+            case DW_FORM_addrx4: case DW_FORM_ref_sup4: case DW_FORM_strp_sup: case form_gnu_ref_alt:
+            case form_gnu_strp_alt:
+                ok = skip(4); break;
+            case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8: ok = skip(8); break;
+            case DW_FORM_data16: ok = skip(16); break;
+            case DW_FORM_ref_addr: ok = skip(ref_addr_size); break;
+            case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
+            case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_sdata: case form_gnu_addr_index:
+            case form_gnu_str_index:
+                ok = uleb().has_value(); break;   // an SLEB128 has the same length
+            case DW_FORM_string: {
+                const void* nul = std::memchr(p, 0, static_cast<std::size_t>(end - p));
+                ok = nul != nullptr && skip(static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p) + 1);
+                break;
+            }
+            case DW_FORM_block1:
+                ok = p < end && skip(1 + static_cast<std::size_t>(*p)); break;
+            case DW_FORM_block2: {
+                std::uint16_t n = 0;
+                ok = end - p >= 2 && (std::memcpy(&n, p, 2), skip(2 + std::size_t{n}));
+                break;
+            }
+            case DW_FORM_block4: {
+                std::uint32_t n = 0;
+                ok = end - p >= 4 && (std::memcpy(&n, p, 4), skip(4 + std::size_t{n}));
+                break;
+            }
+            case DW_FORM_block: case DW_FORM_exprloc: {
+                auto n = uleb();
+                ok = n && skip(*n);
+                break;
+            }
+            case DW_FORM_flag_present: case DW_FORM_implicit_const: break;
+            default: return true;   // a form not known here: keep the unit
+            }
+            if (!ok) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
@@ -246,6 +404,7 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
     //    memmem per offset while they are few (it skips ahead), else one pass with a
     //    64K-bit filter on the low half of each value.
     const char* info = reinterpret_cast<const char*>(info_);
+    std::vector<bool> read(units_.size(), false);   // names_offset has answered for the unit
     if (offsets.size() <= 16) {
         for (std::uint32_t o : offsets) {
             char needle[4];
@@ -257,7 +416,12 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
                     break;
                 }
                 std::size_t u = unit_at(static_cast<std::size_t>(static_cast<const char*>(found) - info));
-                hit[u] = true;
+                // names_offset looks for every offset at once: whatever it answers, the
+                // rest of this unit need not be searched.
+                if (!hit[u] && !read[u]) {
+                    read[u] = true;
+                    hit[u] = names_offset(units_[u], offsets);
+                }
                 p = units_[u].end;
             }
         }
@@ -271,14 +435,15 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
             while (u + 1 < units_.size() && i >= units_[u].end) {
                 ++u;
             }
-            if (hit[u]) {
+            if (hit[u] || read[u]) {
                 i = units_[u].end;
                 continue;
             }
             std::uint32_t v;
             std::memcpy(&v, info_ + i, sizeof v);
             if ((*filter)[v & 0xffff] && std::binary_search(offsets.begin(), offsets.end(), v)) {
-                hit[u] = true;
+                read[u] = true;
+                hit[u] = names_offset(units_[u], offsets);
                 i = units_[u].end;
                 continue;
             }

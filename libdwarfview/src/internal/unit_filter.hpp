@@ -10,8 +10,14 @@
 // other units (DW_FORM_ref_addr, dwz's supplementary files), partial or type units, or
 // 64-bit DWARF makes the filter unusable (callers index the whole file). Units that name
 // DIEs through .debug_str_offsets (DW_FORM_strx*, clang's DWARF 5) are always candidates.
+//
+// A 4-byte offset also turns up by chance among a unit's other values (a small .debug_str
+// offset looks like a DW_FORM_ref4 in every large unit), so a unit hit that way is read
+// once more, DIE by DIE with its abbreviations (no libdw, no strings), for a name or
+// linkage-name attribute that really holds one of the offsets.
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -35,7 +41,13 @@ private:
         std::size_t end;         ///< one past its last byte
         Dwarf_Off die_offset;    ///< its unit DIE
         bool always = false;     ///< names through .debug_str_offsets: always a candidate
+        std::size_t abbrev_offset = 0;
+        unsigned address_size = 8;
+        unsigned version = 5;
     };
+    /// Whether a DW_AT_name / DW_AT_linkage_name of `u` is a string offset in `offsets`
+    /// (sorted); true also when the unit cannot be read this way (a form not known here).
+    bool names_offset(const unit& u, const std::vector<std::uint32_t>& offsets) const;
     std::vector<unit> units_;
     const unsigned char* info_ = nullptr;   ///< .debug_info as libdw holds it
     std::size_t info_size_ = 0;
@@ -44,6 +56,7 @@ private:
         std::size_t size;
     };
     std::vector<region> strings_;   ///< .debug_str, .debug_line_str
+    region abbrev_{nullptr, 0};     ///< .debug_abbrev
     bool usable_ = false;
 };
 

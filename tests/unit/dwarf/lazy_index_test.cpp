@@ -7,6 +7,7 @@
 
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "internal/unit_filter.hpp"
 
 #include <filesystem>
 
@@ -168,5 +169,26 @@ TEST_CASE("lookups that index only the units naming a function find what the who
         // The same static in three units, the inline helper where it was not inlined away.
         CHECK(whole["step"].size() >= (is_optimized(bin) ? 0u : 3u));
         CHECK(!whole["shapes::box::area"].empty());
+    }
+}
+
+TEST_CASE("unit_filter: a unit is a candidate only when a name attribute holds the string", "[dwarf]") {
+    // gcc's DWARF names DIEs through .debug_str offsets; such an offset also turns up by
+    // chance among a large unit's other 4-byte values (a DW_FORM_ref4 of the same value):
+    // only the unit whose DIE is named so is kept (clang's DWARF 5 names through
+    // .debug_str_offsets: every unit is then a candidate, nothing to check there).
+    for (const auto& bin : variants("dwarf_units")) {
+        if (bin.find("-gcc-") == std::string::npos) {
+            continue;
+        }
+        INFO(bin);
+        auto f = elf_file::open(bin);
+        REQUIRE(f->debug() != nullptr);
+        ompdbg::dwarf::internal::unit_filter filter(f->debug()->raw());
+        REQUIRE(filter.usable());
+        CHECK(filter.candidates("main").size() == 1);          // units_main.cpp
+        CHECK(filter.candidates("a_work").size() == 2);        // units_a.cpp, and main's declaration
+        CHECK(filter.candidates("no_such_function").empty());
+        CHECK(filter.candidates("step").size() == 3);          // a static of each unit
     }
 }
