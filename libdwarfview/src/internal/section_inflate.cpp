@@ -2,12 +2,14 @@
 
 #include "ompdbg/base/log.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -23,6 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// OMPDBG_SECTION_CACHE_MAX_MB bounds the directory (default 2048 MB; see evict()).
 // OMPDBG_SECTION_CACHE: "off" leaves compressed sections to libdw (the behaviour before
 // the cache); a directory replaces the default $XDG_CACHE_HOME/ompdbg/sections (or
 // ~/.cache/ompdbg/sections).
@@ -46,8 +49,66 @@ std::optional<fs::path> cache_dir() {
     return std::nullopt;
 }
 
+// The cache's bound: OMPDBG_SECTION_CACHE_MAX_MB megabytes (default 2048).
+std::uint64_t cache_limit() {
+    if (const char* v = std::getenv("OMPDBG_SECTION_CACHE_MAX_MB"); v != nullptr && *v != '\0') {
+        char* end = nullptr;
+        unsigned long long mb = std::strtoull(v, &end, 10);
+        if (end != nullptr && *end == '\0') {
+            return mb << 20;
+        }
+    }
+    return std::uint64_t{2048} << 20;
+}
+
+// Keeps the cache directory under cache_limit(): removes the files used least recently
+// (map_cached touches a file at each use) until it fits, sparing `keep`, the file just
+// written. A session that still maps a removed file keeps its pages (unlink, not
+// truncate); the next one inflates the section again.
+void evict(const fs::path& dir, const fs::path& keep) {
+    struct entry {
+        fs::file_time_type used;
+        std::uint64_t size;
+        fs::path path;
+    };
+    std::vector<entry> files;
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code e2;
+        if (!it->is_regular_file(e2)) {
+            continue;
+        }
+        auto size = it->file_size(e2);
+        auto used = it->last_write_time(e2);
+        if (e2) {
+            continue;
+        }
+        total += size;
+        files.push_back({used, size, it->path()});
+    }
+    const std::uint64_t limit = cache_limit();
+    if (total <= limit) {
+        return;
+    }
+    std::sort(files.begin(), files.end(), [](const entry& a, const entry& b) { return a.used < b.used; });
+    for (const entry& f : files) {
+        if (total <= limit) {
+            break;
+        }
+        if (f.path == keep) {
+            continue;
+        }
+        if (fs::remove(f.path, ec)) {
+            total -= f.size;
+            log::write(log::channel::dwarf, "section cache: evicted {}", f.path.string());
+        }
+    }
+}
+
 // A private read-only mapping of a cached file holding exactly `size` bytes; nullptr when
-// there is none (or it is incomplete: written by a session that died).
+// there is none (or it is incomplete: written by a session that died). A use marks it
+// recent for evict().
 void* map_cached(const fs::path& p, std::size_t size) {
     int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -59,6 +120,8 @@ void* map_cached(const fs::path& p, std::size_t size) {
         addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (addr == MAP_FAILED) {
             addr = nullptr;
+        } else {
+            ::futimens(fd, nullptr);   // now: least recently used goes first
         }
     }
     ::close(fd);
@@ -92,7 +155,9 @@ void write_cached(const fs::path& p, const unsigned char* bytes, std::size_t siz
     if (!ok || ::rename(tmp.c_str(), p.c_str()) != 0) {
         ::unlink(tmp.c_str());
         log::write(log::channel::dwarf, "section cache: cannot write {}", p.string());
+        return;
     }
+    evict(p.parent_path(), p);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -405,4 +406,27 @@ TEST_CASE("compressed debug sections are inflated into the section cache and rea
     }
     CHECK(found_info);
     answers();   // maps the cached copies
+
+    // Bounded: over OMPDBG_SECTION_CACHE_MAX_MB, the least recently used files go first.
+    {
+        fs::path stale = cache / "stale-from-another-program";
+        std::ofstream(stale, std::ios::binary) << std::string(std::size_t{3} << 20, 'x');
+        fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(24 * 30));
+        for (auto& e : fs::directory_iterator(cache)) {
+            if (e.path() != stale) {
+                fs::remove(e.path());   // written again below, after the stale file
+            }
+        }
+        ::setenv("OMPDBG_SECTION_CACHE_MAX_MB", "2", 1);
+        struct unset_max {
+            ~unset_max() { ::unsetenv("OMPDBG_SECTION_CACHE_MAX_MB"); }
+        } unset_max_env;
+        answers();   // inflates and writes again: 3 MB + the sections > 2 MB
+        CHECK_FALSE(fs::exists(stale));
+        bool info_kept = false;
+        for (auto& e : fs::directory_iterator(cache)) {
+            info_kept = info_kept || read_all(e.path()) == expected_info;
+        }
+        CHECK(info_kept);
+    }
 }
