@@ -12,7 +12,9 @@
 #include <cerrno>
 #include <cpuid.h>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include <elf.h>
 #include <fcntl.h>
@@ -205,7 +207,53 @@ std::size_t process::impl::raw_read(std::uint64_t addr, std::span<std::byte> out
     return done;
 }
 
+namespace {
+// OMPDBG_MEMORY_CACHE=off reads every piece from the process (the "before" of workload 3).
+bool memory_cache_enabled() {
+    static const bool on = [] {
+        const char* v = std::getenv("OMPDBG_MEMORY_CACHE");
+        return v == nullptr || std::string_view(v) != "off";
+    }();
+    return on;
+}
+}  // namespace
+
+std::size_t process::impl::cached_read(std::uint64_t addr, std::span<std::byte> out) {
+    using cache = memory_cache;
+    // Large reads (dump memory, core files) gain nothing from the cache and would evict it.
+    if (!memory_cache_enabled() || out.size() > 16 * cache::page) {
+        return raw_read(addr, out);
+    }
+    if (std::uint64_t g = internal::resume_generation(); g != mem_cache.generation) {
+        mem_cache.pages.clear();
+        mem_cache.generation = g;
+    }
+    if (mem_cache.pages.size() > 8192) {   // 32 MiB: start again
+        mem_cache.pages.clear();
+    }
+    std::size_t done = 0;
+    while (done < out.size()) {
+        std::uint64_t at = addr + done;
+        std::uint64_t base = at & ~(cache::page - 1);
+        auto it = mem_cache.pages.find(base);
+        if (it == mem_cache.pages.end()) {
+            auto bytes = std::make_unique<std::byte[]>(cache::page);
+            if (raw_read(base, std::span(bytes.get(), cache::page)) != cache::page) {
+                // A page that cannot be read whole (its end unmapped, no permission):
+                // the rest straight from the process, as before.
+                return done + raw_read(at, out.subspan(done));
+            }
+            it = mem_cache.pages.emplace(base, std::move(bytes)).first;
+        }
+        std::size_t n = std::min<std::size_t>(out.size() - done, base + cache::page - at);
+        std::memcpy(out.data() + done, it->second.get() + (at - base), n);
+        done += n;
+    }
+    return done;
+}
+
 bool process::impl::raw_write(std::uint64_t addr, std::span<const std::byte> data) {
+    forget_memory();
     std::size_t done = 0;
     while (done < data.size() && mem_fd >= 0) {
         ssize_t w = ::pwrite(mem_fd, data.data() + done, data.size() - done, static_cast<off_t>(addr + done));
@@ -277,7 +325,7 @@ std::size_t process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
     if (!d.alive) {
         return 0;
     }
-    std::size_t n = d.raw_read(addr.addr(), out);
+    std::size_t n = d.cached_read(addr.addr(), out);
     // Show the program's bytes, not our int3s.
     auto it = d.sites.lower_bound(addr.addr());
     for (; it != d.sites.end() && it->first < addr.addr() + n; ++it) {
@@ -286,6 +334,10 @@ std::size_t process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
         }
     }
     return n;
+}
+
+void process::forget_cached_memory() {
+    impl_->forget_memory();
 }
 
 void process::read_memory(virt_addr addr, std::span<std::byte> out) {

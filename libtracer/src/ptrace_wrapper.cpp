@@ -3,6 +3,7 @@
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -44,7 +45,24 @@ const char* request_name(int request) {
     }
 }
 
+namespace {
+std::atomic<std::uint64_t> resumes{0};
+}  // namespace
+
+std::uint64_t resume_generation() {
+    return resumes.load(std::memory_order_acquire);
+}
+
 ptrace_result try_ptrace(__ptrace_request request, pid_t tid, void* addr, void* data) {
+    switch (request) {
+    case PTRACE_CONT: case PTRACE_SYSCALL: case PTRACE_SINGLESTEP: case PTRACE_LISTEN:
+    case PTRACE_DETACH: case PTRACE_KILL: case PTRACE_POKETEXT: case PTRACE_POKEDATA:
+    case PTRACE_SYSEMU: case PTRACE_SYSEMU_SINGLESTEP: case PTRACE_INTERRUPT:
+        resumes.fetch_add(1, std::memory_order_acq_rel);
+        break;
+    default:
+        break;
+    }
     errno = 0;
     long r = ::ptrace(request, tid, addr, data);
     ptrace_result res;
@@ -85,6 +103,8 @@ pid_t wait_tid(pid_t tid, int* status, int options) {
         return -e;
     }
     if (r > 0) {
+        // A thread that was running until now: what was read meanwhile may be stale.
+        resumes.fetch_add(1, std::memory_order_acq_rel);
         log::write(log::channel::wait, "waitpid({}) -> {} status {:#x}", tid, r, *status);
     }
     return r;

@@ -413,6 +413,11 @@ bool session::execute(std::string_view line_in) {
         return true;
     }
     out_.begin_command(line);
+    for (auto& inf : inferiors_) {
+        if (inf && inf->process) {
+            inf->process->forget_cached_memory();
+        }
+    }
     bool ok = true;
     try {
         auto [word, args] = split_word(line);

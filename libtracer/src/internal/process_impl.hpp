@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "internal/out_of_line.hpp"
@@ -86,6 +87,17 @@ struct process::impl {
     std::map<std::uint64_t, std::byte> lifted_int3;
     breakpoint_site::id_type next_site_id = 1;
     int mem_fd = -1;
+    /// Pages read while no tracee ran (resume_generation() unchanged) and nothing was
+    /// written: OMPD, DMPL and the message-queue DLLs read the same runtime structures in
+    /// many small pieces. Raw bytes (our int3s included; try_read_memory masks them).
+    struct memory_cache {
+        static constexpr std::uint64_t page = 4096;
+        std::uint64_t generation = ~std::uint64_t{0};
+        std::unordered_map<std::uint64_t, std::unique_ptr<std::byte[]>> pages;
+    } mem_cache;
+    /// raw_read through mem_cache (reads past a page that cannot be read whole go direct).
+    std::size_t cached_read(std::uint64_t addr, std::span<std::byte> out);
+    void forget_memory() { mem_cache.pages.clear(); }
     std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
     std::optional<stop_reason> end;         ///< the process exited / was killed
     std::atomic<bool> interrupt_requested{false};

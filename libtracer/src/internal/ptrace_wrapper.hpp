@@ -31,6 +31,12 @@ ptrace_result try_ptrace(__ptrace_request request, pid_t tid, void* addr = nullp
 long ptrace_checked(__ptrace_request request, pid_t tid, void* addr, void* data,
                     const char* what);
 
+/// Counts the ptrace requests that may let a tracee run or change its memory (CONT,
+/// SYSCALL, SINGLESTEP, LISTEN, DETACH, KILL, POKE*, INTERRUPT: the thread runs until it
+/// stops) and the stops waitpid reports, for every tracee of this debugger: memory read
+/// while the count stays the same is still what the stopped tracees hold.
+std::uint64_t resume_generation();
+
 /// Human-readable name of a ptrace request for logs.
 const char* request_name(int request);
 

@@ -147,3 +147,35 @@ TEST_CASE("register writes reach the kernel", "[tracer]") {
     regs.write("r12", old_r12);
     t->write_regs(regs);
 }
+
+TEST_CASE("memory read again after the program ran, or after forget_cached_memory, is what it holds now",
+          "[tracer]") {
+    launch_options quiet;
+    quiet.stdout_path = "/dev/null";
+    auto p = process::launch(program("tracer_calls"), {"3"}, quiet);
+    virt_addr tick(exe_bias(*p) + nm_address(program("tracer_calls"), "tick"));
+    virt_addr ticks(exe_bias(*p) + nm_address(program("tracer_calls"), "ticks"));
+    virt_addr marker(exe_bias(*p) + nm_address(program("tracer_calls"), "marker"));
+    p->add_breakpoint_site(tick);
+    for (int expected = 0; expected < 3; ++expected) {
+        p->resume();
+        REQUIRE(wait_stop(*p).kind == stop_kind::breakpoint);
+        // The same page read twice in one stop, and again at the next stop after tick() ran.
+        CHECK(p->read<int>(ticks) == expected);
+        CHECK(p->read<int>(ticks) == expected);
+    }
+    // Memory changed behind the debugger's back (another process's write into shared
+    // memory; here /proc/PID/mem): the cached page is kept until it is forgotten.
+    CHECK(p->read<std::uint64_t>(marker) == 0x1122334455667788ULL);
+    std::uint64_t v = 42;
+    int fd = ::open(("/proc/" + std::to_string(p->pid()) + "/mem").c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pwrite(fd, &v, sizeof v, static_cast<off_t>(marker.addr())) == sizeof v);
+    ::close(fd);
+    p->forget_cached_memory();
+    CHECK(p->read<std::uint64_t>(marker) == 42);
+    // Our own writes are seen at once.
+    v = 43;
+    p->write_memory(marker, std::as_bytes(std::span(&v, 1)));
+    CHECK(p->read<std::uint64_t>(marker) == 43);
+}

@@ -56,6 +56,7 @@ public:
     pid_t pid() const override;
     bool is_live() const override { return true; }
     std::filesystem::path executable() const override;
+    void forget_cached_memory() override;
     void read_memory(virt_addr addr, std::span<std::byte> out) override;
     std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
     void write_memory(virt_addr addr, std::span<const std::byte> data) override;

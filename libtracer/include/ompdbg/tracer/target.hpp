@@ -93,6 +93,12 @@ public:
     /// Default: the "[vdso]" line of /proc/PID/maps for a live target.
     virtual std::optional<std::pair<std::uint64_t, std::uint64_t>> vdso_range();
 
+    /// Forgets memory a live target keeps from earlier reads while it is stopped (a
+    /// process's page cache, which every resume and stop empties anyway). The app calls
+    /// it before each command: memory shared with processes we do not stop (another MPI
+    /// rank's shared-memory segment) may have changed since.
+    virtual void forget_cached_memory() {}
+
     /// Convenience: read a T (trivially copyable).
     template <typename T>
     T read(virt_addr addr) {
