@@ -161,6 +161,10 @@ struct elf_file::impl {
     mutable std::once_flag got_once;
     mutable std::map<std::uint64_t, std::string> got_names;
 
+    // PLT stubs by address ("name@plt"), read on first use.
+    mutable std::once_flag plt_once;
+    mutable std::map<std::uint64_t, symbol> plt_stubs;
+
     // DWARF, read on first use.
     mutable std::once_flag debug_once;
     mutable std::optional<elf_handle> debug_file;   // separate debug file, when used
@@ -451,6 +455,63 @@ std::optional<std::string> elf_file::got_slot_symbol(std::uint64_t slot) const {
     });
     auto it = impl_->got_names.find(slot);
     if (it == impl_->got_names.end()) {
+        return std::nullopt;
+    }
+    return it->second;
+}
+
+std::optional<symbol> elf_file::plt_symbol_at(std::uint64_t addr) const {
+    OMPDBG_FORWARD(plt_symbol_at(addr));
+    std::call_once(impl_->plt_once, [&] {
+        const elf_handle& h = impl_->main;
+        std::size_t shstrndx = 0;
+        if (elf_getshdrstrndx(h.get(), &shstrndx) != 0) {
+            return;
+        }
+        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
+            GElf_Shdr shdr;
+            if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_PROGBITS) {
+                continue;
+            }
+            const char* n = elf_strptr(h.get(), shstrndx, shdr.sh_name);
+            std::string_view name = n != nullptr ? n : "";
+            if (name != ".plt" && name != ".plt.sec" && name != ".plt.got") {
+                continue;
+            }
+            Elf_Data* d = elf_getdata(scn, nullptr);
+            if (d == nullptr || d->d_buf == nullptr || d->d_size != shdr.sh_size) {
+                continue;
+            }
+            // Entries are 16 bytes (.plt.got: 8 without IBT); a stub jumps through its slot
+            // with `[endbr64] [bnd] jmp *rel32(%rip)` (ff 25).
+            std::uint64_t entry = shdr.sh_entsize != 0 ? shdr.sh_entsize : 16;
+            if (name == ".plt.got" && shdr.sh_entsize == 0 && shdr.sh_size % 16 != 0) {
+                entry = 8;
+            }
+            const auto* bytes = static_cast<const unsigned char*>(d->d_buf);
+            for (std::uint64_t at = 0; at + entry <= shdr.sh_size; at += entry) {
+                for (std::uint64_t i = 0; i + 6 <= entry; ++i) {
+                    if (bytes[at + i] != 0xff || bytes[at + i + 1] != 0x25) {
+                        continue;
+                    }
+                    std::int32_t rel = 0;
+                    std::memcpy(&rel, bytes + at + i + 2, 4);
+                    std::uint64_t slot = shdr.sh_addr + at + i + 6 + static_cast<std::int64_t>(rel);
+                    if (auto target = got_slot_symbol(slot)) {
+                        impl_->plt_stubs[shdr.sh_addr + at] =
+                            symbol{*target + "@plt", shdr.sh_addr + at, entry, symbol_kind::function, false, false};
+                    }
+                    break;
+                }
+            }
+        }
+    });
+    auto it = impl_->plt_stubs.upper_bound(addr);
+    if (it == impl_->plt_stubs.begin()) {
+        return std::nullopt;
+    }
+    --it;
+    if (addr >= it->second.value + it->second.size) {
         return std::nullopt;
     }
     return it->second;

@@ -102,7 +102,11 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
             f.level = static_cast<int>(out.size());
             f.line = line;
             if (mod != nullptr && mod->elf) {
-                if (auto sym = mod->elf->symbol_at(faddr)) {
+                auto sym = mod->elf->symbol_at(faddr);
+                if (!sym) {
+                    sym = mod->elf->plt_symbol_at(faddr);   // "puts@plt ()", as gdb
+                }
+                if (sym) {
                     f.symbol_name = demangle(sym->name);
                     f.symbol_offset = faddr - sym->value;
                 }

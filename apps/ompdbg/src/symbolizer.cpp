@@ -156,6 +156,9 @@ std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
     }
     auto sym = elf->symbol_at(file_addr);
     if (!sym || sym->name.empty()) {
+        sym = elf->plt_symbol_at(file_addr);   // gdb's "puts@plt"
+    }
+    if (!sym || sym->name.empty()) {
         return std::nullopt;
     }
     symbolized out;

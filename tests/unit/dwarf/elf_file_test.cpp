@@ -430,3 +430,29 @@ TEST_CASE("compressed debug sections are inflated into the section cache and rea
         CHECK(info_kept);
     }
 }
+
+TEST_CASE("PLT stubs are named NAME@plt as objdump and gdb name them", "[dwarf]") {
+    // Every stub objdump labels "<NAME@plt>:" (lazy .plt, .plt.sec with IBT), by address.
+    std::size_t checked = 0;
+    for (const auto& bin : {target("dwarf_c", "gcc", 5, 0), target("dwarf_c", "clang", 5, 0)}) {
+        INFO(bin);
+        auto f = elf_file::open(bin);
+        std::istringstream dis(tool_output({"objdump", "-d", "--section=.plt", "--section=.plt.sec", bin}));
+        std::regex head(R"(^([0-9a-f]+) <([^>]+@plt)>:$)");
+        for (std::string line; std::getline(dis, line);) {
+            std::smatch m;
+            if (!std::regex_match(line, m, head)) {
+                continue;
+            }
+            std::uint64_t addr = std::stoull(m[1], nullptr, 16);
+            INFO(line);
+            auto sym = f->plt_symbol_at(addr + 3);   // inside the stub
+            REQUIRE(sym);
+            CHECK(sym->name == m[2].str());
+            CHECK(sym->value == addr);
+            ++checked;
+        }
+        CHECK_FALSE(f->plt_symbol_at(0));
+    }
+    CHECK(checked >= 2);
+}

@@ -65,6 +65,10 @@ public:
     /// address `slot` (an R_X86_64_JUMP_SLOT or GLOB_DAT relocation): what a PLT stub or a
     /// `call *slot(%rip)` reaching through that slot calls, bound yet or not.
     std::optional<std::string> got_slot_symbol(std::uint64_t slot) const;
+    /// The PLT stub containing file address `addr` as gdb names it ("puts@plt", a function
+    /// symbol of the stub's size), found from the GOT slot its `jmp *slot(%rip)` reads;
+    /// nullopt outside .plt, .plt.sec and .plt.got or for the resolver entry.
+    std::optional<symbol> plt_symbol_at(std::uint64_t addr) const;
 
     std::optional<section_info> section(std::string_view name) const;
     std::optional<tls_segment> tls() const;
