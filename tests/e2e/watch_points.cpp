@@ -157,13 +157,14 @@ TEST_CASE("watch: a real SIGSEGV still reaches the program", "[cli][watch]") {
 }
 
 TEST_CASE("watch: bad input gives one clear line", "[cli][watch]") {
-    auto r = ompdbg_cmds(watched(), {"break main", "run", "watch 5", "watch hot.counter + 1", "watch",
-                                     "watch nosuchvar", "rwatch"},
+    auto r = ompdbg_cmds(watched(), {"break main", "run", "watch 5", "watch $rsp + 8", "watch",
+                                     "watch nosuchvar", "rwatch", "rwatch hot.counter + 1"},
                          {"10"});
     INFO(r.all());
     CHECK(r.exit_code == 1);
     CHECK(has_line(r.err, "Cannot watch constant value `5'."));
-    CHECK(has_line(r.err, "Cannot watch `hot.counter + 1': it is not a value in memory (an lvalue)."));
+    CHECK(has_line(r.err, "Cannot watch `$rsp + 8': it lives in a register, not in memory."));
+    CHECK(has_line(r.err, "Expression cannot be implemented with read/access watchpoint."));
     CHECK(count_lines_starting(r.err, "Argument required (expression to compute).") == 2);
     CHECK(has_line(r.err, "No symbol \"nosuchvar\" in current context."));
     auto no_process = ompdbg_cmds(watched(), {"watch hot.counter"});
@@ -196,4 +197,40 @@ TEST_CASE("watch: hardware watchpoints trigger where the debug registers trap", 
     }
     CHECK(has_line(r.out, "Hardware watchpoint 2: hot.counter"));
     CHECK(has_line(r.out, "New value = 1"));
+}
+
+TEST_CASE("watch: an expression computed from memory is watched through every piece it reads, as gdb",
+          "[cli][watch]") {
+    // hot.counter + read_me: 0 + 7, then bump() makes it 8, the second thread's write 1007.
+    std::vector<std::string> cmds{"break main", "run", "watch hot.counter + read_me", "continue", "continue"};
+    auto r = ompdbg_cmds(watched(), cmds, {"10"});
+    INFO(r.all());
+    REQUIRE(r.ok());
+    bool software = r.out.find(fallback_note) != std::string::npos;
+    CHECK(has_line(r.out, std::string(software ? "Watchpoint" : "Hardware watchpoint") +
+                              " 2: hot.counter + read_me"));
+    auto values = [](const std::string& out) {
+        std::vector<std::string> v;
+        for (auto& l : debugger_lines(out)) {
+            if (l.rfind("Old value = ", 0) == 0 || l.rfind("New value = ", 0) == 0) {
+                v.push_back(l);
+            }
+        }
+        return v;
+    };
+    CHECK(values(r.out) ==
+          std::vector<std::string>{"Old value = 7", "New value = 8", "Old value = 8", "New value = 1007"});
+    // gdb (its software watchpoints where ours are) reports the same changes.
+    std::vector<std::string> gcmds;
+    if (software) {
+        gcmds.push_back("set can-use-hw-watchpoints 0");
+    }
+    gcmds.insert(gcmds.end(), cmds.begin(), cmds.end());
+    auto g = gdb_cmds(watched(), gcmds, {"10"});
+    INFO(g.all());
+    CHECK(values(r.out) == values(g.out));
+    // Deleting it takes every piece out: the program runs to its end.
+    auto d = ompdbg_cmds(watched(), {"break main", "run", "watch hot.counter + read_me", "delete 2", "continue"},
+                         {"10"});
+    CHECK(d.out.find("exited normally") != std::string::npos);
 }

@@ -114,10 +114,80 @@ bool on_thread_stack(session& s, pid_t tid, std::uint64_t addr) {
     return false;
 }
 
+/// The pieces a debug register can watch (1, 2, 4 or 8 aligned bytes) covering a range;
+/// software watchpoints take the range whole.
+std::vector<std::pair<std::uint64_t, std::size_t>> watch_pieces(std::uint64_t addr, std::size_t size, watch_mode mode) {
+    if (mode == watch_mode::software) {
+        return {{addr, size}};
+    }
+    std::vector<std::pair<std::uint64_t, std::size_t>> out;
+    while (size > 0) {
+        std::size_t len = 8;
+        while (len > 1 && (addr % len != 0 || len > size)) {
+            len /= 2;
+        }
+        out.emplace_back(addr, len);
+        addr += len;
+        size -= len;
+    }
+    return out;
+}
+
+/// A computed expression's value (a watchpoint on `a + b`), evaluated in thread `tid`'s
+/// innermost frame (the selected one when 0); nullopt when it cannot be evaluated now.
+std::optional<std::vector<std::byte>> computed_bytes(session& s, const watchpoint& w, pid_t tid = 0) {
+    try {
+        if (tid != 0) {
+            const auto& frames = s.stack(tid);
+            if (!frames.empty()) {
+                frame_context ctx(s, tid, frames.front());
+                return dwarf::evaluate(w.expression, ctx).bytes;
+            }
+        }
+        frame_context ctx = frame_context::for_selection(s);
+        return dwarf::evaluate(w.expression, ctx).bytes;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 void arm(session& s, watchpoint& w) {
     auto& proc = s.require_process();
+    if (!w.chain.empty()) {
+        // gdb's value chain: every piece of memory the expression's value was read from.
+        std::vector<int> ids;
+        try {
+            for (auto [addr, size] : w.chain) {
+                for (auto [a, n] : watch_pieces(addr, size, w.mode)) {
+                    ids.push_back(proc.add_watchpoint(virt_addr(a), n, w.kind, w.mode));
+                }
+            }
+        } catch (const std::exception&) {
+            for (int id : ids) {
+                proc.remove_watchpoint(id);
+            }
+            throw;
+        }
+        w.tracer_id = ids.front();
+        w.chain_ids.assign(ids.begin() + 1, ids.end());
+        if (auto now = computed_bytes(s, w)) {
+            w.old_bytes = *now;
+        }
+        return;
+    }
     w.tracer_id = proc.add_watchpoint(virt_addr(*w.value.address), w.value.val_type.size(), w.kind, w.mode);
     w.old_bytes = read_bytes(s, w);
+}
+
+void remove_chain(session& s, watchpoint& w) {
+    for (int id : w.chain_ids) {
+        try {
+            s.process()->remove_watchpoint(id);
+        } catch (const std::exception& e) {
+            log::write(log::channel::cli, "watchpoint {}: {}", w.number, e.what());
+        }
+    }
+    w.chain_ids.clear();
 }
 
 void disarm(session& s, watchpoint& w) {
@@ -127,14 +197,73 @@ void disarm(session& s, watchpoint& w) {
         } catch (const std::exception& e) {
             log::write(log::channel::cli, "watchpoint {}: {}", w.number, e.what());
         }
+        remove_chain(s, w);
     }
     w.tracer_id = 0;
+    w.chain_ids.clear();
     if (w.scope_pc != 0 && s.process() && s.process()->is_alive()) {
         try {
             s.process()->remove_breakpoint_site(virt_addr(w.scope_pc));
         } catch (const std::exception&) {
         }
     }
+}
+
+/// Merges the evaluator's reads into ranges (a struct read member by member is one).
+std::vector<std::pair<std::uint64_t, std::size_t>> merge_reads(std::vector<std::pair<std::uint64_t, std::size_t>> reads) {
+    std::sort(reads.begin(), reads.end());
+    std::vector<std::pair<std::uint64_t, std::size_t>> out;
+    for (auto [addr, size] : reads) {
+        if (size == 0) {
+            continue;
+        }
+        if (!out.empty() && addr <= out.back().first + out.back().second) {
+            auto end = std::max(out.back().first + out.back().second, addr + size);
+            out.back().second = static_cast<std::size_t>(end - out.back().first);
+        } else {
+            out.emplace_back(addr, size);
+        }
+    }
+    return out;
+}
+
+/// `watch a + b`: not an lvalue, but a value computed from memory. As gdb, every piece
+/// of memory the value was read from is watched, and a write there is reported when the
+/// expression's value changed.
+void watch_computed(session& s, const std::string& text, watch_kind kind, const dwarf::value& v,
+                    const std::vector<std::pair<std::uint64_t, std::size_t>>& reads) {
+    if (kind != watch_kind::write) {
+        error::send("Expression cannot be implemented with read/access watchpoint.");
+    }
+    auto chain = merge_reads(reads);
+    for (auto [addr, size] : chain) {
+        if (on_thread_stack(s, s.selected_tid(), addr)) {
+            error::send(fmt::format("Cannot watch `{}': a value computed from local variables (watch each "
+                                    "variable, or use watch -location on each)",
+                                    text));
+        }
+    }
+    watchpoint w;
+    w.expression = text;
+    w.kind = kind;
+    w.mode = choose_mode(s);
+    w.value = v;
+    w.value.bytes.clear();
+    w.chain = chain;
+    arm(s, w);
+    w.old_bytes = v.bytes;
+    w.number = s.next_breakpoint_number();
+    s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
+    nlohmann::json where = nlohmann::json::array();
+    for (auto [addr, size] : chain) {
+        where.push_back({{"address", fmt::format("{:#x}", addr)}, {"size", size}});
+    }
+    s.out().field("watchpoint", {{"number", w.number},
+                                 {"expression", w.expression},
+                                 {"kind", kind_name(kind)},
+                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
+                                 {"watched", where}});
+    s.watchpoints()[w.number] = std::move(w);
 }
 
 void cmd_watch(session& s, std::string_view args, watch_kind kind) {
@@ -151,7 +280,10 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     }
     auto& proc = s.require_process();
     frame_context ctx = frame_context::for_selection(s);
+    std::vector<std::pair<std::uint64_t, std::size_t>> reads;
+    ctx.record_reads(&reads);
     dwarf::value v = dwarf::evaluate(text, ctx);
+    ctx.record_reads(nullptr);
     // No name in it: a constant (gdb's message); names but no lvalue: say why.
     bool has_name = std::any_of(text.begin(), text.end(), [](char c) {
         return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
@@ -160,10 +292,14 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
         error::send(fmt::format("Cannot watch constant value `{}'.", text));
     }
     if (!v.address) {
-        if (v.dwarf_register || !v.register_name.empty()) {
+        if (v.dwarf_register || !v.register_name.empty() || ctx.read_named_register()) {
             error::send(fmt::format("Cannot watch `{}': it lives in a register, not in memory.", text));
         }
-        error::send(fmt::format("Cannot watch `{}': it is not a value in memory (an lvalue).", text));
+        if (reads.empty()) {
+            error::send(fmt::format("Cannot watch `{}': it is not a value in memory (an lvalue).", text));
+        }
+        watch_computed(s, text, kind, v, reads);
+        return;
     }
     if (v.bit_size) {
         error::send(fmt::format("Cannot watch the bit-field `{}'; watch the whole structure member instead.", text));
@@ -241,14 +377,23 @@ void cmd_info_watchpoints(session& s, std::string_view) {
 bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
     watchpoint* w = nullptr;
     for (auto& [n, candidate] : s.watchpoints()) {
-        if (candidate.tracer_id == why.watchpoint_id && candidate.tracer_id != 0) {
+        if ((candidate.tracer_id == why.watchpoint_id && candidate.tracer_id != 0) ||
+            std::find(candidate.chain_ids.begin(), candidate.chain_ids.end(), why.watchpoint_id) !=
+                candidate.chain_ids.end()) {
             w = &candidate;
         }
     }
     if (w == nullptr) {
         return false;
     }
-    std::vector<std::byte> now = read_bytes(s, *w);
+    std::vector<std::byte> now;
+    if (w->chain.empty()) {
+        now = read_bytes(s, *w);
+    } else if (auto computed = computed_bytes(s, *w, why.tid)) {
+        now = *computed;
+    } else {
+        return false;   // not computable where the write happened: go on, as gdb
+    }
     bool changed = now != w->old_bytes;
     if (w->kind == watch_kind::write && !changed) {
         return false;   // gdb: a write of the same value does not stop
@@ -340,6 +485,7 @@ bool enable_watchpoint(session& s, int number, bool enable) {
         if (w.tracer_id != 0) {
             s.process()->remove_watchpoint(w.tracer_id);
             w.tracer_id = 0;
+            remove_chain(s, w);
         }
     } else {
         arm(s, w);   // the value from now on is the one compared with
@@ -368,6 +514,7 @@ void rearm_watchpoints(session& s) {
     std::vector<int> dropped;
     for (auto& [n, w] : s.watchpoints()) {
         w.tracer_id = 0;
+        w.chain_ids.clear();
         if (w.scope_pc != 0) {
             dropped.push_back(n);   // its frame belonged to the old process
             continue;
@@ -392,6 +539,7 @@ void move_watchpoints_to_child(session& s, pid_t parent_tid) {
     std::vector<int> dropped;
     for (auto& [n, w] : s.watchpoints()) {
         w.tracer_id = 0;
+        w.chain_ids.clear();
         try {
             if (w.enabled) {
                 auto old = w.old_bytes;

@@ -585,6 +585,7 @@ std::optional<dwarf::type> frame_context::lookup_type(std::string_view name) {
 }
 
 std::optional<std::uint64_t> frame_context::read_register(std::string_view name) {
+    read_named_register_ = true;
     if (frame_ == nullptr) {
         if (tracer::registers{}.read(name)) {
             error::send("No registers.");
@@ -615,6 +616,9 @@ void frame_context::write_register(std::string_view name, std::uint64_t v) {
 
 void frame_context::read_memory(std::uint64_t addr, std::span<std::byte> out) {
     static_cast<const frame_context*>(this)->read_memory(addr, out);
+    if (read_log_ != nullptr) {
+        read_log_->emplace_back(addr, out.size());
+    }
 }
 
 void frame_context::write_memory(std::uint64_t addr, std::span<const std::byte> data) {

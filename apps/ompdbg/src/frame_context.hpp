@@ -37,6 +37,16 @@ public:
     explicit frame_context(session& s);
 
     bool has_frame() const { return frame_ != nullptr; }
+    /// Appends (address, size) of every memory read of the expression evaluator to `log`
+    /// (nullptr: stop): what a computed expression's value depends on (watch a + b).
+    void record_reads(std::vector<std::pair<std::uint64_t, std::size_t>>* log) {
+        if (log != nullptr) {
+            read_named_register_ = false;
+        }
+        read_log_ = log;
+    }
+    /// Whether the evaluator read a register by name ($rsp) since record_reads.
+    bool read_named_register() const { return read_named_register_; }
     const stack_frame* frame() const { return frame_; }
 
     /// The value of a DWARF variable of module `module_` (nullptr: this frame's module):
@@ -90,6 +100,8 @@ private:
     /// The module whose variable is being located (location_context's load bias / TLS).
     mutable const tracer::loaded_module* current_module_ = nullptr;
     tracer::loaded_module static_module_;   ///< static context: the program, bias 0
+    std::vector<std::pair<std::uint64_t, std::size_t>>* read_log_ = nullptr;
+    bool read_named_register_ = false;
 };
 
 }  // namespace ompdbg::app

@@ -126,6 +126,10 @@ struct watchpoint {
     dwarf::value value;                ///< the watched lvalue (type and address)
     std::vector<std::byte> old_bytes;  ///< the value last reported
     int tracer_id = 0;                 ///< process::add_watchpoint's id (0: not armed)
+    /// A computed expression (`watch a + b`): the memory its value is read from, watched
+    /// piece by piece (empty for an lvalue), and the ids of the pieces after the first.
+    std::vector<std::pair<std::uint64_t, std::size_t>> chain;
+    std::vector<int> chain_ids;
     int hit_count = 0;
     bool enabled = true;               ///< `disable N`: kept, but not armed in the process
     /// A watchpoint on a frame's locals ends with the frame: the return address it is
