@@ -73,10 +73,26 @@ void process::impl::cont(thread_record& t, int signo) {
 }
 
 void process::impl::mark_dead(const stop_reason& why) {
+    leave_shared_memory();
     end = why;
     for (auto& t : threads) {
         t->st = tstate::zombie;
     }
+}
+
+void process::impl::leave_shared_memory() {
+    if (vfork_parent == 0) {
+        return;
+    }
+    // mem_fd was opened on the memory we shared with the parent and still reaches it after
+    // our exec (a new memory) or exit: the parent holds it, suspended in vfork() until now.
+    for (auto& [addr, s] : sites) {
+        if (s->is_enabled()) {
+            remove_int3(*s);
+        }
+    }
+    log::write(log::channel::ptrace, "vfork child {} left the memory of {}", pid, vfork_parent);
+    vfork_parent = 0;
 }
 
 void process::impl::handle_syscall_stop(thread_record& t) {
@@ -207,6 +223,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             }
             leader()->st = tstate::stopped;
             leader()->forget_regs();
+            leave_shared_memory();   // before open_mem: a vfork child's int3s leave the parent
             sites.clear();
             lifted_int3.clear();
             drop_watchpoints(false);   // the watched memory is gone with the old image
@@ -227,10 +244,12 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             auto msg = internal::get_event_msg(tid);
             if (msg && *msg != 0) {
                 // follow-fork-mode child / detach-on-fork off: a fork child stays ours
-                // (adopt_fork_child). A vfork child shares our memory: always let go.
-                // A child let go while the fork is reported is detached on the next resume,
-                // once the debugger has said so.
-                bool keep = keep_fork_children && ev == PTRACE_EVENT_FORK;
+                // (adopt_fork_child). A vfork child, which shares our memory, only with
+                // keep_vfork_children: our int3s and guards leave that memory until
+                // VFORK_DONE, and the kernel holds us in vfork() until the child execs or
+                // exits. A child let go while the fork is reported is detached on the next
+                // resume, once the debugger has said so.
+                bool keep = ev == PTRACE_EVENT_FORK ? keep_fork_children : keep_vfork_children;
                 release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep || report_forks);
                 if (report_forks && !keep) {
                     deferred_children.push_back(static_cast<pid_t>(*msg));
@@ -864,8 +883,9 @@ void process::set_report_forks(bool on) {
     impl_->report_forks = on;
 }
 
-void process::set_keep_fork_children(bool on) {
+void process::set_keep_fork_children(bool on, bool vfork_too) {
     impl_->keep_fork_children = on;
+    impl_->keep_vfork_children = on && vfork_too;
 }
 
 void process::set_syscall_catch(std::optional<std::vector<int>> numbers) {

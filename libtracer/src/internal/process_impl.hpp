@@ -91,7 +91,13 @@ struct process::impl {
     std::atomic<bool> interrupt_requested{false};
     bool report_forks = false;    ///< fork/vfork events are reported (catch fork)
     bool keep_fork_children = false;   ///< fork children stay traced (adopt_fork_child)
-    bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
+    bool keep_vfork_children = false;  ///< vfork children too (follow-fork-mode child)
+    /// Our int3s are out while a vfork child shares our memory; sites added or enabled
+    /// meanwhile are only recorded, and written at PTRACE_EVENT_VFORK_DONE.
+    bool vfork_pending = false;
+    /// This process is a vfork child (adopt_fork_child) sharing the memory of that process
+    /// until it execs or exits; 0 otherwise.
+    pid_t vfork_parent = 0;
     /// catch syscall: nullopt off (PTRACE_CONT), empty every call, else these numbers.
     std::optional<std::vector<int>> syscall_catch;
 
@@ -136,6 +142,10 @@ struct process::impl {
     bool single_step(thread_record& t, int signo);
     void cont(thread_record& t, int signo);
     void mark_dead(const stop_reason& why);
+    /// A vfork child that execs or exits leaves the memory it shared with its parent: our
+    /// int3s go out of it (through mem_fd, still opened on that memory), the parent's own
+    /// come back when the parent sees PTRACE_EVENT_VFORK_DONE.
+    void leave_shared_memory();
     /// A syscall-enter/exit stop of `t`: queues it when caught, resumes it otherwise.
     void handle_syscall_stop(thread_record& t);
     void reap_everything();
