@@ -64,7 +64,10 @@ void process::impl::cont(thread_record& t, int signo) {
     t.signal_first = false;
     t.step_over_pc.reset();
     // catch syscall: PTRACE_SYSCALL stops at every system call entry and exit as well.
-    auto r = try_ptrace(syscall_catch ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
+    // A software watchpoint's guarded pages: PTRACE_SYSCALL too, so that a system call that
+    // fails with EFAULT there is made again unguarded (retry_guarded_syscall).
+    bool syscall_stops = syscall_catch || !watches.guarded_prot.empty();
+    auto r = try_ptrace(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
                         reinterpret_cast<void*>(static_cast<long>(signo)));
     // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
     // thread). Its exit is still reported by waitpid, so treat it as running.
@@ -107,6 +110,9 @@ void process::impl::handle_syscall_stop(thread_record& t) {
     t.in_syscall = entry;
     auto nr = try_ptrace(PTRACE_PEEKUSER, t.tid_, reinterpret_cast<void*>(offsetof(user_regs_struct, orig_rax)), nullptr);
     int number = nr ? static_cast<int>(nr.value) : -1;
+    if (!entry && !watches.guarded_prot.empty() && retry_guarded_syscall(t)) {
+        return;
+    }
     bool caught = syscall_catch && (syscall_catch->empty() ||
                                     std::find(syscall_catch->begin(), syscall_catch->end(), number) != syscall_catch->end());
     if (caught) {

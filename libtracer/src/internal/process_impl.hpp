@@ -179,6 +179,13 @@ struct process::impl {
     /// instruction with the page restored, protects it again, and queues a watchpoint stop
     /// when one triggered. False when the fault is not ours (a real SIGSEGV).
     bool handle_watch_fault(thread_record& t, const siginfo_t& si);
+    /// The exit stop of a system call of `t` that returned EFAULT while software
+    /// watchpoints guard pages (the kernel does not fault in a guarded page, it fails the
+    /// call): makes the call again with the guards lifted, other threads stopped, puts them
+    /// back and queues a watchpoint stop when a watched value changed. True when `t` must
+    /// stay stopped (a hit is queued, or the call is made again on its next resume because
+    /// another event is being reported) or went away; false: go on as at any exit stop.
+    bool retry_guarded_syscall(thread_record& t);
     /// A SIGTRAP of `t` from a debug register (DR6 says which): queues the watchpoint
     /// stop. False when no watchpoint register triggered.
     bool handle_debug_trap(thread_record& t);
