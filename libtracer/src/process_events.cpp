@@ -257,6 +257,9 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 // resume, once the debugger has said so.
                 bool keep = ev == PTRACE_EVENT_FORK ? keep_fork_children : keep_vfork_children;
                 release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep || report_forks);
+                if (ev == PTRACE_EVENT_VFORK) {
+                    vfork_tid = tid;
+                }
                 if (report_forks && !keep) {
                     deferred_children.push_back(static_cast<pid_t>(*msg));
                 }
@@ -274,17 +277,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 }
             }
         } else if (ev == PTRACE_EVENT_VFORK_DONE) {
-            // The vfork child has exec'ed or exited: the shared memory is ours again.
-            vfork_pending = false;
-            reguard_pages(tid);
-            for (auto& [addr, s] : sites) {
-                if (s->is_enabled()) {
-                    try {
-                        insert_int3(*s);
-                    } catch (const error&) {
-                    }
-                }
-            }
+            on_vfork_done(tid);
         }
         // Not a reported event; resume as if nothing happened. A thread single-stepping
         // the fork's syscall instruction steps on: the step ends when the call returns.
@@ -404,6 +397,55 @@ bool process::impl::await_fork_child_stop(pid_t child) {
         }
         internal::wakeup_wait(100);
     }
+}
+
+void process::impl::on_vfork_done(pid_t tid) {
+    // The vfork child has exec'ed or exited: the shared memory is ours again.
+    vfork_pending = false;
+    vfork_tid = 0;
+    reguard_pages(tid);
+    for (auto& [addr, s] : sites) {
+        if (s->is_enabled()) {
+            try {
+                insert_int3(*s);
+            } catch (const error&) {
+            }
+        }
+    }
+}
+
+void process::finish_vfork() {
+    auto& d = *impl_;
+    d.require_stopped();
+    thread_record* t = d.vfork_tid != 0 ? d.find(d.vfork_tid) : nullptr;
+    if (!d.vfork_pending || t == nullptr) {
+        return;
+    }
+    // Only the vforking thread runs, to its VFORK_DONE stop, which the kernel reports at once
+    // now that the child is gone from the memory. A signal that comes first is kept pending.
+    const pid_t tid = t->tid_;
+    for (int stops = 0; stops < 64; ++stops) {
+        t->forget_regs();
+        if (!try_ptrace(PTRACE_CONT, tid, nullptr, nullptr)) {
+            break;
+        }
+        int status = 0;
+        if (internal::wait_tid(tid, &status, 0) != tid) {
+            break;
+        }
+        if (!WIFSTOPPED(status)) {
+            d.handle_status(*t, wait_status(status));   // it died: the exit is recorded
+            return;
+        }
+        if (status >> 16 == PTRACE_EVENT_VFORK_DONE) {
+            d.on_vfork_done(tid);
+            return;
+        }
+        if (status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != SIGSTOP) {
+            t->pending_signal = WSTOPSIG(status);
+        }
+    }
+    log::write(log::channel::ptrace, "thread {}: no VFORK_DONE stop", tid);
 }
 
 void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {

@@ -106,3 +106,30 @@ TEST_CASE("follow-fork-mode child with detach-on-fork off keeps the vfork parent
     CHECK(has_line(ours.out, "parent: child exited 7, shared 5"));
     CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
 }
+
+TEST_CASE("follow-fork-mode child: a watchpoint set in the parent reports the vfork child's write, and the detached parent runs clean, as gdb",
+          "[cli][fork][watch]") {
+    // Software watchpoints on both sides (debug registers do not trap on every machine).
+    // The child's write is in the memory it shares with the parent; the parent, detached
+    // after the child's exit, writes the same page (child_step(0)) and must not fault.
+    std::vector<std::string> cmds{"set can-use-hw-watchpoints 0", "set follow-fork-mode child", "break main", "run",
+                                  "watch shared", "continue", "continue"};
+    auto program = example_path("vfork_follow");
+    auto ours = ompdbg_cmds(program, cmds, {"exit"});
+    auto gdb = gdb_cmds(program, cmds, {"exit"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto hit_lines = [](const std::string& out) {
+        // The detached parent's line may land inside a debugger line.
+        std::string text = std::regex_replace(out, std::regex(R"(parent: child exited \d+, shared \d+\n)"), "");
+        auto lines = grep(text, R"(^(Thread 2\.1 .* hit Watchpoint|Old value = |New value = |child_step \(|\[Detaching|\[Inferior ))");
+        for (auto& l : lines) {
+            l = std::regex_replace(l, std::regex(R"(process \d+)"), "process N");
+        }
+        return lines;
+    };
+    auto expected = hit_lines(gdb.out);
+    REQUIRE(std::find(expected.begin(), expected.end(), "New value = 5") != expected.end());
+    CHECK(joined(hit_lines(ours.out)) == joined(expected));
+    CHECK(has_line(ours.out, "parent: child exited 7, shared 5"));
+}

@@ -190,7 +190,15 @@ void vfork_child_done(session& s, std::string_view how) {
     }
     auto& parent_inf = *s.inferiors()[*parent];
     parent_inf.vfork_child_pid = 0;
-    if (!parent_inf.detach_after_vfork || !parent_inf.process || !parent_inf.process->is_alive()) {
+    if (!parent_inf.process || !parent_inf.process->is_alive()) {
+        return;
+    }
+    try {
+        parent_inf.process->finish_vfork();   // its breakpoints and guards are back
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "finishing the vfork of {}: {}", parent_inf.process->pid(), e.what());
+    }
+    if (!parent_inf.detach_after_vfork || !parent_inf.process->is_alive()) {
         return;
     }
     parent_inf.detach_after_vfork = false;
@@ -277,12 +285,16 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
     if (why.is_vfork) {
         // As gdb (infrun.c, follow_fork_inferior): the parent, suspended in vfork() by the
         // kernel anyway, is held until the child execs or exits (vfork_child_done), then
-        // detached with detach-on-fork. The watchpoints stay with it: the child has no
-        // memory of its own to watch yet.
+        // detached with detach-on-fork. The watchpoints go with the child then, as for a
+        // fork (it guards the memory it shares; the parent's guards come back at its
+        // VFORK_DONE, before it is detached, which takes them out).
         auto& parent_inf = *s.inferiors()[parent_index];
         parent_inf.vfork_child_pid = why.new_tid;
         parent_inf.detach_after_vfork = ev.detach_on_fork;
         s.current_inferior().vfork_parent_pid = parent_pid;
+        if (ev.detach_on_fork) {
+            move_watchpoints_to_child(s, why.tid);
+        }
         return;
     }
     if (ev.detach_on_fork) {

@@ -98,6 +98,8 @@ struct process::impl {
     /// This process is a vfork child (adopt_fork_child) sharing the memory of that process
     /// until it execs or exits; 0 otherwise.
     pid_t vfork_parent = 0;
+    /// The thread that vfork()ed while vfork_pending (it reports VFORK_DONE).
+    pid_t vfork_tid = 0;
     /// catch syscall: nullopt off (PTRACE_CONT), empty every call, else these numbers.
     std::optional<std::vector<int>> syscall_catch;
 
@@ -149,6 +151,8 @@ struct process::impl {
     /// A syscall-enter/exit stop of `t`: queues it when caught, resumes it otherwise.
     void handle_syscall_stop(thread_record& t);
     void reap_everything();
+    /// PTRACE_EVENT_VFORK_DONE of `tid`: the memory is ours again; guards and int3s go back.
+    void on_vfork_done(pid_t tid);
     /// Removes our int3s from a fork child's memory and lets it go (not followed).
     void release_fork_child(pid_t child, bool is_vfork, bool keep = false);
     /// Waits (without a limit: the kernel guarantees it) for the first stop of an

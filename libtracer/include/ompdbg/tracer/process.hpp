@@ -103,6 +103,11 @@ public:
     /// vfork() until the child execs or exits) puts them back at PTRACE_EVENT_VFORK_DONE
     /// on its next resume; breakpoint sites added meanwhile are planted then too.
     void set_keep_fork_children(bool on, bool vfork_too = false);
+    /// After a kept vfork child exec'ed or exited: runs the thread that vforked (stopped, the
+    /// others stay so) to its PTRACE_EVENT_VFORK_DONE stop, where our breakpoints and
+    /// watchpoint guards go back into the memory, and leaves it stopped there, so that a
+    /// detach then restores everything as for any process. Nothing when no vfork is pending.
+    void finish_vfork();
 
     /// gdb's `catch syscall`: nullopt (the default) never stops at system calls; an empty
     /// list stops at every one; otherwise at those x86-64 numbers. A caught call stops
