@@ -133,3 +133,21 @@ TEST_CASE("follow-fork-mode child: a watchpoint set in the parent reports the vf
     CHECK(joined(hit_lines(ours.out)) == joined(expected));
     CHECK(has_line(ours.out, "parent: child exited 7, shared 5"));
 }
+
+TEST_CASE("detach-on-fork off: the held vfork parent is not resumed while its child is stopped, with gdb's message",
+          "[cli][fork]") {
+    // It would wait in vfork() for a child that the debugger holds (gdb 13 resumes it and
+    // hangs here; its message is the one it gives for the same deadlock in another mode).
+    auto program = example_path("vfork_follow");
+    auto ours = ompdbg_cmds(program,
+                            {"set detach-on-fork off", "set follow-fork-mode child", "break child_step", "run",
+                             "inferior 1", "continue", "inferior 2", "continue", "inferior 1", "continue",
+                             "continue"},
+                            {"exit"});
+    CAPTURE(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.err, "Can not resume the parent process over vfork in the foreground while"));
+    // Once the child has exited, the parent stops in child_step(0) and runs to its end.
+    CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 2 \(process \d+\) exited with code 07\])")));
+    CHECK(has_line(ours.out, "parent: child exited 7, shared 5"));
+}
