@@ -64,7 +64,10 @@ void process::impl::cont(thread_record& t, int signo) {
     t.signal_first = false;
     t.step_over_pc.reset();
     // catch syscall: PTRACE_SYSCALL stops at every system call entry and exit as well.
-    auto r = try_ptrace(syscall_catch ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
+    // A software watchpoint's guarded pages: PTRACE_SYSCALL too, so that a system call that
+    // fails with EFAULT there is made again unguarded (retry_guarded_syscall).
+    bool syscall_stops = syscall_catch || !watches.guarded_prot.empty();
+    auto r = try_ptrace(syscall_stops ? PTRACE_SYSCALL : PTRACE_CONT, t.tid_, nullptr,
                         reinterpret_cast<void*>(static_cast<long>(signo)));
     // ESRCH: the thread died while stopped (SIGKILL from outside, exit_group of another
     // thread). Its exit is still reported by waitpid, so treat it as running.
@@ -73,10 +76,26 @@ void process::impl::cont(thread_record& t, int signo) {
 }
 
 void process::impl::mark_dead(const stop_reason& why) {
+    leave_shared_memory();
     end = why;
     for (auto& t : threads) {
         t->st = tstate::zombie;
     }
+}
+
+void process::impl::leave_shared_memory() {
+    if (vfork_parent == 0) {
+        return;
+    }
+    // mem_fd was opened on the memory we shared with the parent and still reaches it after
+    // our exec (a new memory) or exit: the parent holds it, suspended in vfork() until now.
+    for (auto& [addr, s] : sites) {
+        if (s->is_enabled()) {
+            remove_int3(*s);
+        }
+    }
+    log::write(log::channel::ptrace, "vfork child {} left the memory of {}", pid, vfork_parent);
+    vfork_parent = 0;
 }
 
 void process::impl::handle_syscall_stop(thread_record& t) {
@@ -91,6 +110,9 @@ void process::impl::handle_syscall_stop(thread_record& t) {
     t.in_syscall = entry;
     auto nr = try_ptrace(PTRACE_PEEKUSER, t.tid_, reinterpret_cast<void*>(offsetof(user_regs_struct, orig_rax)), nullptr);
     int number = nr ? static_cast<int>(nr.value) : -1;
+    if (!entry && !watches.guarded_prot.empty() && retry_guarded_syscall(t)) {
+        return;
+    }
     bool caught = syscall_catch && (syscall_catch->empty() ||
                                     std::find(syscall_catch->begin(), syscall_catch->end(), number) != syscall_catch->end());
     if (caught) {
@@ -207,6 +229,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             }
             leader()->st = tstate::stopped;
             leader()->forget_regs();
+            leave_shared_memory();   // before open_mem: a vfork child's int3s leave the parent
             sites.clear();
             lifted_int3.clear();
             drop_watchpoints(false);   // the watched memory is gone with the old image
@@ -227,11 +250,16 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
             auto msg = internal::get_event_msg(tid);
             if (msg && *msg != 0) {
                 // follow-fork-mode child / detach-on-fork off: a fork child stays ours
-                // (adopt_fork_child). A vfork child shares our memory: always let go.
-                // A child let go while the fork is reported is detached on the next resume,
-                // once the debugger has said so.
-                bool keep = keep_fork_children && ev == PTRACE_EVENT_FORK;
+                // (adopt_fork_child). A vfork child, which shares our memory, only with
+                // keep_vfork_children: our int3s and guards leave that memory until
+                // VFORK_DONE, and the kernel holds us in vfork() until the child execs or
+                // exits. A child let go while the fork is reported is detached on the next
+                // resume, once the debugger has said so.
+                bool keep = ev == PTRACE_EVENT_FORK ? keep_fork_children : keep_vfork_children;
                 release_fork_child(static_cast<pid_t>(*msg), ev == PTRACE_EVENT_VFORK, keep || report_forks);
+                if (ev == PTRACE_EVENT_VFORK) {
+                    vfork_tid = tid;
+                }
                 if (report_forks && !keep) {
                     deferred_children.push_back(static_cast<pid_t>(*msg));
                 }
@@ -249,17 +277,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
                 }
             }
         } else if (ev == PTRACE_EVENT_VFORK_DONE) {
-            // The vfork child has exec'ed or exited: the shared memory is ours again.
-            vfork_pending = false;
-            reguard_pages(tid);
-            for (auto& [addr, s] : sites) {
-                if (s->is_enabled()) {
-                    try {
-                        insert_int3(*s);
-                    } catch (const error&) {
-                    }
-                }
-            }
+            on_vfork_done(tid);
         }
         // Not a reported event; resume as if nothing happened. A thread single-stepping
         // the fork's syscall instruction steps on: the step ends when the call returns.
@@ -379,6 +397,55 @@ bool process::impl::await_fork_child_stop(pid_t child) {
         }
         internal::wakeup_wait(100);
     }
+}
+
+void process::impl::on_vfork_done(pid_t tid) {
+    // The vfork child has exec'ed or exited: the shared memory is ours again.
+    vfork_pending = false;
+    vfork_tid = 0;
+    reguard_pages(tid);
+    for (auto& [addr, s] : sites) {
+        if (s->is_enabled()) {
+            try {
+                insert_int3(*s);
+            } catch (const error&) {
+            }
+        }
+    }
+}
+
+void process::finish_vfork() {
+    auto& d = *impl_;
+    d.require_stopped();
+    thread_record* t = d.vfork_tid != 0 ? d.find(d.vfork_tid) : nullptr;
+    if (!d.vfork_pending || t == nullptr) {
+        return;
+    }
+    // Only the vforking thread runs, to its VFORK_DONE stop, which the kernel reports at once
+    // now that the child is gone from the memory. A signal that comes first is kept pending.
+    const pid_t tid = t->tid_;
+    for (int stops = 0; stops < 64; ++stops) {
+        t->forget_regs();
+        if (!try_ptrace(PTRACE_CONT, tid, nullptr, nullptr)) {
+            break;
+        }
+        int status = 0;
+        if (internal::wait_tid(tid, &status, 0) != tid) {
+            break;
+        }
+        if (!WIFSTOPPED(status)) {
+            d.handle_status(*t, wait_status(status));   // it died: the exit is recorded
+            return;
+        }
+        if (status >> 16 == PTRACE_EVENT_VFORK_DONE) {
+            d.on_vfork_done(tid);
+            return;
+        }
+        if (status >> 16 == 0 && WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != SIGSTOP) {
+            t->pending_signal = WSTOPSIG(status);
+        }
+    }
+    log::write(log::channel::ptrace, "thread {}: no VFORK_DONE stop", tid);
 }
 
 void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
@@ -864,8 +931,9 @@ void process::set_report_forks(bool on) {
     impl_->report_forks = on;
 }
 
-void process::set_keep_fork_children(bool on) {
+void process::set_keep_fork_children(bool on, bool vfork_too) {
     impl_->keep_fork_children = on;
+    impl_->keep_vfork_children = on && vfork_too;
 }
 
 void process::set_syscall_catch(std::optional<std::vector<int>> numbers) {

@@ -273,12 +273,16 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     return proc;
 }
 
-std::unique_ptr<process> process::adopt_fork_child(pid_t child, elf_provider elves) {
+std::unique_ptr<process> process::adopt_fork_child(pid_t child, elf_provider elves, pid_t vfork_parent) {
     // release_fork_child(keep) waited for the child's first stop and cleaned its memory.
     std::unique_ptr<process> proc(new process());
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
+    d.vfork_parent = vfork_parent;
+    // A scratch page mapped in the shared memory would stay in the parent's: single-step
+    // over breakpoints until exec (which clears ool_disabled).
+    d.ool_disabled = vfork_parent != 0;
     d.elves = std::move(elves);
     d.add_thread(child, tstate::stopped);
     d.open_mem();
@@ -423,8 +427,10 @@ void process::detach() {
         d.reap_everything();
         return;
     }
-    // Restore every patched byte and page protection while everything is stopped.
-    d.drop_watchpoints(true);
+    // Restore every patched byte and page protection while everything is stopped. While
+    // a vfork child shared our memory, the guards and int3s are out of it already (and an
+    // mprotect injected in vfork() would be overtaken by its VFORK_DONE stop).
+    d.drop_watchpoints(!d.vfork_pending);
     for (auto& [addr, s] : d.sites) {
         if (s->is_enabled()) {
             d.remove_int3(*s);

@@ -286,6 +286,10 @@ bool process::impl::raw_write(std::uint64_t addr, std::span<const std::byte> dat
 }
 
 void process::impl::insert_int3(breakpoint_site& s) {
+    if (vfork_pending) {
+        // The memory is the vfork child's now (with its own int3s): VFORK_DONE inserts it.
+        return;
+    }
     std::byte orig{};
     if (raw_read(s.addr_.addr(), std::span(&orig, 1)) != 1) {
         cannot_access(s.addr_.addr());
@@ -299,6 +303,9 @@ void process::impl::insert_int3(breakpoint_site& s) {
 }
 
 void process::impl::remove_int3(breakpoint_site& s) {
+    if (vfork_pending) {
+        return;   // not in the memory while a vfork child shares it (insert_int3)
+    }
     // Best effort: the process may already be gone.
     raw_write(s.addr_.addr(), std::span(&s.saved_, 1));
     lifted_int3[s.addr_.addr()] = s.saved_;
@@ -326,9 +333,9 @@ std::size_t process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
         return 0;
     }
     std::size_t n = d.cached_read(addr.addr(), out);
-    // Show the program's bytes, not our int3s.
+    // Show the program's bytes, not our int3s (none while a vfork child has the memory).
     auto it = d.sites.lower_bound(addr.addr());
-    for (; it != d.sites.end() && it->first < addr.addr() + n; ++it) {
+    for (; !d.vfork_pending && it != d.sites.end() && it->first < addr.addr() + n; ++it) {
         if (it->second->is_enabled()) {
             out[it->first - addr.addr()] = it->second->saved_byte();
         }

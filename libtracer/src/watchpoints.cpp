@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include "internal/process_impl.hpp"
 #include "internal/ptrace_wrapper.hpp"
 #include "internal/store_emulation.hpp"
+#include "internal/syscall_injection.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 
@@ -34,7 +36,7 @@ using internal::watch_entry;
 
 namespace {
 
-constexpr std::uint64_t page_size = 4096;
+constexpr std::uint64_t page_size = internal::guard_page_size;
 
 std::uint64_t page_of(std::uint64_t addr) { return addr & ~(page_size - 1); }
 
@@ -140,8 +142,20 @@ step_result step_thread(pid_t tid, std::vector<int>& deferred) {
 // instruction of the program's own code), one single-step runs it, and the `saved`
 // registers are put back. Nothing is written to the code, so the other threads may run on
 // meanwhile, and the same gadget serves in a fork child (the same mappings).
-std::optional<long> inject_syscall(pid_t tid, const user_regs_struct& saved, std::uint64_t gadget, long nr,
+// A thread parked at a system call's entry stop (PTRACE_SYSCALL: catch syscall, or a
+// software watchpoint armed) has not made that call yet, but once the injected call has run
+// it is back in user space: restoring its registers as they were would return -ENOSYS to
+// the program (a thread corrupted this way was the earlier attempt's failure). `saved` is
+// moved back onto the syscall instruction, with the call's number, so that the call is
+// made again on resume; the caller's later injections restore the same.
+std::optional<long> inject_syscall(pid_t tid, user_regs_struct& saved, std::uint64_t gadget, long nr,
                                    std::uint64_t a0, std::uint64_t a1, std::uint64_t a2, std::vector<int>& deferred) {
+    __ptrace_syscall_info info{};
+    auto got = try_ptrace(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof info), &info);
+    if (got && got.value > 0 && info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+        saved.rip -= 2;   // `syscall` is 0f 05
+        saved.rax = saved.orig_rax;
+    }
     user_regs_struct r = saved;
     r.rip = gadget;
     r.rax = static_cast<unsigned long long>(nr);
@@ -175,6 +189,20 @@ std::optional<long> inject_syscall(pid_t tid, const user_regs_struct& saved, std
 }
 
 }  // namespace
+
+namespace internal {
+
+bool get_thread_regs(pid_t tid, user_regs_struct& r) { return get_regs(tid, r); }
+
+bool set_thread_regs(pid_t tid, const user_regs_struct& r) { return set_regs(tid, r); }
+
+std::optional<long> inject_syscall_into(pid_t tid, user_regs_struct& saved, std::uint64_t gadget, long nr,
+                                        std::uint64_t a0, std::uint64_t a1, std::uint64_t a2,
+                                        std::vector<int>& deferred) {
+    return inject_syscall(tid, saved, gadget, nr, a0, a1, a2, deferred);
+}
+
+}  // namespace internal
 
 bool hardware_watchpoints_trap() {
     static const bool traps = [] {

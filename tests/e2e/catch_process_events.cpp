@@ -162,3 +162,17 @@ TEST_CASE("info breakpoints lists catchpoints and watchpoints with breakpoints, 
     CHECK(has_line(ours.out, "No breakpoints or watchpoints."));
     CHECK(has_line(ours.out, "parent: child exited 7"));
 }
+
+TEST_CASE("after an exec the breakpoints are planted again in the new program and hit, as gdb", "[cli][catch]") {
+    // procs exec execs itself as `procs write`: main runs twice, once per image.
+    auto program = example_path("procs");
+    std::vector<std::string> cmds{"break main", "run", "continue", "continue"};
+    auto ours = ompdbg_cmds(program, cmds, {"exec"});
+    auto gdb = gdb_cmds(program, cmds, {"exec"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto hits = [](const std::string& out) { return grep(out, R"(^Breakpoint 1, main \()"); };
+    REQUIRE(hits(gdb.out).size() == 2);
+    CHECK(hits(ours.out).size() == 2);
+    CHECK(has_line(ours.out, "hello from write"));
+}

@@ -3,6 +3,8 @@
 // the order they appeared, which is their index here plus one.
 #include "commands_inferiors.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
@@ -60,6 +62,39 @@ void prune_inferiors(session& s) {
     }
 }
 
+/// The index of the inferior of process `pid` (kept after it ended), if it is listed.
+std::optional<std::size_t> inferior_of_pid(session& s, pid_t pid) {
+    auto& list = s.inferiors();
+    for (std::size_t i = 0; pid != 0 && i < list.size(); ++i) {
+        if (list[i]->pid == pid || (list[i]->process && list[i]->process->pid() == pid)) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
+/// Detaches the process of inferior `index` (not the current one) and forgets its state,
+/// with gdb's "[Inferior N (process P) detached]".
+void detach_inferior(session& s, std::size_t index) {
+    auto& inf = *s.inferiors()[index];
+    if (!inf.process) {
+        return;
+    }
+    const pid_t pid = inf.process->pid();
+    try {
+        inf.process->detach();
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "detaching process {}: {}", pid, e.what());
+    }
+    inf.process.reset();
+    inf.stacks.clear();
+    inf.thread_db.reset();
+    inf.thread_db_tried = false;
+    inf.pending_hits.clear();
+    inf.planted.clear();
+    s.out().event("detached", {{"pid", pid}}, fmt::format("[Inferior {} (process {}) detached]", index + 1, pid));
+}
+
 void cmd_info_inferiors(session& s, std::string_view) {
     prune_inferiors(s);
     auto& list = s.inferiors();
@@ -77,6 +112,15 @@ void cmd_info_inferiors(session& s, std::string_view) {
         nlohmann::json row{{"number", i + 1}, {"current", i == current}, {"executable", exe}};
         if (live) {
             row["pid"] = inf.process->pid();
+        }
+        // gdb's notes under a vfork parent and child that still share their memory.
+        if (auto child = inferior_of_pid(s, inf.vfork_child_pid)) {
+            s.out().line(fmt::format("\tis vfork parent of inferior {}", *child + 1));
+            row["vfork_child"] = *child + 1;
+        }
+        if (auto parent = inferior_of_pid(s, inf.vfork_parent_pid)) {
+            s.out().line(fmt::format("\tis vfork child of inferior {}", *parent + 1));
+            row["vfork_parent"] = *parent + 1;
         }
         rows.push_back(std::move(row));
     }
@@ -133,6 +177,44 @@ bool keeps_fork_children(session& s) {
     return !is_job(s) && (ev.follow_child || !ev.detach_on_fork);
 }
 
+bool keeps_vfork_children(session& s) {
+    return keeps_fork_children(s) && s.process_events().follow_child;
+}
+
+void vfork_child_done(session& s, std::string_view how) {
+    auto& child = s.current_inferior();
+    auto parent = inferior_of_pid(s, child.vfork_parent_pid);
+    child.vfork_parent_pid = 0;
+    if (!parent) {
+        return;
+    }
+    auto& parent_inf = *s.inferiors()[*parent];
+    parent_inf.vfork_child_pid = 0;
+    if (!parent_inf.process || !parent_inf.process->is_alive()) {
+        return;
+    }
+    try {
+        parent_inf.process->finish_vfork();   // its breakpoints and guards are back
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "finishing the vfork of {}: {}", parent_inf.process->pid(), e.what());
+    }
+    if (!parent_inf.detach_after_vfork || !parent_inf.process->is_alive()) {
+        return;
+    }
+    parent_inf.detach_after_vfork = false;
+    s.out().event("vfork-parent-detached", {{"pid", parent_inf.process->pid()}, {"after", std::string(how)}},
+                  fmt::format("[Detaching vfork parent process {} after child {}]", parent_inf.process->pid(), how));
+    detach_inferior(s, *parent);
+}
+
+void check_vfork_parent_resumable(session& s) {
+    auto child = inferior_of_pid(s, s.current_inferior().vfork_child_pid);
+    if (child && s.inferiors()[*child]->process && s.inferiors()[*child]->process->is_alive()) {
+        error::send("Can not resume the parent process over vfork in the foreground while\n"
+                    "holding the child stopped.  Try \"set detach-on-fork\" or \"set schedule-multiple\".");
+    }
+}
+
 bool announces_forks(session& s) {
     return !is_job(s);
 }
@@ -166,9 +248,10 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
     }
     const pid_t parent_pid = parent->pid();
     const std::string parent_thread = s.thread_target_id(why.tid);
+    const char* how = why.is_vfork ? "vfork" : "fork";
     std::unique_ptr<tracer::process> child;
     try {
-        child = tracer::process::adopt_fork_child(why.new_tid, s.elf_provider());
+        child = tracer::process::adopt_fork_child(why.new_tid, s.elf_provider(), why.is_vfork ? parent_pid : 0);
     } catch (const std::exception& e) {
         s.out().error(fmt::format("Cannot debug fork child {}: {}", why.new_tid, e.what()));
         return;
@@ -181,7 +264,7 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
     const int child_number = static_cast<int>(child_index + 1);
     if (ev.follow_child) {
         s.out().event("fork-followed", {{"parent", parent_pid}, {"child", why.new_tid}},
-                      fmt::format("[Attaching after {} fork to child process {}]", parent_thread, why.new_tid));
+                      fmt::format("[Attaching after {} {} to child process {}]", parent_thread, how, why.new_tid));
     }
     s.out().event("inferior-added", {{"inferior", child_number}, {"pid", why.new_tid}},
                   fmt::format("[New inferior {} (process {})]", child_number, why.new_tid));
@@ -199,23 +282,25 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
         return;   // detach-on-fork off: the child waits, stopped, as inferior 2
     }
     s.current_inferior().selected_tid = 0;   // the first stop there says "[Switching to ...]"
+    if (why.is_vfork) {
+        // As gdb (infrun.c, follow_fork_inferior): the parent, suspended in vfork() by the
+        // kernel anyway, is held until the child execs or exits (vfork_child_done), then
+        // detached with detach-on-fork. The watchpoints go with the child then, as for a
+        // fork (it guards the memory it shares; the parent's guards come back at its
+        // VFORK_DONE, before it is detached, which takes them out).
+        auto& parent_inf = *s.inferiors()[parent_index];
+        parent_inf.vfork_child_pid = why.new_tid;
+        parent_inf.detach_after_vfork = ev.detach_on_fork;
+        s.current_inferior().vfork_parent_pid = parent_pid;
+        if (ev.detach_on_fork) {
+            move_watchpoints_to_child(s, why.tid);
+        }
+        return;
+    }
     if (ev.detach_on_fork) {
         s.out().event("fork-detached", {{"pid", parent_pid}},
                       fmt::format("[Detaching after fork from parent process {}]", parent_pid));
-        auto& parent_inf = *s.inferiors()[parent_index];
-        try {
-            parent_inf.process->detach();
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "detaching the fork parent: {}", e.what());
-        }
-        parent_inf.process.reset();
-        parent_inf.stacks.clear();
-        parent_inf.thread_db.reset();
-        parent_inf.thread_db_tried = false;
-        parent_inf.pending_hits.clear();
-        parent_inf.planted.clear();
-        s.out().event("detached", {{"pid", parent_pid}},
-                      fmt::format("[Inferior {} (process {}) detached]", parent_index + 1, parent_pid));
+        detach_inferior(s, parent_index);
         // The watchpoints go with the program the user follows.
         move_watchpoints_to_child(s, why.tid);
     }

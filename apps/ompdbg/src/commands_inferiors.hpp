@@ -12,6 +12,10 @@ namespace ompdbg::app {
 /// detach-on-fork off): the value for process::set_keep_fork_children before a resume.
 bool keeps_fork_children(session& s);
 
+/// Whether the settings ask to keep vfork children: gdb follows them only in
+/// follow-fork-mode child (the parent, which shares its memory, is held meanwhile).
+bool keeps_vfork_children(session& s);
+
 /// A fork reported by a process that keeps its children (`why.new_tid`, stopped): the
 /// child becomes a new inferior with the session's breakpoints planted; then, as gdb,
 /// the child is followed (made current) or the parent stays current, and the one not
@@ -19,6 +23,16 @@ bool keeps_fork_children(session& s);
 /// "[Attaching after ... fork to child process N]", "[New inferior N (process M)]",
 /// "[Detaching after fork from parent process N]" lines.
 void follow_fork(session& s, const tracer::stop_reason& why);
+
+/// The current inferior, a followed vfork child, execs (`how` "exec") or ends ("exit"):
+/// it no longer shares its parent's memory. With detach-on-fork on the parent is detached
+/// as gdb does ("[Detaching vfork parent process N after child exec]", "[Inferior 1
+/// (process N) detached]"); off, it stays, stopped in vfork(), to be resumed later.
+void vfork_child_done(session& s, std::string_view how);
+
+/// Throws gdb's error when the current inferior is a vfork parent whose child is still
+/// held stopped: resuming it would wait in vfork() for that child for ever.
+void check_vfork_parent_resumable(session& s);
 
 /// Whether fork events are reported by the session's processes so that the child let go
 /// is announced as gdb does (not in an MPI job, whose starter forks its ranks).

@@ -417,7 +417,7 @@ void register_signal_commands(command_table& t) {
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     set.add(command{"follow-fork-mode", {}, "Set debugger response to a program call of fork or vfork.",
                     "set follow-fork-mode parent|child\nAfter a fork, debug the parent (default) or the child (a new inferior; "
-                    "a vfork child is always let go).",
+                    "a vfork parent is held until its child execs or exits).",
                     cmd_follow_fork_mode, false, nullptr});
     set.add(command{"detach-on-fork", {}, "Set whether gdb will detach the child of a fork.",
                     "set detach-on-fork on|off\non (default): the process not followed after a fork runs on detached; off: it "

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command_prefix.hpp"
+#include "commands_inferiors.hpp"
 
 #include "frame_context.hpp"
 #include "stop_printer.hpp"
@@ -400,7 +401,9 @@ bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
     }
     switch_to_stopped_thread(s, why.tid);
     ++w->hit_count;
-    std::string text = fmt::format("\n{} {}: {}\n\n", kind_title(*w), w->number, w->expression);
+    // gdb names the thread once the program has several, or there are several inferiors.
+    std::string who = s.multi_threaded() || qualified_thread_numbers(s) ? stop_thread_label(s, why.tid) + " hit " : "";
+    std::string text = fmt::format("\n{}{} {}: {}\n\n", who, kind_title(*w), w->number, w->expression);
     nlohmann::json j{{"watchpoint", w->number}, {"thread", s.thread_number(why.tid)}, {"expression", w->expression}};
     if (changed) {
         std::string old_text = format_bytes(s, *w, w->old_bytes);

@@ -118,9 +118,13 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         }
         return false;
     case stop_kind::exec:
+        vfork_child_done(s, "exec");   // a followed vfork child leaves its parent's memory
         s.out().event("exec", {{"pid", s.process() ? s.process()->pid() : 0}},
                       fmt::format("process {} is executing new program: {}", s.process()->pid(),
                                   s.process()->executable().string()));
+        // The old image's sites went with it (the tracer forgot them): plant every
+        // breakpoint again in the new one, as gdb does (`break main` hits again).
+        s.planted_sites().clear();
         try {
             refresh_breakpoints(s, true);
         } catch (const std::exception& e) {
@@ -169,6 +173,11 @@ tracer::stop_reason resume_and_wait(session& s) {
             g_fork_to_follow.reset();
             if (g_follow_forks && s.process() && s.process()->pid() == pending.pid) {
                 follow_fork(s, pending.why);
+                if (s.process() && s.process()->pid() == pending.why.new_tid) {
+                    // Followed before this resume: gdb's first stop in the child does not
+                    // say "[Switching to ...]" (it switched as the resume began).
+                    s.current_inferior().selected_tid = pending.why.new_tid;
+                }
             } else {
                 try {
                     tracer::process::adopt_fork_child(pending.why.new_tid, s.elf_provider())->detach();
@@ -182,10 +191,12 @@ tracer::stop_reason resume_and_wait(session& s) {
         s.on_resume();
         tracer::stop_reason why;
         const bool keep_children = g_follow_forks && keeps_fork_children(s);
+        const bool keep_vfork_children = keep_children && keeps_vfork_children(s);
+        check_vfork_parent_resumable(s);
         {
             running_guard guard(proc);
             configure_fork_reports(s, proc);
-            proc.set_keep_fork_children(keep_children);
+            proc.set_keep_fork_children(keep_children, keep_vfork_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
             announce_pending_release(s);
             proc.resume();
@@ -195,7 +206,7 @@ tracer::stop_reason resume_and_wait(session& s) {
             proc.set_keep_fork_children(false);
         }
         log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
-        if (why.kind == tracer::stop_kind::fork && keep_children && !why.is_vfork) {
+        if (why.kind == tracer::stop_kind::fork && keep_children && (!why.is_vfork || keep_vfork_children)) {
             // A kept child. With `catch fork` the fork is reported in the parent first and
             // the child taken over on the next resume, as gdb does.
             if (catches_process_event(s, why)) {
@@ -217,6 +228,7 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
     switch (why.kind) {
     case stop_kind::exited:
     case stop_kind::terminated:
+        vfork_child_done(s, "exit");
         report_process_end(s, why);
         return true;
     case stop_kind::breakpoint: {

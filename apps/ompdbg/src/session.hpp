@@ -112,6 +112,12 @@ struct inferior {
     bool thread_db_tried = false;
     bool saw_multiple_threads = false;
     std::map<pid_t, std::string> thread_ids;
+    /// A vfork followed into the child (follow-fork-mode child): the child shares the
+    /// parent's memory, and the parent is held, until the child execs or exits. The pids
+    /// of the other side (0: none), as gdb's "is vfork parent/child of inferior N".
+    pid_t vfork_parent_pid = 0;
+    pid_t vfork_child_pid = 0;
+    bool detach_after_vfork = false;   ///< the parent: detached then (detach-on-fork on)
 
     ~inferior();
 };

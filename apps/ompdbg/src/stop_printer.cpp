@@ -168,6 +168,8 @@ void print_location(session& s, pid_t tid, bool frame_line) {
     s.out().event("location", j, text);
 }
 
+std::string stop_thread_label(session& s, pid_t tid) { return thread_label(s, tid); }
+
 void switch_to_stopped_thread(session& s, pid_t tid) {
     s.refresh_thread_numbers();
     if (s.selected_tid() != tid && (s.multi_threaded() || qualified_thread_numbers(s))) {

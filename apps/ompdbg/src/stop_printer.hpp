@@ -22,6 +22,10 @@ std::string source_line_for(session& s, const stack_frame& f);
 /// when it is not at the start of a line, as after `stepi`).
 void print_location(session& s, pid_t tid, bool frame_line);
 
+/// gdb's name of a thread in stop lines: "Thread 2 \"prog\"" ("Thread 2.1 ..." once there
+/// are several inferiors).
+std::string stop_thread_label(session& s, pid_t tid);
+
 /// "[Switching to Thread 0x... (LWP n)]" when `tid` is not the selected thread of a
 /// multi-threaded program; selects it.
 void switch_to_stopped_thread(session& s, pid_t tid);

@@ -103,7 +103,15 @@ struct process::impl {
     std::atomic<bool> interrupt_requested{false};
     bool report_forks = false;    ///< fork/vfork events are reported (catch fork)
     bool keep_fork_children = false;   ///< fork children stay traced (adopt_fork_child)
-    bool vfork_pending = false;   ///< int3s are out while a vfork child shares our memory
+    bool keep_vfork_children = false;  ///< vfork children too (follow-fork-mode child)
+    /// Our int3s are out while a vfork child shares our memory; sites added or enabled
+    /// meanwhile are only recorded, and written at PTRACE_EVENT_VFORK_DONE.
+    bool vfork_pending = false;
+    /// This process is a vfork child (adopt_fork_child) sharing the memory of that process
+    /// until it execs or exits; 0 otherwise.
+    pid_t vfork_parent = 0;
+    /// The thread that vfork()ed while vfork_pending (it reports VFORK_DONE).
+    pid_t vfork_tid = 0;
     /// catch syscall: nullopt off (PTRACE_CONT), empty every call, else these numbers.
     std::optional<std::vector<int>> syscall_catch;
 
@@ -148,9 +156,15 @@ struct process::impl {
     bool single_step(thread_record& t, int signo);
     void cont(thread_record& t, int signo);
     void mark_dead(const stop_reason& why);
+    /// A vfork child that execs or exits leaves the memory it shared with its parent: our
+    /// int3s go out of it (through mem_fd, still opened on that memory), the parent's own
+    /// come back when the parent sees PTRACE_EVENT_VFORK_DONE.
+    void leave_shared_memory();
     /// A syscall-enter/exit stop of `t`: queues it when caught, resumes it otherwise.
     void handle_syscall_stop(thread_record& t);
     void reap_everything();
+    /// PTRACE_EVENT_VFORK_DONE of `tid`: the memory is ours again; guards and int3s go back.
+    void on_vfork_done(pid_t tid);
     /// Removes our int3s from a fork child's memory and lets it go (not followed).
     void release_fork_child(pid_t child, bool is_vfork, bool keep = false);
     /// Waits (without a limit: the kernel guarantees it) for the first stop of an
@@ -181,6 +195,13 @@ struct process::impl {
     /// instruction with the page restored, protects it again, and queues a watchpoint stop
     /// when one triggered. False when the fault is not ours (a real SIGSEGV).
     bool handle_watch_fault(thread_record& t, const siginfo_t& si);
+    /// The exit stop of a system call of `t` that returned EFAULT while software
+    /// watchpoints guard pages (the kernel does not fault in a guarded page, it fails the
+    /// call): makes the call again with the guards lifted, other threads stopped, puts them
+    /// back and queues a watchpoint stop when a watched value changed. True when `t` must
+    /// stay stopped (a hit is queued, or the call is made again on its next resume because
+    /// another event is being reported) or went away; false: go on as at any exit stop.
+    bool retry_guarded_syscall(thread_record& t);
     /// A SIGTRAP of `t` from a debug register (DR6 says which): queues the watchpoint
     /// stop. False when no watchpoint register triggered.
     bool handle_debug_trap(thread_record& t);

@@ -153,3 +153,54 @@ TEST_CASE("thread names come from the kernel (pthread_setname_np)", "[tracer]") 
     }
     p->kill();
 }
+
+TEST_CASE("a kept vfork child hits its breakpoints in the shared memory, and the parent gets its own back after",
+          "[tracer]") {
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    auto p = process::launch(program("tracer_vfork_ticks"), {}, opts);
+    virt_addr tick(exe_bias(*p) + nm_address(program("tracer_vfork_ticks"), "tick"));
+    p->add_breakpoint_site(tick);
+    p->set_keep_fork_children(true, true);
+    p->resume();
+    auto r = wait_stop(*p);
+    REQUIRE(r.kind == stop_kind::fork);
+    REQUIRE(r.is_vfork);
+    auto child = process::adopt_fork_child(r.new_tid, {}, p->pid());
+    // The memory is the child's now: the parent's int3 is out of it.
+    std::byte at_tick{};
+    child->read_memory(tick, std::span(&at_tick, 1));
+    CHECK(at_tick != std::byte{0xcc});
+    child->add_breakpoint_site(tick);
+    int child_hits = 0;
+    for (;;) {
+        child->resume();
+        auto c = wait_stop(*child);
+        if (c.kind != stop_kind::breakpoint) {
+            REQUIRE(c.kind == stop_kind::exited);
+            CHECK(c.exit_code == 3);
+            break;
+        }
+        CHECK(c.tid == r.new_tid);
+        ++child_hits;
+    }
+    CHECK(child_hits == 2);
+    // The child is gone: its int3 went out of the shared memory with it, and the parent's
+    // comes back at its VFORK_DONE.
+    p->finish_vfork();
+    p->resume();
+    // The parent gets SIGCHLD when the child ends (gdb: nostop noprint pass).
+    for (r = wait_stop(*p); r.kind == stop_kind::signal && r.signo == SIGCHLD; r = wait_stop(*p)) {
+        p->resume();
+    }
+    REQUIRE(r.kind == stop_kind::breakpoint);
+    CHECK(r.tid == p->pid());
+    CHECK(*r.breakpoint_addr == tick);
+    p->resume();
+    for (r = wait_stop(*p); r.kind == stop_kind::signal && r.signo == SIGCHLD; r = wait_stop(*p)) {
+        p->resume();
+    }
+    REQUIRE(r.kind == stop_kind::exited);
+    CHECK(out.contents() == "status=3 ticks=3\n");
+}

@@ -190,3 +190,56 @@ TEST_CASE("a software watchpoint takes a range wider than a word, a debug regist
     REQUIRE(r.kind == stop_kind::exited);
     CHECK(out.contents() == "calls=8\n");
 }
+
+TEST_CASE("a read(2) into a page a software watchpoint guards succeeds and is reported after the call",
+          "[tracer][watch]") {
+    // The kernel does not fault in a guarded page: the call fails with EFAULT, and the tracer
+    // makes it again unguarded. A worker thread makes system calls all along (it stops at
+    // their entry and exit while the guard is armed) and must see every one succeed.
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    auto p = process::launch(program("tracer_syscall_watch"), {}, opts);
+    std::uint64_t received = exe_bias(*p) + nm_address(program("tracer_syscall_watch"), "data");
+    int id = p->add_watchpoint(virt_addr(received), 4, watch_kind::write, watch_mode::software);
+    p->resume();
+    auto r = wait_stop_past_threads(*p);
+    REQUIRE(r.kind == stop_kind::watchpoint);
+    CHECK(r.watchpoint_id == id);
+    CHECK(r.tid == p->pid());   // main, in read(2)
+    CHECK(p->read<int>(virt_addr(received)) == 77);
+    // Stopped at the instruction after the call: `syscall` (0f 05) is just before the pc.
+    std::uint64_t pc = p->find_thread(r.tid)->regs().pc();
+    std::byte insn[2]{};
+    p->read_memory(virt_addr(pc - 2), insn);
+    CHECK(insn[0] == std::byte{0x0f});
+    CHECK(insn[1] == std::byte{0x05});
+    // The neighbour's read(2) into the same page changes nothing watched: no stop.
+    p->resume();
+    r = wait_stop_past_threads(*p);
+    REQUIRE(r.kind == stop_kind::exited);
+    CHECK(r.exit_code == 0);
+    CHECK(out.contents() == "received 4 77\nneighbour 3 hi\nworker errors=0\n");
+}
+
+TEST_CASE("a software watchpoint removed after a system call's hit leaves the page and the calls as they were",
+          "[tracer][watch]") {
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    auto p = process::launch(program("tracer_syscall_watch"), {}, opts);
+    std::uint64_t received = exe_bias(*p) + nm_address(program("tracer_syscall_watch"), "data");
+    std::string before = maps_perms(p->pid(), received);
+    int id = p->add_watchpoint(virt_addr(received), 4, watch_kind::write, watch_mode::software);
+    p->resume();
+    auto r = wait_stop_past_threads(*p);
+    REQUIRE(r.kind == stop_kind::watchpoint);
+    // Removed (an injected mprotect) while the worker sits at a system call's entry or exit
+    // stop (PTRACE_SYSCALL while the page was guarded): every call of the worker succeeds.
+    p->remove_watchpoint(id);
+    CHECK(maps_perms(p->pid(), received) == before);
+    p->resume();
+    r = wait_stop_past_threads(*p);
+    REQUIRE(r.kind == stop_kind::exited);
+    CHECK(out.contents() == "received 4 77\nneighbour 3 hi\nworker errors=0\n");
+}

@@ -49,7 +49,11 @@ public:
     /// Takes over the fork child `child` that a process with set_keep_fork_children(true)
     /// reported (traced by this thread, stopped): a launched-like process (kill() ends it)
     /// with one stopped thread, its shared libraries read from its memory, no breakpoints.
-    static std::unique_ptr<process> adopt_fork_child(pid_t child, elf_provider elves = {});
+    /// `vfork_parent`: the pid of the process that vfork()ed `child` (0 for a fork child).
+    /// Until the child execs or exits, its breakpoint sites are in the memory it shares
+    /// with that parent (which holds none meanwhile); they are taken out of it at the
+    /// child's exec or exit. Stepping over them single-steps (no scratch page there).
+    static std::unique_ptr<process> adopt_fork_child(pid_t child, elf_provider elves = {}, pid_t vfork_parent = 0);
     ~process() override;
 
     // target
@@ -90,12 +94,21 @@ public:
     /// process is next resumed, stepped, detached or killed, so that the debugger can say
     /// so before the child runs (gdb's "[Detaching after fork from child process N]").
     void set_report_forks(bool on);
-    /// gdb's `follow-fork-mode child` / `detach-on-fork off`: with `on`, a fork child (not
-    /// a vfork child, which shares our memory) is not let go: it stays traced, stopped in
-    /// its first stop, with our breakpoints and watchpoint guards taken out of its copy of
-    /// the memory, and the fork is reported (stop_kind::fork, `new_tid`) even without
-    /// set_report_forks. adopt_fork_child then makes it a process of its own.
-    void set_keep_fork_children(bool on);
+    /// gdb's `follow-fork-mode child` / `detach-on-fork off`: with `on`, a fork child is
+    /// not let go: it stays traced, stopped in its first stop, with our breakpoints and
+    /// watchpoint guards taken out of its copy of the memory, and the fork is reported
+    /// (stop_kind::fork, `new_tid`) even without set_report_forks. adopt_fork_child then
+    /// makes it a process of its own. A vfork child is kept only with `vfork_too` (gdb
+    /// follows one only in follow-fork-mode child): it shares our memory, so our
+    /// breakpoints and guards leave it, and this process (which the kernel holds in
+    /// vfork() until the child execs or exits) puts them back at PTRACE_EVENT_VFORK_DONE
+    /// on its next resume; breakpoint sites added meanwhile are planted then too.
+    void set_keep_fork_children(bool on, bool vfork_too = false);
+    /// After a kept vfork child exec'ed or exited: runs the thread that vforked (stopped, the
+    /// others stay so) to its PTRACE_EVENT_VFORK_DONE stop, where our breakpoints and
+    /// watchpoint guards go back into the memory, and leaves it stopped there, so that a
+    /// detach then restores everything as for any process. Nothing when no vfork is pending.
+    void finish_vfork();
 
     /// gdb's `catch syscall`: nullopt (the default) never stops at system calls; an empty
     /// list stops at every one; otherwise at those x86-64 numbers. A caught call stops

@@ -22,8 +22,16 @@ enum class watch_mode {
     /// The watched pages are made read-only (write) or inaccessible (read, access) in the
     /// target with an injected mprotect; a fault there is single-stepped with the page
     /// restored, then the page is protected again. Other faults pass to the program.
-    /// Limits: a system call that writes a protected page fails with EFAULT in the
-    /// program instead of being caught (the kernel does not fault there).
+    /// A system call that writes a protected page (read(2) into a watched buffer) fails
+    /// with EFAULT instead, as the kernel does not fault there: while guards are armed the
+    /// threads run with PTRACE_SYSCALL, and a call that returns EFAULT is made again with
+    /// every guard lifted and the other threads stopped; a watched value it changed is
+    /// reported at the instruction after the call.
+    /// Limits: while guards are armed every system call costs two ptrace stops (entry and
+    /// exit; code between calls runs at full speed); a call made by a single-step (`stepi`
+    /// over `syscall`) or through `int 0x80` still fails with EFAULT; a call that failed
+    /// with EFAULT for a bad pointer of the program's own is made twice; `rwatch` does not
+    /// see a call reading the page (the kernel reads it without a fault).
     software,
 };
 
