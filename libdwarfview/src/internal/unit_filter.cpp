@@ -101,27 +101,31 @@ bool read_uleb(const unsigned char*& p, const unsigned char* end, std::uint64_t&
     return false;
 }
 
-// Whether the abbreviation table at `offset` names DIEs through string offsets (true), only
-// plainly (false), or refers to other units or cannot be read (nullopt).
-std::optional<bool> abbrev_forms(const section_data& abbrev, std::uint64_t offset) {
-    if (offset >= abbrev.size) {
-        return std::nullopt;
-    }
-    const auto* p = reinterpret_cast<const unsigned char*>(abbrev.data) + offset;
-    const auto* end = reinterpret_cast<const unsigned char*>(abbrev.data) + abbrev.size;
-    bool through = false;
+/// One abbreviation: its attributes' names and forms (implicit constants have no bytes).
+struct abbrev_entry {
+    bool children = false;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;
+};
+
+/// The abbreviation table at `offset`, by code; nullopt when it cannot be read.
+std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end) {
+    std::vector<abbrev_entry> table;
     for (;;) {
         std::uint64_t code = 0, tag = 0;
         if (!read_uleb(p, end, code)) {
             return std::nullopt;
         }
         if (code == 0) {
-            return through;
+            return table;
         }
-        if (!read_uleb(p, end, tag) || p >= end) {
+        if (code > (1u << 20) || !read_uleb(p, end, tag) || p >= end) {
             return std::nullopt;
         }
-        ++p;   // DW_CHILDREN_yes / no
+        if (table.size() <= code) {
+            table.resize(code + 1);
+        }
+        abbrev_entry& e = table[code];
+        e.children = *p++ != 0;
         for (;;) {
             std::uint64_t name = 0, form = 0;
             if (!read_uleb(p, end, name) || !read_uleb(p, end, form)) {
@@ -131,18 +135,38 @@ std::optional<bool> abbrev_forms(const section_data& abbrev, std::uint64_t offse
                 break;
             }
             if (form == DW_FORM_implicit_const) {
-                std::uint64_t ignored = 0;   // an SLEB128: the same bytes as a ULEB128
+                std::uint64_t ignored = 0;
                 if (!read_uleb(p, end, ignored)) {
                     return std::nullopt;
                 }
             }
-            switch (classify(static_cast<unsigned>(form))) {
+            e.attrs.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+        }
+    }
+}
+
+// Whether the abbreviation table at `offset` names DIEs through string offsets (true), only
+// plainly (false), or refers to other units or cannot be read (nullopt).
+std::optional<bool> abbrev_forms(const section_data& abbrev, std::uint64_t offset) {
+    if (offset >= abbrev.size) {
+        return std::nullopt;
+    }
+    const auto* begin = reinterpret_cast<const unsigned char*>(abbrev.data);
+    auto table = read_abbrevs(begin + offset, begin + abbrev.size);
+    if (!table) {
+        return std::nullopt;
+    }
+    bool through = false;
+    for (const abbrev_entry& e : *table) {
+        for (auto [attr, form] : e.attrs) {
+            switch (classify(form)) {
             case form_use::foreign: return std::nullopt;
             case form_use::through_offsets: through = true; break;
             case form_use::plain: break;
             }
         }
     }
+    return through;
 }
 
 }  // namespace
@@ -206,53 +230,6 @@ unit_filter::unit_filter(Dwarf* dwarf) {
     usable_ = !units_.empty();
 }
 
-namespace {
-
-/// One abbreviation: its attributes' names and forms (implicit constants have no bytes).
-struct abbrev_entry {
-    bool children = false;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;
-};
-
-/// The abbreviation table at `offset`, by code; nullopt when it cannot be read.
-std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end) {
-    std::vector<abbrev_entry> table;
-    for (;;) {
-        std::uint64_t code = 0, tag = 0;
-        if (!read_uleb(p, end, code)) {
-            return std::nullopt;
-        }
-        if (code == 0) {
-            return table;
-        }
-        if (code > (1u << 20) || !read_uleb(p, end, tag) || p >= end) {
-            return std::nullopt;
-        }
-        if (table.size() <= code) {
-            table.resize(code + 1);
-        }
-        abbrev_entry& e = table[code];
-        e.children = *p++ != 0;
-        for (;;) {
-            std::uint64_t name = 0, form = 0;
-            if (!read_uleb(p, end, name) || !read_uleb(p, end, form)) {
-                return std::nullopt;
-            }
-            if (name == 0 && form == 0) {
-                break;
-            }
-            if (form == DW_FORM_implicit_const) {
-                std::uint64_t ignored = 0;
-                if (!read_uleb(p, end, ignored)) {
-                    return std::nullopt;
-                }
-            }
-            e.attrs.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
-        }
-    }
-}
-
-}  // namespace
 
 bool unit_filter::names_offset(const unit& u, const std::vector<std::uint32_t>& offsets) const {
     const auto* abbrev_begin = reinterpret_cast<const unsigned char*>(abbrev_.data);
