@@ -99,14 +99,7 @@ bool process::impl::retry_guarded_syscall(thread_record& t) {
         t.st = tstate::stopped;
         stop_all();
     }
-    std::vector<std::vector<std::byte>> old_bytes;
-    for (const auto& e : watches.entries) {
-        std::vector<std::byte> b(e.size);
-        if (e.mode == watch_mode::software) {
-            raw_read(e.addr, b);
-        }
-        old_bytes.push_back(std::move(b));
-    }
+    std::vector<std::vector<std::byte>> old_bytes = software_watched_bytes();
     std::vector<int> deferred;
     std::vector<std::uint64_t> lifted;
     bool lost = false;

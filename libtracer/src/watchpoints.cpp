@@ -290,6 +290,18 @@ void process::impl::apply_debug_registers(thread_record& t) {
     }
 }
 
+std::vector<std::vector<std::byte>> process::impl::software_watched_bytes() {
+    std::vector<std::vector<std::byte>> out;
+    for (const auto& e : watches.entries) {
+        std::vector<std::byte> b(e.size);
+        if (e.mode == watch_mode::software) {
+            raw_read(e.addr, b);
+        }
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
 bool process::impl::handle_debug_trap(thread_record& t) {
     auto dr6 = try_ptrace(PTRACE_PEEKUSER, t.tid_, dr_offset(6), nullptr);
     if (!dr6) {
@@ -383,14 +395,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
         return false;
     }
     // The watched bytes before the instruction.
-    std::vector<std::vector<std::byte>> old_bytes;
-    for (const auto& e : watches.entries) {
-        std::vector<std::byte> b(e.size);
-        if (e.mode == watch_mode::software) {
-            raw_read(e.addr, b);
-        }
-        old_bytes.push_back(std::move(b));
-    }
+    std::vector<std::vector<std::byte>> old_bytes = software_watched_bytes();
     std::vector<int> deferred;
     std::vector<std::uint64_t> lifted;
     bool lost = false;

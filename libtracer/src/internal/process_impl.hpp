@@ -179,6 +179,9 @@ struct process::impl {
     // --- memory and sites (process_memory.cpp)
     void open_mem();
     std::size_t raw_read(std::uint64_t addr, std::span<std::byte> out);
+    /// The bytes every software watchpoint watches now, in watches.entries' order (empty
+    /// for hardware ones): what a faulting instruction or a retried call is compared with.
+    std::vector<std::vector<std::byte>> software_watched_bytes();
     bool raw_write(std::uint64_t addr, std::span<const std::byte> data);
     void insert_int3(breakpoint_site& s);
     void remove_int3(breakpoint_site& s);
