@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -86,6 +87,29 @@ inline std::vector<std::string> gdb_core_lines(const std::string& out) {
         if (l.empty() || l.rfind("warning: Section `.reg-xstate", 0) == 0) {
             continue;
         }
+        keep.push_back(l);
+    }
+    return keep;
+}
+
+/// The lines of `out` that start with one of `prefixes` (what a fork test compares with
+/// gdb), once the program's own lines matching `program_lines` (each one write(2), which may
+/// land inside a debugger line while a detached process runs on) are taken out; process,
+/// LWP and thread ids masked.
+inline std::vector<std::string> process_event_lines(const std::string& out, const std::vector<std::string>& prefixes,
+                                                    const std::regex& program_lines) {
+    std::string text = std::regex_replace(out, program_lines, "");
+    std::vector<std::string> keep;
+    for (auto l : cli::lines_of(text)) {
+        bool wanted = false;
+        for (const auto& p : prefixes) {
+            wanted = wanted || l.rfind(p, 0) == 0;
+        }
+        if (!wanted) {
+            continue;
+        }
+        l = std::regex_replace(l, std::regex(R"((process|LWP) \d+)"), "$1 N");
+        l = std::regex_replace(l, std::regex(R"(Thread 0x[0-9a-f]+)"), "Thread 0x...");
         keep.push_back(l);
     }
     return keep;

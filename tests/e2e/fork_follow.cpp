@@ -21,23 +21,10 @@ std::vector<std::string> inferior_lines(const std::string& out) {
     static const std::vector<std::string> prefixes{
         "[Attaching after", "[New inferior", "[Detaching after", "[Inferior ", "  Num  ", "* ", "  1 ", "  2 ",
         "[Switching to inferior", "[Current inferior", "[Switching to thread 2", "Thread 2.1 "};
-    // The program's own lines (one write(2) each) may land inside a debugger line: the
-    // detached parent runs on while the debugger reports the child.
-    std::string text = std::regex_replace(out, std::regex(R"((parent: child exited \d+|child \d+)\n)"), "");
     std::vector<std::string> keep;
-    for (auto l : lines_of(text)) {
-        bool wanted = false;
-        for (const auto& p : prefixes) {
-            wanted = wanted || l.rfind(p, 0) == 0;
-        }
-        if (!wanted) {
-            continue;
-        }
-        l = std::regex_replace(l, std::regex(R"((process|LWP) \d+)"), "$1 N");
-        l = std::regex_replace(l, std::regex(R"(Thread 0x[0-9a-f]+)"), "Thread 0x...");
+    for (auto l : daily::process_event_lines(out, prefixes, std::regex(R"((parent: child exited \d+|child \d+)\n)"))) {
         // gdb numbers a breakpoint's location per inferior ("Breakpoint 1.2").
-        l = std::regex_replace(l, std::regex(R"(Breakpoint (\d+)\.\d+,)"), "Breakpoint $1,");
-        keep.push_back(l);
+        keep.push_back(std::regex_replace(l, std::regex(R"(Breakpoint (\d+)\.\d+,)"), "Breakpoint $1,"));
     }
     return keep;
 }

@@ -22,20 +22,9 @@ std::vector<std::string> vfork_lines(const std::string& out) {
     static const std::vector<std::string> prefixes{
         "[Attaching after", "[New inferior", "[Detaching", "[Inferior ", "  Num  ", "* ", "  1 ", "  2 ",
         "\tis vfork ", "[Switching to", "[Current inferior", "Thread ", "Catchpoint ", "process "};
-    // The program's own lines (one write(2) each) may land inside a debugger line: the
-    // detached parent runs on while the debugger reports the child.
-    std::string text = std::regex_replace(out, std::regex(R"((parent: child exited \d+, shared \d+|image \d+)\n)"), "");
     std::vector<std::string> keep;
-    for (auto l : lines_of(text)) {
-        bool wanted = false;
-        for (const auto& p : prefixes) {
-            wanted = wanted || l.rfind(p, 0) == 0;
-        }
-        if (!wanted) {
-            continue;
-        }
-        l = std::regex_replace(l, std::regex(R"((process|LWP) \d+)"), "$1 N");
-        l = std::regex_replace(l, std::regex(R"(Thread 0x[0-9a-f]+)"), "Thread 0x...");
+    for (auto l : daily::process_event_lines(out, prefixes,
+                                              std::regex(R"((parent: child exited \d+, shared \d+|image \d+)\n)"))) {
         l = std::regex_replace(l, std::regex(R"(\(vforked process \d+\))"), "(vforked process N)");
         // glibc's vfork has two names; the debuggers pick different ones.
         l = std::regex_replace(l, std::regex(R"(__libc_vfork|__vfork)"), "vfork");
