@@ -1043,83 +1043,59 @@ void gomp_omp_parallel(session& s, fold_context& fc, const tracer::loaded_module
     s.out().field("regions", js);
 }
 
-/// What a thread inside a region does, from the runtime entry point its outlined routine
-/// called (the frame just inside the outlined one): the public names of libgomp and libomp
-/// are in their dynamic symbol tables even when the runtime has no other symbols.
-/// The function a `call` just before `return_address` went to, through a PLT stub or a GOT
-/// slot to another module (`call f@plt`: E8 rel32 to `[endbr64] [bnd] jmp *GOT(%rip)`;
-/// -fno-plt: `call *GOT(%rip)`), named by that module's symbols; "" when it cannot tell.
+/// The function a `call` just before `return_address` went to: `call f@plt` (E8 rel32 to a
+/// PLT stub, named by the GOT slot it jumps through: elf_file::plt_symbol_at), a direct
+/// call, or -fno-plt's `call *GOT(%rip)` (the slot's relocation, else what the slot holds);
+/// "" when it cannot tell.
 /// libgomp's GOMP_barrier tail-calls its unnamed internals, so no frame of it is left on
 /// the stack: the caller's call instruction still names it.
 std::string called_function(tracer::target& tgt, std::uint64_t return_address) {
-    auto read = [&](std::uint64_t addr, void* out, std::size_t n) {
-        return tgt.try_read_memory(virt_addr(addr), std::span(static_cast<std::byte*>(out), n)) == n;
-    };
-    auto rel32 = [](const unsigned char* p) {
-        std::int32_t v = 0;
-        std::memcpy(&v, p, 4);
-        return static_cast<std::int64_t>(v);
-    };
     unsigned char before[6] = {};
-    if (return_address < 6 || !read(return_address - 6, before, 6)) {
+    if (return_address < 6 ||
+        tgt.try_read_memory(virt_addr(return_address - 6), std::as_writable_bytes(std::span(before))) != 6) {
         return {};
     }
-    std::optional<std::uint64_t> got;
+    std::int32_t rel32 = 0;
+    std::memcpy(&rel32, before + 2, 4);
+    // `lookup(elf, file address)` in the module holding run-time address `addr`.
+    auto in_module = [&](std::uint64_t addr, auto&& lookup) -> std::optional<std::string> {
+        const tracer::loaded_module* m = tgt.module_at(virt_addr(addr));
+        if (m == nullptr || !m->elf) {
+            return std::nullopt;
+        }
+        return lookup(*m->elf, m->to_file(virt_addr(addr)));
+    };
+    auto symbol_named = [](const dwarf::elf_file& e, std::uint64_t a) -> std::optional<std::string> {
+        if (auto sym = e.symbol_at(a)) {
+            return sym->name;
+        }
+        return std::nullopt;
+    };
     if (before[0] == 0xff && before[1] == 0x15) {
-        got = return_address + rel32(before + 2);
-    } else if (before[1] == 0xe8) {
-        std::uint64_t stub = return_address + rel32(before + 2);
-        unsigned char code[16] = {};
-        if (!read(stub, code, sizeof code)) {
-            return {};
+        std::uint64_t got = return_address + static_cast<std::int64_t>(rel32);
+        auto name = in_module(got, [](const dwarf::elf_file& e, std::uint64_t a) { return e.got_slot_symbol(a); });
+        std::uint64_t target = 0;
+        if (!name && tgt.try_read_memory(virt_addr(got), std::as_writable_bytes(std::span(&target, 1))) == 8) {
+            name = in_module(target, symbol_named);
         }
-        std::size_t at = 0;
-        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
-            at = 4;   // endbr64
-        }
-        if (code[at] == 0xf2) {
-            ++at;     // bnd
-        }
-        if (code[at] == 0xff && code[at + 1] == 0x25) {
-            got = stub + at + 6 + rel32(code + at + 2);
-        } else {
-            got = std::nullopt;
-            for (const auto& m : tgt.modules()) {   // a direct call
-                if (stub >= m.start && stub < m.end && m.elf) {
-                    if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(stub)))) {
-                        return sym->name;
-                    }
-                }
+        return name.value_or("");
+    }
+    if (before[1] == 0xe8) {
+        std::uint64_t callee = return_address + static_cast<std::int64_t>(rel32);
+        auto name = in_module(callee, [&](const dwarf::elf_file& e, std::uint64_t a) -> std::optional<std::string> {
+            if (auto stub = e.plt_symbol_at(a)) {
+                return stub->name.substr(0, stub->name.rfind("@plt"));
             }
-            return {};
-        }
-    }
-    if (!got) {
-        return {};
-    }
-    // The slot's relocation names the function, bound or not (lazy binding leaves the
-    // slot pointing back into the PLT until the first call).
-    for (const auto& m : tgt.modules()) {
-        if (*got >= m.start && *got < m.end && m.elf) {
-            if (auto name = m.elf->got_slot_symbol(m.to_file(virt_addr(*got)))) {
-                return *name;
-            }
-        }
-    }
-    std::uint64_t target = 0;
-    if (!read(*got, &target, sizeof target)) {
-        return {};
-    }
-    for (const auto& m : tgt.modules()) {
-        if (target >= m.start && target < m.end && m.elf) {
-            if (auto sym = m.elf->symbol_at(m.to_file(virt_addr(target)))) {
-                return sym->name;
-            }
-        }
+            return symbol_named(e, a);
+        });
+        return name.value_or("");
     }
     return {};
 }
 
+/// What a thread inside a region does, from the runtime entry point its outlined routine
+/// called (the frame just inside the outlined one): the public names of libgomp and libomp
+/// are in their dynamic symbol tables even when the runtime has no other symbols.
 std::string runtime_call_state(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t outlined) {
     if (outlined == 0 || !in_runtime(fc, frames[outlined - 1])) {
         return "in the region";
