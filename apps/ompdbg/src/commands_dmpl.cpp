@@ -145,12 +145,146 @@ plugins::dmpl_process* dmpl_quiet(session& s) {
     }
 }
 
-/// OpenMP thread number and team size of `tid` through OMPD (libomp with OMP_DEBUG); nullopt
-/// when OMPD cannot tell.
+/// Each thread's place in its team, read from libgomp's own per-thread data without its
+/// debug information. libgomp keeps a thread's state in the TLS variable gomp_tls_data
+/// (struct gomp_thread: ts.team, ts.team_id, ts.level; team->nthreads first in struct
+/// gomp_team), and its exported accessors read exactly those fields:
+///   omp_get_thread_num:  [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM_ID(%rax),%eax ; ret
+///   omp_get_level:       [endbr64] mov GOT(%rip),%rax ; mov %fs:LEVEL(%rax),%eax ; ret
+///   omp_get_num_threads: [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM(%rax),%rdx ;
+///                        mov $1,%eax ; test %rdx,%rdx ; je 1f ; mov (%rdx),%eax ; 1: ret
+/// (GOT holds gomp_tls_data's offset from the thread pointer: initial-exec TLS). So the
+/// offsets are taken from the loaded library's code, never assumed: gcc 12's libgomp
+/// (Debian 12) gives TEAM 0x10, TEAM_ID 0x28, LEVEL 0x2c, as its struct gomp_team_state
+/// says. When the code has another shape, nothing is read and the limits say so.
+class gomp_team_reader {
+public:
+    struct place {
+        std::int64_t thread_num = 0, team_size = 1, level = 0;
+    };
+
+    explicit gomp_team_reader(tracer::target& tgt, const tracer::loaded_module& m) : tgt_(tgt) {
+        auto thread_num = accessor(m, "omp_get_thread_num", false);
+        auto level = accessor(m, "omp_get_level", false);
+        auto team = accessor(m, "omp_get_num_threads", true);
+        if (!thread_num || !level || !team || thread_num->got != level->got || thread_num->got != team->got) {
+            problem_ = "the code of " + m.path.filename().string() +
+                       "'s omp_get_thread_num/omp_get_level/omp_get_num_threads is not the shape ompdbg reads "
+                       "libgomp's thread data by";
+            return;
+        }
+        got_ = thread_num->got;
+        team_id_at_ = thread_num->offset;
+        level_at_ = level->offset;
+        team_at_ = team->offset;
+    }
+
+    /// Thread `tid`'s number, team size and nesting level as libgomp keeps them; nullopt when
+    /// it is not in a team (idle in the pool, or no OpenMP yet) or cannot be read.
+    std::optional<place> of(pid_t tid) const {
+        tracer::thread* th = tgt_.find_thread(tid);
+        if (!got_ || th == nullptr) {
+            return std::nullopt;
+        }
+        auto tp_offset = read<std::int64_t>(*got_);
+        if (!tp_offset) {
+            return std::nullopt;
+        }
+        std::uint64_t data = th->regs().gp().fs_base + static_cast<std::uint64_t>(*tp_offset);
+        auto team = read<std::uint64_t>(data + team_at_);
+        auto id = read<std::uint32_t>(data + team_id_at_);
+        auto level = read<std::uint32_t>(data + level_at_);
+        if (!team || *team == 0 || !id || !level) {
+            return std::nullopt;
+        }
+        auto nthreads = read<std::uint32_t>(*team);
+        if (!nthreads || *nthreads == 0 || *id >= *nthreads) {
+            return std::nullopt;
+        }
+        return place{*id, *nthreads, *level};
+    }
+
+    /// Why nothing can be read ("" when the reader works).
+    const std::string& problem() const { return problem_; }
+
+private:
+    struct tls_load {
+        std::uint64_t got = 0;
+        std::uint8_t offset = 0;
+    };
+
+    template <typename T>
+    std::optional<T> read(std::uint64_t addr) const {
+        T v{};
+        if (tgt_.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
+            return std::nullopt;
+        }
+        return v;
+    }
+
+    /// Decodes one accessor (see the class comment); `team`: omp_get_num_threads's shape.
+    std::optional<tls_load> accessor(const tracer::loaded_module& m, const char* name, bool team) const {
+        auto syms = m.elf->find_symbols(name);
+        if (syms.empty()) {
+            return std::nullopt;
+        }
+        std::uint64_t at = m.to_runtime(syms.front().value).addr();
+        std::uint8_t code[32] = {};
+        if (tgt_.try_read_memory(virt_addr(at), std::as_writable_bytes(std::span(code))) != sizeof code) {
+            return std::nullopt;
+        }
+        std::size_t i = 0;
+        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
+            i = 4;   // endbr64
+        }
+        if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x05) {
+            return std::nullopt;   // mov disp32(%rip),%rax
+        }
+        std::int32_t disp = 0;
+        std::memcpy(&disp, code + i + 3, 4);
+        tls_load out;
+        out.got = at + i + 7 + static_cast<std::uint64_t>(static_cast<std::int64_t>(disp));
+        i += 7;
+        if (code[i] != 0x64) {
+            return std::nullopt;   // %fs:
+        }
+        ++i;
+        if (team) {
+            // mov %fs:d8(%rax),%rdx ; mov $1,%eax ; test %rdx,%rdx ; je +2 ; mov (%rdx),%eax
+            static const std::uint8_t tail[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0x48, 0x85, 0xd2, 0x74, 0x02, 0x8b, 0x02};
+            if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x50 ||
+                std::memcmp(code + i + 4, tail, sizeof tail) != 0) {
+                return std::nullopt;
+            }
+            out.offset = code[i + 3];
+        } else {
+            // mov %fs:d8(%rax),%eax ; ret
+            if (code[i] != 0x8b || code[i + 1] != 0x40 || code[i + 3] != 0xc3) {
+                return std::nullopt;
+            }
+            out.offset = code[i + 2];
+        }
+        return out;
+    }
+
+    tracer::target& tgt_;
+    std::optional<std::uint64_t> got_;
+    std::uint8_t team_id_at_ = 0, level_at_ = 0, team_at_ = 0;
+    std::string problem_;
+};
+
+/// OpenMP thread number and team size of `tid`: through OMPD (libomp with OMP_DEBUG), or
+/// from libgomp's own per-thread data (gomp_team_reader); nullopt when neither can tell.
 std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid) {
     try {
         tracer::target* tgt = s.target();
         if (tgt == nullptr) {
+            return std::nullopt;
+        }
+        if (runtime_info rt = find_runtime(*tgt); rt.kind == runtime_kind::libgomp && rt.module != nullptr) {
+            if (auto place = gomp_team_reader(*tgt, *rt.module).of(tid)) {
+                return std::make_pair(place->thread_num, place->team_size);
+            }
             return std::nullopt;
         }
         dmpl_state& st = state_of(s);
@@ -779,133 +913,6 @@ bool outlined_locals(session& s) {
 
 // ---- libgomp: omp threads / omp parallel from DMPL and the stacks ----------------------
 
-/// Each thread's place in its team, read from libgomp's own per-thread data without its
-/// debug information. libgomp keeps a thread's state in the TLS variable gomp_tls_data
-/// (struct gomp_thread: ts.team, ts.team_id, ts.level; team->nthreads first in struct
-/// gomp_team), and its exported accessors read exactly those fields:
-///   omp_get_thread_num:  [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM_ID(%rax),%eax ; ret
-///   omp_get_level:       [endbr64] mov GOT(%rip),%rax ; mov %fs:LEVEL(%rax),%eax ; ret
-///   omp_get_num_threads: [endbr64] mov GOT(%rip),%rax ; mov %fs:TEAM(%rax),%rdx ;
-///                        mov $1,%eax ; test %rdx,%rdx ; je 1f ; mov (%rdx),%eax ; 1: ret
-/// (GOT holds gomp_tls_data's offset from the thread pointer: initial-exec TLS). So the
-/// offsets are taken from the loaded library's code, never assumed: gcc 12's libgomp
-/// (Debian 12) gives TEAM 0x10, TEAM_ID 0x28, LEVEL 0x2c, as its struct gomp_team_state
-/// says. When the code has another shape, nothing is read and the limits say so.
-class gomp_team_reader {
-public:
-    struct place {
-        std::int64_t thread_num = 0, team_size = 1, level = 0;
-    };
-
-    explicit gomp_team_reader(tracer::target& tgt, const tracer::loaded_module& m) : tgt_(tgt) {
-        auto thread_num = accessor(m, "omp_get_thread_num", false);
-        auto level = accessor(m, "omp_get_level", false);
-        auto team = accessor(m, "omp_get_num_threads", true);
-        if (!thread_num || !level || !team || thread_num->got != level->got || thread_num->got != team->got) {
-            problem_ = "the code of " + m.path.filename().string() +
-                       "'s omp_get_thread_num/omp_get_level/omp_get_num_threads is not the shape ompdbg reads "
-                       "libgomp's thread data by";
-            return;
-        }
-        got_ = thread_num->got;
-        team_id_at_ = thread_num->offset;
-        level_at_ = level->offset;
-        team_at_ = team->offset;
-    }
-
-    /// Thread `tid`'s number, team size and nesting level as libgomp keeps them; nullopt when
-    /// it is not in a team (idle in the pool, or no OpenMP yet) or cannot be read.
-    std::optional<place> of(pid_t tid) const {
-        tracer::thread* th = tgt_.find_thread(tid);
-        if (!got_ || th == nullptr) {
-            return std::nullopt;
-        }
-        auto tp_offset = read<std::int64_t>(*got_);
-        if (!tp_offset) {
-            return std::nullopt;
-        }
-        std::uint64_t data = th->regs().gp().fs_base + static_cast<std::uint64_t>(*tp_offset);
-        auto team = read<std::uint64_t>(data + team_at_);
-        auto id = read<std::uint32_t>(data + team_id_at_);
-        auto level = read<std::uint32_t>(data + level_at_);
-        if (!team || *team == 0 || !id || !level) {
-            return std::nullopt;
-        }
-        auto nthreads = read<std::uint32_t>(*team);
-        if (!nthreads || *nthreads == 0 || *id >= *nthreads) {
-            return std::nullopt;
-        }
-        return place{*id, *nthreads, *level};
-    }
-
-    /// Why nothing can be read ("" when the reader works).
-    const std::string& problem() const { return problem_; }
-
-private:
-    struct tls_load {
-        std::uint64_t got = 0;
-        std::uint8_t offset = 0;
-    };
-
-    template <typename T>
-    std::optional<T> read(std::uint64_t addr) const {
-        T v{};
-        if (tgt_.try_read_memory(virt_addr(addr), std::as_writable_bytes(std::span(&v, 1))) != sizeof v) {
-            return std::nullopt;
-        }
-        return v;
-    }
-
-    /// Decodes one accessor (see the class comment); `team`: omp_get_num_threads's shape.
-    std::optional<tls_load> accessor(const tracer::loaded_module& m, const char* name, bool team) const {
-        auto syms = m.elf->find_symbols(name);
-        if (syms.empty()) {
-            return std::nullopt;
-        }
-        std::uint64_t at = m.to_runtime(syms.front().value).addr();
-        std::uint8_t code[32] = {};
-        if (tgt_.try_read_memory(virt_addr(at), std::as_writable_bytes(std::span(code))) != sizeof code) {
-            return std::nullopt;
-        }
-        std::size_t i = 0;
-        if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa) {
-            i = 4;   // endbr64
-        }
-        if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x05) {
-            return std::nullopt;   // mov disp32(%rip),%rax
-        }
-        std::int32_t disp = 0;
-        std::memcpy(&disp, code + i + 3, 4);
-        tls_load out;
-        out.got = at + i + 7 + static_cast<std::uint64_t>(static_cast<std::int64_t>(disp));
-        i += 7;
-        if (code[i] != 0x64) {
-            return std::nullopt;   // %fs:
-        }
-        ++i;
-        if (team) {
-            // mov %fs:d8(%rax),%rdx ; mov $1,%eax ; test %rdx,%rdx ; je +2 ; mov (%rdx),%eax
-            static const std::uint8_t tail[] = {0xb8, 0x01, 0x00, 0x00, 0x00, 0x48, 0x85, 0xd2, 0x74, 0x02, 0x8b, 0x02};
-            if (code[i] != 0x48 || code[i + 1] != 0x8b || code[i + 2] != 0x50 ||
-                std::memcmp(code + i + 4, tail, sizeof tail) != 0) {
-                return std::nullopt;
-            }
-            out.offset = code[i + 3];
-        } else {
-            // mov %fs:d8(%rax),%eax ; ret
-            if (code[i] != 0x8b || code[i + 1] != 0x40 || code[i + 3] != 0xc3) {
-                return std::nullopt;
-            }
-            out.offset = code[i + 2];
-        }
-        return out;
-    }
-
-    tracer::target& tgt_;
-    std::optional<std::uint64_t> got_;
-    std::uint8_t team_id_at_ = 0, level_at_ = 0, team_at_ = 0;
-    std::string problem_;
-};
 
 std::string libgomp_limits(const tracer::loaded_module* m, const std::string& reader_problem) {
     std::string why =
