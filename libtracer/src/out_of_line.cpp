@@ -407,11 +407,13 @@ void process::impl::normalise_out_of_line() {
         if (t.ool_slot == 0) {
             continue;
         }
-        std::uint64_t slot = t.ool_slot, site = t.ool_site, len = t.ool_length;
-        t.ool_slot = 0;
+        // A thread still running (an early report: process::set_early_breakpoint_reports)
+        // keeps its slot until it stops.
         if (t.st != tstate::stopped) {
             continue;
         }
+        std::uint64_t slot = t.ool_slot, site = t.ool_site, len = t.ool_length;
+        t.ool_slot = 0;
         std::uint64_t pc;
         try {
             pc = read_pc(t.tid_);

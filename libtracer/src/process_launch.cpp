@@ -419,8 +419,9 @@ void process::detach() {
     if (!d.alive) {
         return;
     }
-    if (d.running && !d.end) {
+    if ((d.running || d.others_running) && !d.end) {
         d.stop_all();
+        d.others_running = false;
         d.normalise_out_of_line();
     }
     if (d.end) {

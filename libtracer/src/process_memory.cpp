@@ -221,7 +221,8 @@ bool memory_cache_enabled() {
 std::size_t process::impl::cached_read(std::uint64_t addr, std::span<std::byte> out) {
     using cache = memory_cache;
     // Large reads (dump memory, core files) gain nothing from the cache and would evict it.
-    if (!memory_cache_enabled() || out.size() > 16 * cache::page) {
+    // While other threads run after an early report, their writes would go unseen.
+    if (!memory_cache_enabled() || out.size() > 16 * cache::page || others_running) {
         return raw_read(addr, out);
     }
     if (std::uint64_t g = internal::resume_generation(); g != mem_cache.generation) {

@@ -618,6 +618,7 @@ void process::impl::reguard_pages(pid_t tid) {
 int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) {
     auto& d = *impl_;
     d.require_stopped();
+    d.settle();   // debug registers and guards are set with every thread stopped
     // A debug register covers 1, 2, 4 or 8 bytes; guarded pages any range (a struct, an
     // array), as gdb's software watchpoints watch a value of any size as a whole.
     if (mode == watch_mode::hardware ? (size != 1 && size != 2 && size != 4 && size != 8)
@@ -703,6 +704,7 @@ int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, w
 void process::remove_watchpoint(int id) {
     auto& d = *impl_;
     d.require_stopped();
+    d.settle();   // debug registers and guards are set with every thread stopped
     auto it = std::find_if(d.watches.entries.begin(), d.watches.entries.end(),
                            [&](const watch_entry& e) { return e.id == id; });
     if (it == d.watches.entries.end()) {

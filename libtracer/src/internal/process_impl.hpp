@@ -79,6 +79,10 @@ struct process::impl {
     bool alive = true;
     bool running = false;         ///< resumed and not yet reported as stopped
     bool stopping_all = false;    ///< inside stop_all(): traps are expected
+    /// set_early_breakpoint_reports: a lone hit of a user site is reported before stop_all.
+    bool early_reports = false;
+    /// An early report was made and stop_all has not run since: only some threads stopped.
+    bool others_running = false;
     std::vector<std::unique_ptr<thread_record>> threads;   // creation order, leader first
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites;
     /// Addresses whose int3 we took out (site removed, disabled or stepped over), with the
@@ -141,6 +145,10 @@ struct process::impl {
     void adopt_unknown_tasks();
     /// Stops every running thread (PTRACE_INTERRUPT) and collects their stops.
     void stop_all();
+    /// stop_all() after an early report (see others_running); a no-op otherwise.
+    void settle();
+    /// The one queued event is a hit of an enabled user site, reportable before stop_all.
+    bool may_report_early() const;
     /// Pops the next reportable event (nullopt: handled internally, keep waiting).
     std::optional<stop_reason> take_report();
     std::optional<stop_reason> wait_impl(int timeout_ms);

@@ -165,3 +165,63 @@ TEST_CASE("a breakpoint at the return address of an emulated call is hit", "[tra
     CHECK(at_call == threads * rounds);
     CHECK(at_ret == threads * rounds);
 }
+
+// set_early_breakpoint_reports: a lone hit is reported before the other threads are
+// stopped, resume() then runs the threads that are stopped and leaves the others running.
+// The program must compute what it computes untraced, with every hit reported once.
+TEST_CASE("early breakpoint reports: four threads' hits are each reported once and stepped over with the "
+          "others left running, and stop_others completes the stop",
+          "[tracer][step-over]") {
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    const int rounds = 8, threads = 4;
+    auto p = process::launch(program(forms_program), {std::to_string(rounds), std::to_string(threads)}, opts);
+    p->set_early_breakpoint_reports(true);
+    std::vector<std::string> sites = {"endbr64_site", "push_rbp_site", "mov_rbp_site", "sub_rsp_site"};
+    std::map<std::uint64_t, std::string> by_addr;
+    for (const auto& s : sites) {
+        virt_addr a(exe_bias(*p) + nm_address(program(forms_program), s));
+        p->add_breakpoint_site(a);
+        by_addr[a.addr()] = s;
+    }
+    std::map<std::string, int> hits;
+    int early = 0, settled = 0;
+    for (;;) {
+        p->resume();
+        auto r = wait_stop(*p);
+        if (r.kind == stop_kind::exited) {
+            CHECK(r.exit_code == 0);
+            break;
+        }
+        CHECK(p->others_running() == r.others_running);
+        if (r.kind == stop_kind::breakpoint) {
+            REQUIRE(by_addr.count(r.breakpoint_addr->addr()) == 1);
+            CHECK(p->find_thread(r.tid)->regs().pc() == r.breakpoint_addr->addr());
+            ++hits[by_addr[r.breakpoint_addr->addr()]];
+            if (r.others_running) {
+                ++early;
+                if (early % 3 == 0) {
+                    // Every third: complete the stop as the debugger does for a hit it shows.
+                    p->stop_others();
+                    CHECK_FALSE(p->others_running());
+                    for (auto* t : p->threads()) {
+                        CHECK_NOTHROW(t->regs().pc());
+                    }
+                    ++settled;
+                }
+            }
+            continue;
+        }
+        CHECK_FALSE(r.others_running);   // only breakpoint hits are reported early
+        REQUIRE((r.kind == stop_kind::thread_created || r.kind == stop_kind::thread_exited));
+    }
+    CHECK(out.contents() == expected_output(threads, rounds));
+    for (const auto& s : sites) {
+        CAPTURE(s);
+        CHECK(hits[s] == threads * rounds);
+    }
+    CHECK(early > 0);
+    CHECK(settled > 0);
+    CHECK(p->step_overs().single_stepped == 0);
+}

@@ -84,6 +84,20 @@ public:
     stop_reason wait_for_stop();
     /// Like wait_for_stop but returns nullopt after `timeout_ms` with the process running.
     std::optional<stop_reason> wait_for_stop(int timeout_ms);
+    /// Lets wait_for_stop report a breakpoint hit of one thread before the other threads
+    /// are stopped (the report says `others_running`): the debugger decides with that
+    /// thread alone whether the hit goes on at once (a silent counting breakpoint, a false
+    /// condition), and then resume() runs only the threads that are stopped. Anything else
+    /// must call stop_others() first. Off by default; hits of internal sites, and any hit
+    /// while watchpoints, `catch syscall` or another queued event are in play, still stop
+    /// everything first.
+    void set_early_breakpoint_reports(bool on);
+    /// Completes the all-stop after an early report (a no-op otherwise): every thread that
+    /// still runs is interrupted; what they report is queued for the following waits.
+    void stop_others();
+    /// After an early report, before stop_others(): threads other than the reported one
+    /// may be running (their registers cannot be read).
+    bool others_running() const;
     /// Async-signal-safe: asks the running process to stop (wait_for_stop then reports
     /// `interrupted`). Safe to call from a SIGINT handler.
     void interrupt();
