@@ -1,14 +1,20 @@
 // Run control through the real ompdbg binary: `finish` values of small aggregates
 // (rax/rdx/xmm0/xmm1), `finish` out of an inlined frame, `break ... thread N`, and
-// `delete` followed by `continue` while other threads' hits are still queued.
+// `delete` followed by `continue` while other threads' hits are still queued, and silent
+// counting breakpoints hit by threads running together.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
+
+#include <unistd.h>
 
 #include "cli_common.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -181,6 +187,51 @@ TEST_CASE("delete, then continue, while other threads' hits are still queued run
     CHECK(count_lines_starting(r.out, "Thread ") == 1);
     CHECK(r.out.find("threads done") != std::string::npos);
     CHECK(r.out.find("exited normally]") != std::string::npos);
+}
+
+// A silent counting breakpoint is decided with the hitting thread alone (the others go on
+// running, process::set_early_breakpoint_reports): no hit may be lost or counted twice,
+// and a breakpoint that does stop in the middle of them must stop every thread as before.
+TEST_CASE("a silent counting breakpoint hit by threads running together counts every hit, and a stop among "
+          "them stops every thread, as gdb",
+          "[cli]") {
+    const int threads = 4, per_thread = 3000;
+    fs::path script = fs::temp_directory_path() / ("ompdbg-hot-" + std::to_string(::getpid()) + ".gdb");
+    {
+        std::ofstream f(script);
+        // halfway's own commands list the threads, from inside the stop it reports.
+        f << "break tick\ncommands\nsilent\ncontinue\nend\nbreak halfway\ncommands\ninfo threads\nend\nrun\n"
+             "continue\ninfo breakpoints\n";
+    }
+    const std::vector<std::string> prog{example_path("hot_threads"), std::to_string(threads), std::to_string(per_thread)};
+    std::vector<std::string> ours_args{"-x", script.string()};
+    ours_args.insert(ours_args.end(), prog.begin(), prog.end());
+    auto ours = ompdbg_batch(ours_args, run_options().timeout_after(120s));
+    std::vector<std::string> gdb_args{"-x", script.string(), "--args"};
+    gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());
+    auto theirs = gdb_batch(gdb_args, run_options().timeout_after(120s));
+    fs::remove(script);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.exit_code == 0);
+    const std::string total = std::to_string(threads * per_thread);
+    for (const auto* r : {&ours, &theirs}) {
+        CHECK(grep(r->out, R"(^Thread \d+ "hot_threads" hit Breakpoint 2, halfway \(index=0\) at )").size() == 1);
+        CHECK(grep(r->out, "^\tbreakpoint already hit " + total + " times$").size() == 1);
+        CHECK(grep(r->out, "^\tbreakpoint already hit 1 time$").size() == 1);
+        CHECK(grep(r->out, "^ +info threads$").size() == 1);
+        CHECK(grep(r->out, "^total " + total + "$").size() == 1);
+        CHECK(grep(r->out, "exited normally\\]$").size() == 1);
+    }
+    // At the halfway stop every thread is stopped: `info threads` shows each with its frame
+    // (read from its registers): main, the spinner, worker 0 and the workers not yet done.
+    auto rows = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads")");
+    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" \S)");
+    CHECK(rows.size() >= 3);
+    CHECK(with_frames.size() == rows.size());
+    CHECK(grep(ours.out, R"(^  +\d+ +Thread .* spinner \(arg=0x0\) at .*hot_threads\.c:)").size() == 1);
+    CHECK(grep(ours.out, R"(^\* +\d+ +Thread .* halfway \(index=0\) at .*hot_threads\.c:)").size() == 1);
+    CHECK(ours.err.find("rror") == std::string::npos);
 }
 
 // gdb binds a bare `break LINE` to the default source file (main's) when it is set; after

@@ -31,6 +31,8 @@ void omp_on_library_event(session& s);
 /// ompd_dll_locations_valid breakpoint, which reads ompd_dll_locations and loads the first
 /// OMPD library it can (then --ompd-library / set ompd-library) before the target goes on.
 bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr);
+/// True when `addr` is the internal ompd_dll_locations_valid breakpoint of the current process.
+bool omp_is_internal_site(session& s, std::uint64_t addr);
 
 /// `--ompd-library PATH` from the command line (main.cpp). The plugin trust policy
 /// (`--plugin-path`, `set plugin-path`) is the session's: session::plugin_policy().

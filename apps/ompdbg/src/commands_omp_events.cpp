@@ -440,6 +440,11 @@ void omp_on_library_event(session& s) {
     }
 }
 
+bool omp_is_internal_site(session& s, std::uint64_t addr) {
+    const omp_state& st = state_of(s);
+    return s.process() != nullptr && st.dll_valid_site == addr && st.dll_valid_pid == s.process()->pid();
+}
+
 bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
     tracer::process* proc = s.process();
     omp_state& st = state_of(s);

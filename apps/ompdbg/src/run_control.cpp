@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "command_args.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
@@ -66,6 +67,42 @@ struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
     ~running_guard() { g_running.store(nullptr); }
 };
+
+/// `silent` then `continue` and nothing else: a hit that only counts.
+bool only_counts(const std::vector<std::string>& commands) {
+    if (commands.size() != 2 || trim(commands[0]) != "silent") {
+        return false;
+    }
+    auto c = trim(commands[1]);
+    return c == "continue" || c == "c" || c == "cont" || c == "fg";
+}
+
+/// True when handling the hit of `tid` at `addr` reads nothing but that thread and shows
+/// the user no stop, so that the other threads need not be stopped for it: every
+/// breakpoint there is another thread's, still ignored, or silent with `continue` as its
+/// only command (a condition is evaluated in the hitting thread's frame). Watchpoints
+/// and the OpenMP runtime's internal site need everything stopped.
+bool hit_resumes_quietly(session& s, pid_t tid, std::uint64_t addr) {
+    if (!s.watchpoints().empty() || omp_is_internal_site(s, addr)) {
+        return false;
+    }
+    auto hits = breakpoints_at(s, addr);
+    if (hits.empty()) {
+        return false;
+    }
+    for (auto& [bp, loc] : hits) {
+        if (bp->thread_tid && *bp->thread_tid != tid) {
+            continue;
+        }
+        if (bp->temporary || (!bp->condition.empty() && bp->test_condition)) {
+            return false;   // an OMPD event's condition asks the plugin: everything stopped
+        }
+        if (!only_counts(bp->commands) && bp->ignore_count == 0) {
+            return false;
+        }
+    }
+    return true;
+}
 
 }  // namespace
 
@@ -164,7 +201,7 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
     }
 }
 
-tracer::stop_reason resume_and_wait(session& s) {
+tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
     while (true) {
         if (g_fork_to_follow) {
             // A kept fork child reported by `catch fork` at the last stop: taken over now by
@@ -199,11 +236,18 @@ tracer::stop_reason resume_and_wait(session& s) {
             proc.set_keep_fork_children(keep_children, keep_vfork_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
             announce_pending_release(s);
+            proc.set_early_breakpoint_reports(quick_hits && !in_rank_step());
             proc.resume();
             // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
             why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
             // Steps (next over fork()) let children go: only continue follows them.
             proc.set_keep_fork_children(false);
+            proc.set_early_breakpoint_reports(false);
+        }
+        if (why.others_running &&
+            !(why.breakpoint_addr && hit_resumes_quietly(s, why.tid, why.breakpoint_addr->addr()))) {
+            proc.stop_others();
+            why.others_running = false;
         }
         log::write(log::channel::cli, "stop kind {} tid {}", static_cast<int>(why.kind), why.tid);
         if (why.kind == tracer::stop_kind::fork && keep_children && (!why.is_vfork || keep_vfork_children)) {
@@ -283,10 +327,24 @@ void continue_until_stop(session& s) {
         follow_scope() { g_follow_forks = true; }
         ~follow_scope() { g_follow_forks = false; }
     } following;
+    // A quiet hit (hit_resumes_quietly) left the other threads running; whatever ends the
+    // command (a stop after all, an error) leaves the process wholly stopped for the prompt.
+    struct settle_scope {
+        session& s;
+        ~settle_scope() {
+            try {
+                if (auto* p = s.process(); p && p->is_alive()) {
+                    p->stop_others();
+                }
+            } catch (const std::exception& e) {
+                log::write(log::channel::cli, "stopping the other threads: {}", e.what());
+            }
+        }
+    } settle{s};
     while (s.process() && s.process()->is_alive()) {
         // Threads that hit a breakpoint in the same stop stay queued in the tracer, which
         // reports them one by one on the following resumes (each exactly once).
-        tracer::stop_reason why = resume_and_wait(s);
+        tracer::stop_reason why = resume_and_wait(s, true);
         st.resume_requested = false;
         if (!report_stop(s, why)) {
             continue;
