@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -598,6 +599,11 @@ void process::impl::stop_all() {
     stopping_all = false;
 }
 
+bool process::impl::worth_spinning() const {
+    static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return threads.size() < cores;
+}
+
 void process::impl::settle() {
     if (others_running && alive && !end) {
         stop_all();
@@ -760,7 +766,7 @@ std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
             }
             wait_ms = static_cast<int>(timeout_ms - spent);
         }
-        if (!internal::wakeup_wait(wait_ms)) {
+        if (!internal::wakeup_wait(wait_ms, worth_spinning())) {
             if (timeout_ms >= 0) {
                 continue;   // re-polls once, then returns nullopt above
             }
@@ -818,7 +824,7 @@ bool process::impl::single_step(thread_record& t, int signo) {
         if (poll_all()) {
             continue;
         }
-        if (!internal::wakeup_wait(100)) {
+        if (!internal::wakeup_wait(100, worth_spinning())) {
             adopt_unknown_tasks();
         }
     }

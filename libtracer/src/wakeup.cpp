@@ -2,9 +2,13 @@
 
 #include "ompdbg/base/error.hpp"
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +19,18 @@ namespace ompdbg::tracer::internal {
 namespace {
 int g_pipe[2] = {-1, -1};
 struct sigaction g_previous{};
+/// Set by every wake-up, cleared by wakeup_drain: what wakeup_wait spins on first.
+std::atomic<bool> g_pending{false};
+static_assert(std::atomic<bool>::is_always_lock_free);   // set from a signal handler
+
+/// How long wakeup_wait spins before it sleeps (OMPDBG_WAIT_SPIN_US, default 50; 0: never).
+std::chrono::microseconds spin_budget() {
+    static const std::chrono::microseconds budget = [] {
+        const char* v = std::getenv("OMPDBG_WAIT_SPIN_US");
+        return std::chrono::microseconds(v == nullptr ? 50 : std::strtol(v, nullptr, 10));
+    }();
+    return budget;
+}
 
 void on_sigchld(int sig, siginfo_t* info, void* ctx) {
     int saved = errno;
@@ -47,12 +63,25 @@ void wakeup_init() {
 }
 
 void wakeup_drain() {
+    g_pending.store(false);
     char buf[256];
-    while (::read(g_pipe[0], buf, sizeof buf) > 0) {
+    // A short read emptied the pipe: no second read just to see EAGAIN.
+    while (::read(g_pipe[0], buf, sizeof buf) == static_cast<ssize_t>(sizeof buf)) {
     }
 }
 
-bool wakeup_wait(int timeout_ms) {
+bool wakeup_wait(int timeout_ms, bool spin_first) {
+    if (auto budget = spin_budget(); spin_first && budget.count() > 0 && timeout_ms != 0) {
+        auto until = std::chrono::steady_clock::now() + budget;
+        do {
+            for (int i = 0; i < 64; ++i) {
+                if (g_pending.load(std::memory_order_acquire)) {
+                    return true;
+                }
+                __builtin_ia32_pause();
+            }
+        } while (std::chrono::steady_clock::now() < until);
+    }
     pollfd p{g_pipe[0], POLLIN, 0};
     for (;;) {
         int r = ::poll(&p, 1, timeout_ms);
@@ -70,6 +99,7 @@ bool wakeup_wait(int timeout_ms) {
 }
 
 void wakeup_notify() noexcept {
+    g_pending.store(true, std::memory_order_release);
     if (g_pipe[1] >= 0) {
         char c = 1;
         [[maybe_unused]] auto r = ::write(g_pipe[1], &c, 1);

@@ -145,6 +145,8 @@ struct process::impl {
     void adopt_unknown_tasks();
     /// Stops every running thread (PTRACE_INTERRUPT) and collects their stops.
     void stop_all();
+    /// Waits spin before they sleep (internal::wakeup_wait): the tracee leaves a core free.
+    bool worth_spinning() const;
     /// stop_all() after an early report (see others_running); a no-op otherwise.
     void settle();
     /// The one queued event is a hit of an enabled user site, reportable before stop_all.
