@@ -613,21 +613,48 @@ void process::impl::settle() {
 
 // A silent counting breakpoint in a team of threads costs, in all-stop, an interrupt,
 // a wait and a resume for every other thread at every hit (12 wait4 and 11 ptrace calls a
-// hit for a team of 4, three quarters of the time). Reporting the lone hit first lets the
-// debugger resume that thread alone when nothing else is to be done. Only user sites: the
-// loader's and the step's internal sites are handled here with every thread stopped, and
-// watchpoints, caught system calls and vfork rely on the others being stopped.
-bool process::impl::may_report_early() const {
+// hit for a team of 4, three quarters of the time); a new thread of a team of 64, up to 64
+// of each. Reporting the lone event first lets the debugger resume its thread alone when
+// nothing else is to be done. Breakpoints of user sites only: the loader's and the step's
+// internal sites are handled here with every thread stopped. Watchpoints, caught system
+// calls and vfork rely on the others being stopped.
+bool process::impl::may_report_early() {
     if (!early_reports || queue.size() != 1 || end || interrupt_requested.load() || vfork_pending ||
         syscall_catch || !watches.entries.empty()) {
         return false;
     }
     const stop_reason& r = queue.front();
-    if (r.kind != stop_kind::breakpoint || !r.breakpoint_addr) {
+    switch (r.kind) {
+    case stop_kind::thread_exited:
+        return true;
+    case stop_kind::thread_created: {
+        // The debugger reads the new thread (its pthread_t): wait for its first stop, which
+        // the kernel sends at once. Whatever else turns up meanwhile ends the early report.
+        const pid_t created = r.new_tid;
+        for (;;) {
+            thread_record* t = find(created);
+            if (t == nullptr || end || queue.size() != 1) {
+                return false;
+            }
+            if (t->st != tstate::starting) {
+                return t->st == tstate::stopped;
+            }
+            internal::wakeup_drain();
+            if (!poll_all()) {
+                internal::wakeup_wait(100, worth_spinning());   // its stop or its exit will come
+            }
+        }
+    }
+    case stop_kind::breakpoint: {
+        if (!r.breakpoint_addr) {
+            return false;
+        }
+        auto it = sites.find(r.breakpoint_addr->addr());
+        return it != sites.end() && it->second->is_enabled() && !it->second->is_internal();
+    }
+    default:
         return false;
     }
-    auto it = sites.find(r.breakpoint_addr->addr());
-    return it != sites.end() && it->second->is_enabled() && !it->second->is_internal();
 }
 
 std::optional<stop_reason> process::impl::take_report() {

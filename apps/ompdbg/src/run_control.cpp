@@ -244,7 +244,11 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
             proc.set_keep_fork_children(false);
             proc.set_early_breakpoint_reports(false);
         }
-        if (why.others_running &&
+        // Early reports (the other threads still running) are kept for what needs only the
+        // reported thread: a quiet hit, a thread's creation or exit announced.
+        const bool threads_event =
+            why.kind == tracer::stop_kind::thread_created || why.kind == tracer::stop_kind::thread_exited;
+        if (why.others_running && !threads_event &&
             !(why.breakpoint_addr && hit_resumes_quietly(s, why.tid, why.breakpoint_addr->addr()))) {
             proc.stop_others();
             why.others_running = false;

@@ -149,8 +149,9 @@ struct process::impl {
     bool worth_spinning() const;
     /// stop_all() after an early report (see others_running); a no-op otherwise.
     void settle();
-    /// The one queued event is a hit of an enabled user site, reportable before stop_all.
-    bool may_report_early() const;
+    /// The one queued event may be reported before stop_all: a hit of an enabled user site,
+    /// a thread's creation (once the new thread has stopped) or exit.
+    bool may_report_early();
     /// Pops the next reportable event (nullopt: handled internally, keep waiting).
     std::optional<stop_reason> take_report();
     std::optional<stop_reason> wait_impl(int timeout_ms);

@@ -166,11 +166,12 @@ TEST_CASE("a breakpoint at the return address of an emulated call is hit", "[tra
     CHECK(at_ret == threads * rounds);
 }
 
-// set_early_breakpoint_reports: a lone hit is reported before the other threads are
-// stopped, resume() then runs the threads that are stopped and leaves the others running.
+// set_early_breakpoint_reports: a lone hit (or a new thread) is reported before the other
+// threads are stopped, resume() then runs the threads that are stopped and leaves the others
+// running.
 // The program must compute what it computes untraced, with every hit reported once.
-TEST_CASE("early breakpoint reports: four threads' hits are each reported once and stepped over with the "
-          "others left running, and stop_others completes the stop",
+TEST_CASE("early reports: four threads' hits are each reported once and stepped over with the others left "
+          "running, new threads are reported stopped, and stop_others completes the stop",
           "[tracer][step-over]") {
     temp_file out;
     launch_options opts;
@@ -186,7 +187,7 @@ TEST_CASE("early breakpoint reports: four threads' hits are each reported once a
         by_addr[a.addr()] = s;
     }
     std::map<std::string, int> hits;
-    int early = 0, settled = 0;
+    int early = 0, settled = 0, early_threads = 0;
     for (;;) {
         p->resume();
         auto r = wait_stop(*p);
@@ -213,9 +214,16 @@ TEST_CASE("early breakpoint reports: four threads' hits are each reported once a
             }
             continue;
         }
-        CHECK_FALSE(r.others_running);   // only breakpoint hits are reported early
         REQUIRE((r.kind == stop_kind::thread_created || r.kind == stop_kind::thread_exited));
+        if (r.kind == stop_kind::thread_created && r.others_running) {
+            // Reported early once the new thread stopped: both it and its creator can be read.
+            ++early_threads;
+            REQUIRE(p->find_thread(r.new_tid) != nullptr);
+            CHECK_NOTHROW(p->find_thread(r.new_tid)->regs().pc());
+            CHECK_NOTHROW(p->find_thread(r.tid)->regs().pc());
+        }
     }
+    CHECK(early_threads > 0);
     CHECK(out.contents() == expected_output(threads, rounds));
     for (const auto& s : sites) {
         CAPTURE(s);

@@ -84,11 +84,12 @@ public:
     stop_reason wait_for_stop();
     /// Like wait_for_stop but returns nullopt after `timeout_ms` with the process running.
     std::optional<stop_reason> wait_for_stop(int timeout_ms);
-    /// Lets wait_for_stop report a breakpoint hit of one thread before the other threads
-    /// are stopped (the report says `others_running`): the debugger decides with that
-    /// thread alone whether the hit goes on at once (a silent counting breakpoint, a false
-    /// condition), and then resume() runs only the threads that are stopped. Anything else
-    /// must call stop_others() first. Off by default; hits of internal sites, and any hit
+    /// Lets wait_for_stop report a breakpoint hit of one thread, or a thread's creation
+    /// (the creator and the new thread stopped) or exit, before the other threads are
+    /// stopped (the report says `others_running`): the debugger decides with that thread
+    /// alone whether the event goes on at once (a silent counting breakpoint, a new thread
+    /// announced), and then resume() runs only the threads that are stopped. Anything else
+    /// must call stop_others() first. Off by default; hits of internal sites, and any event
     /// while watchpoints, `catch syscall` or another queued event are in play, still stop
     /// everything first.
     void set_early_breakpoint_reports(bool on);

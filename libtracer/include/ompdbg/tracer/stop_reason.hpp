@@ -48,8 +48,8 @@ struct stop_reason {
     /// Other threads that hit a breakpoint in the same stop (all-stop); the app reports
     /// them later, as gdb does, so that none skips a breakpoint.
     std::vector<pid_t> other_breakpoint_tids;
-    /// breakpoint: reported before the other threads were stopped
-    /// (process::set_early_breakpoint_reports); they may still be running.
+    /// breakpoint, thread_created, thread_exited: reported before the other threads were
+    /// stopped (process::set_early_breakpoint_reports); they may still be running.
     bool others_running = false;
 
     bool is_process_end() const { return kind == stop_kind::exited || kind == stop_kind::terminated; }
