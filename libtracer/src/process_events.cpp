@@ -15,6 +15,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <sys/ptrace.h>
@@ -1005,7 +1006,12 @@ void process::interrupt() {
 }
 
 void process::set_early_breakpoint_reports(bool on) {
-    impl_->early_reports = on;
+    // OMPDBG_EARLY_REPORTS=off keeps every stop all-stop (the "before" of workloads 2 and 8).
+    static const bool allowed = [] {
+        const char* v = std::getenv("OMPDBG_EARLY_REPORTS");
+        return v == nullptr || std::string_view(v) != "off";
+    }();
+    impl_->early_reports = on && allowed;
 }
 
 void process::stop_others() {
