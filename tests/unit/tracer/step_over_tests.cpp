@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -20,7 +21,9 @@ namespace {
 const char* const forms_program = "tracer_step_over_forms";
 
 /// Runs the forms program with breakpoints on `sites` until it exits; hits per site.
-std::map<std::string, int> run_with_sites(process& p, const std::vector<std::string>& sites) {
+/// `observe` sees every stop but the exit before the next resume.
+std::map<std::string, int> run_with_sites(process& p, const std::vector<std::string>& sites,
+                                          const std::function<void(const stop_reason&)>& observe = {}) {
     std::map<std::uint64_t, std::string> by_addr;
     for (const auto& s : sites) {
         virt_addr a(exe_bias(p) + nm_address(program(forms_program), s));
@@ -34,6 +37,9 @@ std::map<std::string, int> run_with_sites(process& p, const std::vector<std::str
         if (r.kind == stop_kind::exited) {
             CHECK(r.exit_code == 0);
             break;
+        }
+        if (observe) {
+            observe(r);
         }
         if (r.kind == stop_kind::breakpoint) {
             REQUIRE(by_addr.count(r.breakpoint_addr->addr()) == 1);
@@ -168,8 +174,7 @@ TEST_CASE("a breakpoint at the return address of an emulated call is hit", "[tra
 
 // set_early_breakpoint_reports: a lone hit (or a new thread) is reported before the other
 // threads are stopped, resume() then runs the threads that are stopped and leaves the others
-// running.
-// The program must compute what it computes untraced, with every hit reported once.
+// running. The program must compute what it computes untraced, with every hit reported once.
 TEST_CASE("early reports: four threads' hits are each reported once and stepped over with the others left "
           "running, new threads are reported stopped, and stop_others completes the stop",
           "[tracer][step-over]") {
@@ -180,50 +185,28 @@ TEST_CASE("early reports: four threads' hits are each reported once and stepped 
     auto p = process::launch(program(forms_program), {std::to_string(rounds), std::to_string(threads)}, opts);
     p->set_early_breakpoint_reports(true);
     std::vector<std::string> sites = {"endbr64_site", "push_rbp_site", "mov_rbp_site", "sub_rsp_site"};
-    std::map<std::uint64_t, std::string> by_addr;
-    for (const auto& s : sites) {
-        virt_addr a(exe_bias(*p) + nm_address(program(forms_program), s));
-        p->add_breakpoint_site(a);
-        by_addr[a.addr()] = s;
-    }
-    std::map<std::string, int> hits;
     int early = 0, settled = 0, early_threads = 0;
-    for (;;) {
-        p->resume();
-        auto r = wait_stop(*p);
-        if (r.kind == stop_kind::exited) {
-            CHECK(r.exit_code == 0);
-            break;
-        }
+    auto hits = run_with_sites(*p, sites, [&](const stop_reason& r) {
         CHECK(p->others_running() == r.others_running);
-        if (r.kind == stop_kind::breakpoint) {
-            REQUIRE(by_addr.count(r.breakpoint_addr->addr()) == 1);
-            CHECK(p->find_thread(r.tid)->regs().pc() == r.breakpoint_addr->addr());
-            ++hits[by_addr[r.breakpoint_addr->addr()]];
-            if (r.others_running) {
-                ++early;
-                if (early % 3 == 0) {
-                    // Every third: complete the stop as the debugger does for a hit it shows.
-                    p->stop_others();
-                    CHECK_FALSE(p->others_running());
-                    for (auto* t : p->threads()) {
-                        CHECK_NOTHROW(t->regs().pc());
-                    }
-                    ++settled;
-                }
-            }
-            continue;
+        if (!r.others_running) {
+            return;
         }
-        REQUIRE((r.kind == stop_kind::thread_created || r.kind == stop_kind::thread_exited));
-        if (r.kind == stop_kind::thread_created && r.others_running) {
+        if (r.kind == stop_kind::breakpoint && ++early % 3 == 0) {
+            // Every third: complete the stop as the debugger does for a hit it shows.
+            p->stop_others();
+            CHECK_FALSE(p->others_running());
+            for (auto* t : p->threads()) {
+                CHECK_NOTHROW(t->regs().pc());
+            }
+            ++settled;
+        } else if (r.kind == stop_kind::thread_created) {
             // Reported early once the new thread stopped: both it and its creator can be read.
             ++early_threads;
             REQUIRE(p->find_thread(r.new_tid) != nullptr);
             CHECK_NOTHROW(p->find_thread(r.new_tid)->regs().pc());
             CHECK_NOTHROW(p->find_thread(r.tid)->regs().pc());
         }
-    }
-    CHECK(early_threads > 0);
+    });
     CHECK(out.contents() == expected_output(threads, rounds));
     for (const auto& s : sites) {
         CAPTURE(s);
@@ -231,5 +214,6 @@ TEST_CASE("early reports: four threads' hits are each reported once and stepped 
     }
     CHECK(early > 0);
     CHECK(settled > 0);
+    CHECK(early_threads > 0);
     CHECK(p->step_overs().single_stepped == 0);
 }
