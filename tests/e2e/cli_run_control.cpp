@@ -225,13 +225,55 @@ TEST_CASE("a silent counting breakpoint hit by threads running together counts e
     }
     // At the halfway stop every thread is stopped: `info threads` shows each with its frame
     // (read from its registers): main, the spinner, worker 0 and the workers not yet done.
-    auto rows = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads")");
-    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" \S)");
+    auto rows = grep(ours.out, R"(^[* ] +\d+ +(Thread 0x[0-9a-f]+ \()?LWP \d+\)? +"hot_threads")");
+    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" [^<])");
     CHECK(rows.size() >= 3);
     CHECK(with_frames.size() == rows.size());
     CHECK(grep(ours.out, R"(^  +\d+ +Thread .* spinner \(arg=0x0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(grep(ours.out, R"(^\* +\d+ +Thread .* halfway \(index=0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(ours.err.find("rror") == std::string::npos);
+}
+
+// A conditional breakpoint's false hits are decided in the hitting thread alone as well;
+// where the condition holds every thread is stopped before the stop is shown.
+TEST_CASE("a conditional breakpoint hit by threads running together stops exactly where its condition holds, "
+          "with every thread stopped, as gdb",
+          "[cli]") {
+    fs::path script = fs::temp_directory_path() / ("ompdbg-hot-cond-" + std::to_string(::getpid()) + ".gdb");
+    {
+        // The breakpoint's own commands list the threads, from inside each stop.
+        std::ofstream f(script);
+        f << "break tick if *counter == 1234\ncommands\ninfo threads\nend\nrun\n";
+        for (int i = 0; i < 4; ++i) {
+            f << "print *counter\ncontinue\n";
+        }
+        f << "info breakpoints\n";
+    }
+    const std::vector<std::string> prog{example_path("hot_threads"), "4", "3000"};
+    std::vector<std::string> ours_args{"-x", script.string()};
+    ours_args.insert(ours_args.end(), prog.begin(), prog.end());
+    auto ours = ompdbg_batch(ours_args, run_options().timeout_after(120s));
+    std::vector<std::string> gdb_args{"-x", script.string(), "--args"};
+    gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());
+    auto theirs = gdb_batch(gdb_args, run_options().timeout_after(120s));
+    fs::remove(script);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.exit_code == 0);
+    for (const auto* r : {&ours, &theirs}) {
+        // One stop per worker, each with its own counter at 1234.
+        CHECK(grep(r->out, R"(^Thread \d+ "hot_threads" hit Breakpoint 1, tick \(counter=0x[0-9a-f]+ <ticks(\+\d+)?>\) at )")
+                  .size() == 4);
+        CHECK(grep(r->out, R"(^\$\d+ = 1234$)").size() == 4);
+        CHECK(grep(r->out, "^\tstop only if \\*counter == 1234$").size() == 1);
+        CHECK(grep(r->out, "^\tbreakpoint already hit 4 times$").size() == 1);
+        CHECK(grep(r->out, "^total 12000$").size() == 1);
+    }
+    auto rows = grep(ours.out, R"(^[* ] +\d+ +(Thread 0x[0-9a-f]+ \()?LWP \d+\)? +"hot_threads")");
+    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" [^<])");
+    CHECK(grep(ours.out, "^  Id   Target Id").size() == 4);
+    CHECK(rows.size() >= 4 * 3);
+    CHECK(with_frames.size() == rows.size());
 }
 
 // gdb binds a bare `break LINE` to the default source file (main's) when it is set; after

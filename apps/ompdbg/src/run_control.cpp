@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
-#include "command_args.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
@@ -68,21 +67,13 @@ struct running_guard {
     ~running_guard() { g_running.store(nullptr); }
 };
 
-/// `silent` then `continue` and nothing else: a hit that only counts.
-bool only_counts(const std::vector<std::string>& commands) {
-    if (commands.size() != 2 || trim(commands[0]) != "silent") {
-        return false;
-    }
-    auto c = trim(commands[1]);
-    return c == "continue" || c == "c" || c == "cont" || c == "fg";
-}
-
-/// True when handling the hit of `tid` at `addr` reads nothing but that thread and shows
-/// the user no stop, so that the other threads need not be stopped for it: every
-/// breakpoint there is another thread's, still ignored, or silent with `continue` as its
-/// only command (a condition is evaluated in the hitting thread's frame). Watchpoints
-/// and the OpenMP runtime's internal site need everything stopped.
-bool hit_resumes_quietly(session& s, pid_t tid, std::uint64_t addr) {
+/// True when the hit of `tid` at `addr` can be decided with that thread alone, the others
+/// still running: report_breakpoint_hit evaluates conditions and ignore counts in that
+/// thread's frame, and stops the other threads itself before it shows a stop or runs
+/// commands other than a counting `silent` / `continue`. Watchpoints, the OpenMP runtime's
+/// internal site, temporary breakpoints (deleted by the hit) and OMPD event conditions (they
+/// ask the plugin) need every thread stopped first.
+bool hit_decidable_alone(session& s, pid_t tid, std::uint64_t addr) {
     if (!s.watchpoints().empty() || omp_is_internal_site(s, addr)) {
         return false;
     }
@@ -95,9 +86,6 @@ bool hit_resumes_quietly(session& s, pid_t tid, std::uint64_t addr) {
             continue;
         }
         if (bp->temporary || (!bp->condition.empty() && bp->test_condition)) {
-            return false;   // an OMPD event's condition asks the plugin: everything stopped
-        }
-        if (!only_counts(bp->commands) && bp->ignore_count == 0) {
             return false;
         }
     }
@@ -245,11 +233,11 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
             proc.set_early_breakpoint_reports(false);
         }
         // Early reports (the other threads still running) are kept for what needs only the
-        // reported thread: a quiet hit, a thread's creation or exit announced.
+        // reported thread: a hit decided alone, a thread's creation or exit announced.
         const bool threads_event =
             why.kind == tracer::stop_kind::thread_created || why.kind == tracer::stop_kind::thread_exited;
         if (why.others_running && !threads_event &&
-            !(why.breakpoint_addr && hit_resumes_quietly(s, why.tid, why.breakpoint_addr->addr()))) {
+            !(why.breakpoint_addr && hit_decidable_alone(s, why.tid, why.breakpoint_addr->addr()))) {
             proc.stop_others();
             why.others_running = false;
         }
@@ -331,7 +319,7 @@ void continue_until_stop(session& s) {
         follow_scope() { g_follow_forks = true; }
         ~follow_scope() { g_follow_forks = false; }
     } following;
-    // A quiet hit (hit_resumes_quietly) left the other threads running; whatever ends the
+    // A hit decided alone (hit_decidable_alone) left the other threads running; whatever ends the
     // command (a stop after all, an error) leaves the process wholly stopped for the prompt.
     struct settle_scope {
         session& s;

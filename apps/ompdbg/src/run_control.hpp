@@ -21,8 +21,9 @@ bool consume_background_event(session& s, const tracer::stop_reason& why);
 /// Resumes every thread and waits for the next event that is not consumed by
 /// consume_background_event. Breakpoint hits of other threads in the same stop are reported
 /// by the tracer on the following resumes, one at a time (as gdb does). With `quick_hits`
-/// (continue), a hit that hit_resumes_quietly is returned with the other threads still
-/// running (stop_reason::others_running); the caller resumes it or calls stop_others().
+/// (continue), a hit that its thread alone can decide is returned with the other threads
+/// still running (stop_reason::others_running): report_breakpoint_hit stops them if the hit
+/// is shown, or the caller resumes it.
 tracer::stop_reason resume_and_wait(session& s, bool quick_hits = false);
 
 /// Reports `why` as gdb does (breakpoint, signal, exit, interrupt). Returns false when the

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
+#include "command_args.hpp"
 #include "frame_context.hpp"
 #include "inline_frames.hpp"
 #include "stack.hpp"
@@ -204,6 +205,17 @@ void report_signal(session& s, const tracer::stop_reason& why) {
     print_location(s, why.tid, true);
 }
 
+namespace {
+/// `silent` then `continue` and nothing else: a hit that only counts.
+bool only_counts(const std::vector<std::string>& commands) {
+    if (commands.size() != 2 || trim(commands[0]) != "silent") {
+        return false;
+    }
+    auto c = trim(commands[1]);
+    return c == "continue" || c == "c" || c == "cont" || c == "fg";
+}
+}  // namespace
+
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     auto hits = breakpoints_at(s, addr);
     std::vector<int> stopping;
@@ -251,12 +263,17 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     if (stopping.empty()) {
         return false;
     }
+    auto& first = s.breakpoints().at(stopping.front());
+    if (!only_counts(first.commands)) {
+        // A hit reported early by `continue` (the other threads still running, see
+        // resume_and_wait) that the user sees, or whose commands may look at other threads.
+        s.process()->stop_others();
+    }
     set_hidden_inline_frames(s, tid, inline_copies_hidden_at(s, addr, stopping_locations));
     switch_to_stopped_thread(s, tid);
     for (auto& e : condition_errors) {
         s.out().error(e);
     }
-    auto& first = s.breakpoints().at(stopping.front());
     bool silent = !first.commands.empty() && first.commands.front() == "silent";
     if (!silent) {
         std::string who =
