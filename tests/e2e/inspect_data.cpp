@@ -79,6 +79,45 @@ TEST_CASE("print/FMT formats values as gdb does", "[cli]") {
     CHECK(ours.out.find("{x = 3, y = 4}") != std::string::npos);
 }
 
+TEST_CASE("printf formats integers, characters, strings, floats and pointers as gdb does", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("structs")));
+    CAPTURE(program);
+    const int line = example_line("structs.c", "after_loop");
+    // Each line starts with a marker so that the program's own output cannot be mistaken.
+    std::vector<std::string> cmds{"break structs.c:" + std::to_string(line), "run",
+                                  R"(printf "P1 %d %i %u %x %X %o|%5d|%-5d|%05d|%+d\n", global_counter, -7, -1, 255, 255, 8, 42, 42, 42, 42)",
+                                  R"(printf "P2 %ld %lu %lx %lld %zu %hd\n", -1234567890123, -1, -1, 1LL << 40, sizeof(global_rect), 70000)",
+                                  R"(printf "P3 %c|%3c|%-3c|\n", 65, global_buffer[0], 'z')",
+                                  R"(printf "P4 %s|%10s|%-14s|%.5s|%s\n", global_name, global_name, global_buffer, global_buffer, global_rect.label)",
+                                  R"(printf "P5 %f %.2f %e %g %10.3f\n", global_ratio, global_ratio, global_ratio, 0.5, global_ratio * 3)",
+                                  R"(printf "P6 %p %p\n", &global_counter, 0)",
+                                  R"(printf "P7 %d%% of %s, tab\there, quote \" and backslash \\\n", 50, "all")",
+                                  R"(printf "P8 %s\n", 0)",
+                                  R"(printf "P9 %d %d\n", 1)",
+                                  R"(printf "P9 %q\n", 1)",
+                                  R"(printf "P9 %hhd\n", 1)",
+                                  R"(printf "P9 \101\n")",
+                                  R"(printf "P9 %d\n")",
+                                  R"(printf P9)",
+                                  R"(printf "P9 %d\n", no_such_symbol)"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto expected = grep(gdb.out, "^P[0-9] ");
+    REQUIRE(expected.size() == 8);
+    CHECK(joined(grep(ours.out, "^P[0-9] ")) == joined(expected));
+    // The errors, one line each, in gdb's words.
+    for (const char* e : {"Wrong number of arguments for specified format-string",
+                          "Unrecognized format specifier 'q' in printf", "Unrecognized format specifier 'h' in printf",
+                          "Unrecognized escape character \\1 in format string.", "Bad format string, missing '\"'.",
+                          "No symbol \"no_such_symbol\" in current context."}) {
+        CAPTURE(e);
+        CHECK(gdb.err.find(e) != std::string::npos);
+        CHECK(ours.err.find(e) != std::string::npos);
+    }
+}
+
 TEST_CASE("print before run reads initialised globals from the file", "[cli]") {
     auto program = GENERATE(from_range(example_variants("structs")));
     CAPTURE(program);

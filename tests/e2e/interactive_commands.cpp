@@ -54,7 +54,8 @@ TEST_CASE("gdb's aliases and unique prefixes run the same commands", "[cli][inte
     auto full = ompdbg_cmds(example_path("structs"), {"break factorial", "run", "print n", "next", "step",
                                                       "backtrace", "info registers rip", "continue"});
     auto aliases = ompdbg_cmds(example_path("structs"), {"b factorial", "r", "p n", "n", "s", "bt", "i r rip", "c"});
-    auto prefixes = ompdbg_cmds(example_path("structs"), {"brea factorial", "ru", "prin n", "next", "step", "backt",
+    // ("prin" is ambiguous in gdb 13 as here: print, print-object, printf.)
+    auto prefixes = ompdbg_cmds(example_path("structs"), {"brea factorial", "ru", "print n", "next", "step", "backt",
                                                          "inf registers rip", "cont"});
     auto where = ompdbg_cmds(example_path("structs"), {"break factorial", "run", "print n", "next", "step", "where",
                                                        "info registers rip", "continue"});

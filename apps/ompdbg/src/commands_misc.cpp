@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "printf_format.hpp"
+#include "frame_context.hpp"
 #include "command_args.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -94,6 +96,15 @@ void register_misc_commands(command_table& t) {
                    }
                }
                s.out().partial(text);   // gdb's echo adds no newline of its own
+           },
+           false, nullptr});
+    t.add({"printf", {}, "Formatted printing, like the C \"printf\" function.",
+           "printf \"FORMAT\", ARG...\nFORMAT takes %d %i %u %o %x %X %c %s %f %e %g %a %p with flags, width,\n"
+           "precision and the length modifiers h l ll L z j t; each ARG is an expression.",
+           [](session& s, std::string_view a) {
+               auto request = parse_printf(a);
+               frame_context ctx = frame_context::for_selection(s);
+               s.out().partial(format_printf(request, ctx));   // only the format's own newlines
            },
            false, nullptr});
 }

@@ -206,13 +206,24 @@ void report_signal(session& s, const tracer::stop_reason& why) {
 }
 
 namespace {
-/// `silent` then `continue` and nothing else: a hit that only counts.
+/// `silent`, then only `printf` or `echo` lines, then `continue`: a hit that counts or
+/// traces from its own thread's frame, which the other threads need not stop for.
 bool only_counts(const std::vector<std::string>& commands) {
-    if (commands.size() != 2 || trim(commands[0]) != "silent") {
+    if (commands.size() < 2 || trim(commands.front()) != "silent") {
         return false;
     }
-    auto c = trim(commands[1]);
-    return c == "continue" || c == "c" || c == "cont" || c == "fg";
+    auto c = trim(commands.back());
+    if (c != "continue" && c != "c" && c != "cont" && c != "fg") {
+        return false;
+    }
+    for (std::size_t i = 1; i + 1 < commands.size(); ++i) {
+        auto line = trim(commands[i]);
+        auto word = line.substr(0, line.find_first_of(" \t\""));
+        if (word != "printf" && word != "echo") {
+            return false;
+        }
+    }
+    return true;
 }
 }  // namespace
 
