@@ -4,6 +4,7 @@
 // counting breakpoints hit by threads running together.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -232,6 +233,44 @@ TEST_CASE("a silent counting breakpoint hit by threads running together counts e
     CHECK(grep(ours.out, R"(^  +\d+ +Thread .* spinner \(arg=0x0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(grep(ours.out, R"(^\* +\d+ +Thread .* halfway \(index=0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(ours.err.find("rror") == std::string::npos);
+}
+
+// dprintf prints in the thread that hit it and goes on (decided in that thread alone).
+TEST_CASE("dprintf prints at every hit of threads running together and never stops, as gdb", "[cli]") {
+    const std::vector<std::string> cmds{R"(dprintf tick,"tick %ld at %p\n", *counter, counter)",
+                                        "break halfway",
+                                        "info breakpoints",
+                                        "run",
+                                        "print index",
+                                        "continue",
+                                        "info breakpoints",
+                                        "dprintf tick",
+                                        R"(dprintf tick,"%q\n")"};
+    const std::vector<std::string> args{"4", "200"};
+    auto ours = ompdbg_cmds(example_path("hot_threads"), cmds, args);
+    auto theirs = gdb_cmds(example_path("hot_threads"), cmds, args);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto sorted_ticks = [](const std::string& out) {
+        auto t = grep(out, "^tick \\d+ at 0x[0-9a-f]+$");
+        std::sort(t.begin(), t.end());
+        return t;
+    };
+    auto expected = sorted_ticks(theirs.out);
+    REQUIRE(expected.size() == 800);
+    CHECK(sorted_ticks(ours.out) == expected);
+    for (const char* re : {R"(^Dprintf 1 at 0x[0-9a-f]+: file .*hot_threads\.c, line \d+\.$)",
+                           R"(^1       dprintf        keep y   0x[0-9a-f]+ in tick at .*hot_threads\.c:\d+$)",
+                           R"(^        printf "tick %ld at %p\\n", \*counter, counter$)",
+                           R"(^\tbreakpoint already hit 800 times$)",
+                           R"(^Thread \d+ "hot_threads" hit Breakpoint 2, halfway \(index=0\) at )", R"(^\$1 = 0$)",
+                           "^total 800$"}) {
+        CAPTURE(re);
+        CHECK(grep(ours.out, re) == grep(theirs.out, re));
+        CHECK_FALSE(grep(ours.out, re).empty());
+    }
+    CHECK(ours.err.find("Format string required") != std::string::npos);
+    CHECK(ours.err.find("Unrecognized format specifier 'q' in printf") != std::string::npos);
 }
 
 // A conditional breakpoint's false hits are decided in the hitting thread alone as well;

@@ -11,6 +11,7 @@
 
 #include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
+#include "printf_format.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
 #include "commands_watch.hpp"
@@ -69,7 +70,9 @@ std::string hex(std::uint64_t v) {
     return fmt::format("{:#x}", v);
 }
 
-void create_breakpoint(session& s, std::string_view args, bool temporary) {
+/// `break`, `tbreak` and `dprintf` (whose printf line is `dprintf_command`). Returns the
+/// new breakpoint's number.
+int create_breakpoint(session& s, std::string_view args, bool temporary, std::string dprintf_command = {}) {
     auto [spec, cond] = split_condition(args);
     auto ranks = split_rank_clause(s, spec);   // `break LOC rank LIST [thread N]`, either order
     auto thread_tid = split_thread(s, spec);
@@ -89,10 +92,14 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     }
     std::string why;
     auto locs = resolve_spec(s, spec, why);
-    const char* what = temporary ? "Temporary breakpoint" : "Breakpoint";
+    const char* what = !dprintf_command.empty() ? "Dprintf" : temporary ? "Temporary breakpoint" : "Breakpoint";
     breakpoint bp;
     bp.spec = spec;
     bp.temporary = temporary;
+    if (!dprintf_command.empty()) {
+        bp.dprintf = true;
+        bp.commands = {std::move(dprintf_command)};
+    }
     bp.condition = cond;
     bp.thread_tid = thread_tid;
     bp.ranks = ranks ? *ranks : breakpoint_ranks_of_focus(s);
@@ -107,7 +114,8 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
         }
         if (!pending) {
             s.out().line(why);
-            if (!s.query("Make breakpoint pending on future shared library load? ", true)) {
+            if (!s.query(fmt::format("Make {} pending on future shared library load? ",
+                                     bp.dprintf ? "dprintf" : "breakpoint"), true)) {
                 error::send(why);
             }
         }
@@ -115,8 +123,9 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
         bp.number = s.next_breakpoint_number();
         s.out().line(fmt::format("{} {} ({}) pending.", what, bp.number, spec));
         s.out().field("breakpoint", {{"number", bp.number}, {"pending", true}, {"spec", spec}});
-        s.breakpoints()[bp.number] = std::move(bp);
-        return;
+        int number = bp.number;
+        s.breakpoints()[number] = std::move(bp);
+        return number;
     }
     bp.spec = bind_line_spec(s, spec);
     bp.number = s.next_breakpoint_number();
@@ -144,6 +153,30 @@ void create_breakpoint(session& s, std::string_view args, bool temporary) {
     } catch (const std::exception& e) {
         error::send(fmt::format("Cannot insert breakpoint {}.\n{}", number, e.what()));
     }
+    return number;
+}
+
+/// gdb's `dprintf LOCATION,"FORMAT",ARG...`: a breakpoint whose hits print and go on.
+void create_dprintf(session& s, std::string_view args) {
+    // The location ends at the first comma outside parentheses (`f(int, int)` in C++).
+    std::size_t comma = std::string_view::npos;
+    int depth = 0;
+    for (std::size_t i = 0; i < args.size() && comma == std::string_view::npos; ++i) {
+        depth += args[i] == '(' ? 1 : args[i] == ')' ? -1 : 0;
+        if (args[i] == ',' && depth == 0) {
+            comma = i;
+        }
+    }
+    std::string_view location = trim(args.substr(0, comma));
+    std::string_view format = comma == std::string_view::npos ? std::string_view{} : trim(args.substr(comma + 1));
+    if (location.empty() && s.process() == nullptr) {
+        error::send("No default breakpoint address now.");
+    }
+    if (format.empty()) {
+        error::send("Format string required");
+    }
+    parse_printf(format);   // a bad format is refused now rather than at every hit
+    create_breakpoint(s, location, false, "printf " + std::string(format));
 }
 
 /// Parses "1 2 3" / "1-3" / "2.1" into (number, location index or -1) pairs.
@@ -281,7 +314,7 @@ void info_breakpoints(session& s, std::string_view args) {
             continue;
         }
         auto& bp = s.breakpoints()[n];
-        std::string type = bp.catch_what.empty() ? "breakpoint" : "catchpoint";
+        std::string type = bp.dprintf ? "dprintf" : bp.catch_what.empty() ? "breakpoint" : "catchpoint";
         std::string head = fmt::format("{:<7} {:<{}} {:<4} {:<3} ", n, type, type_width, bp.temporary ? "del" : "keep",
                                        bp.enabled ? "y" : "n");
         if (bp.pending || bp.locations.empty()) {
@@ -304,7 +337,8 @@ void info_breakpoints(session& s, std::string_view args) {
             s.out().line(fmt::format("\tstop only in rank {}", format_rank_list(bp.ranks)));
         }
         if (bp.hit_count > 0) {
-            s.out().line(fmt::format("\t{} already hit {} time{}", type, bp.hit_count, bp.hit_count == 1 ? "" : "s"));
+            s.out().line(fmt::format("\t{} already hit {} time{}", bp.dprintf ? "breakpoint" : type, bp.hit_count,
+                                     bp.hit_count == 1 ? "" : "s"));
         }
         if (bp.ignore_count > 0) {
             s.out().line(fmt::format("\tignore next {} hits", bp.ignore_count));
@@ -348,6 +382,10 @@ void register_breakpoint_commands(command_table& t) {
            "break [LOCATION] [if CONDITION]\nLOCATION: FUNCTION, FILE:LINE, LINE or *ADDRESS.\n"
            "With no LOCATION, uses the current execution address of the selected stack frame.",
            [](session& s, std::string_view a) { create_breakpoint(s, a, false); }, false, nullptr});
+    t.add({"dprintf", {}, "Set a dynamic printf at specified location.",
+           "dprintf LOCATION,\"FORMAT\",ARG...\nAt each hit, print as `printf \"FORMAT\",ARG...` would in the "
+           "thread that hit it, and go on.",
+           create_dprintf, false, nullptr});
     t.add({"tbreak", {"tb"}, "Set a temporary breakpoint.",
            "tbreak [LOCATION] [if CONDITION]\nLike \"break\" except the breakpoint is only temporary: it is deleted when hit.",
            [](session& s, std::string_view a) { create_breakpoint(s, a, true); }, false, nullptr});

@@ -78,6 +78,9 @@ struct breakpoint {
         return ranks.empty() || rank < 0 || std::find(ranks.begin(), ranks.end(), rank) != ranks.end();
     }
     std::vector<std::string> commands;   ///< `commands N` ... `end` (may hold silent, continue)
+    /// `dprintf`: a hit runs `commands` (its one `printf`) in the hitting thread and goes on,
+    /// never a stop.
+    bool dprintf = false;
     std::vector<breakpoint_location> locations;
     /// Catchpoints (`catch omp parallel-begin`): what is caught, and the text reported on a
     /// hit instead of the frame line (empty function: an ordinary breakpoint).

@@ -225,6 +225,26 @@ bool only_counts(const std::vector<std::string>& commands) {
     }
     return true;
 }
+/// A dprintf's printf runs in the thread that hit it, as gdb's does, without making it the
+/// selected thread (no stop is shown, so no "[Switching to ...]" either).
+void run_dprintf_commands(session& s, pid_t tid, const std::vector<std::vector<std::string>>& printing) {
+    const pid_t selected_tid = s.selected_tid();
+    const int selected_frame = s.selected_frame();
+    auto& st = s.bp_commands_state();
+    const bool was = st.in_breakpoint_commands;
+    st.in_breakpoint_commands = true;
+    s.select_thread(tid);
+    for (const auto& commands : printing) {
+        for (const auto& c : commands) {
+            s.execute(c);
+        }
+    }
+    st.in_breakpoint_commands = was;
+    if (s.process() && s.process()->find_thread(selected_tid)) {
+        s.select_thread(selected_tid);
+        s.select_frame(selected_frame);
+    }
+}
 }  // namespace
 
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
@@ -233,6 +253,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     std::size_t first_location = 0;   // index in the first stopping breakpoint's locations
     std::vector<const breakpoint_location*> stopping_locations;
     std::vector<std::string> condition_errors;
+    std::vector<std::vector<std::string>> printing;   // the commands of dprintfs hit
     for (auto& [bp, loc] : hits) {
         if (bp->thread_tid && *bp->thread_tid != tid) {
             continue;
@@ -263,6 +284,10 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
             --bp->ignore_count;
             continue;
         }
+        if (bp->dprintf) {
+            printing.push_back(bp->commands);
+            continue;
+        }
         if (stopping.empty()) {
             first_location = loc;
         }
@@ -270,6 +295,9 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         if (loc < bp->locations.size()) {
             stopping_locations.push_back(&bp->locations[loc]);
         }
+    }
+    if (!printing.empty()) {
+        run_dprintf_commands(s, tid, printing);
     }
     if (stopping.empty()) {
         return false;
