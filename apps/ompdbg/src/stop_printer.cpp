@@ -208,7 +208,7 @@ void report_signal(session& s, const tracer::stop_reason& why) {
 namespace {
 /// `silent`, then only `printf` or `echo` lines, then `continue`: a hit that counts or
 /// traces from its own thread's frame, which the other threads need not stop for.
-bool only_counts(const std::vector<std::string>& commands) {
+bool traces_and_continues(const std::vector<std::string>& commands) {
     if (commands.size() < 2 || trim(commands.front()) != "silent") {
         return false;
     }
@@ -303,7 +303,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         return false;
     }
     auto& first = s.breakpoints().at(stopping.front());
-    if (!only_counts(first.commands)) {
+    if (!traces_and_continues(first.commands)) {
         // A hit reported early by `continue` (the other threads still running, see
         // resume_and_wait) that the user sees, or whose commands may look at other threads.
         s.process()->stop_others();
