@@ -5,17 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <regex>
 
-#include <unistd.h>
 
 #include "cli_common.hpp"
+#include "daily_common.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -31,6 +29,30 @@ std::vector<std::string> app_target_variants(const std::string& name) {
         }
     }
     return out;
+}
+
+/// ompdbg's and gdb's output of the same command script on `prog ARGS...` (a script file:
+/// gdb reads a `commands` body only from one).
+struct script_runs {
+    run_result ours, theirs;
+};
+script_runs run_script_with_both(const std::string& script_text, const std::vector<std::string>& prog) {
+    daily::scratch_dir dir;
+    const std::string script = (dir.path() / "commands.gdb").string();
+    std::ofstream(script) << script_text;
+    std::vector<std::string> ours_args{"-x", script};
+    ours_args.insert(ours_args.end(), prog.begin(), prog.end());
+    std::vector<std::string> gdb_args{"-x", script, "--args"};
+    gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());
+    return {ompdbg_batch(ours_args, run_options().timeout_after(120s)),
+            gdb_batch(gdb_args, run_options().timeout_after(120s))};
+}
+
+/// The `info threads` rows of hot_threads in `out`, and how many of them show a frame: a
+/// thread whose registers cannot be read (still running) shows an error or no target id.
+std::pair<std::size_t, std::size_t> hot_thread_rows(const std::string& out) {
+    return {grep(out, R"(^[* ] +\d+ +(Thread 0x[0-9a-f]+ \()?LWP \d+\)? +"hot_threads")").size(),
+            grep(out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" [^<])").size()};
 }
 
 }  // namespace
@@ -197,21 +219,11 @@ TEST_CASE("a silent counting breakpoint hit by threads running together counts e
           "them stops every thread, as gdb",
           "[cli]") {
     const int threads = 4, per_thread = 3000;
-    fs::path script = fs::temp_directory_path() / ("ompdbg-hot-" + std::to_string(::getpid()) + ".gdb");
-    {
-        std::ofstream f(script);
-        // halfway's own commands list the threads, from inside the stop it reports.
-        f << "break tick\ncommands\nsilent\ncontinue\nend\nbreak halfway\ncommands\ninfo threads\nend\nrun\n"
-             "continue\ninfo breakpoints\n";
-    }
-    const std::vector<std::string> prog{example_path("hot_threads"), std::to_string(threads), std::to_string(per_thread)};
-    std::vector<std::string> ours_args{"-x", script.string()};
-    ours_args.insert(ours_args.end(), prog.begin(), prog.end());
-    auto ours = ompdbg_batch(ours_args, run_options().timeout_after(120s));
-    std::vector<std::string> gdb_args{"-x", script.string(), "--args"};
-    gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());
-    auto theirs = gdb_batch(gdb_args, run_options().timeout_after(120s));
-    fs::remove(script);
+    // halfway's own commands list the threads, from inside the stop it reports.
+    auto [ours, theirs] = run_script_with_both(
+        "break tick\ncommands\nsilent\ncontinue\nend\nbreak halfway\ncommands\ninfo threads\nend\nrun\n"
+        "continue\ninfo breakpoints\n",
+        {example_path("hot_threads"), std::to_string(threads), std::to_string(per_thread)});
     INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
     REQUIRE_FALSE(ours.timed_out);
     CHECK(ours.exit_code == 0);
@@ -226,10 +238,9 @@ TEST_CASE("a silent counting breakpoint hit by threads running together counts e
     }
     // At the halfway stop every thread is stopped: `info threads` shows each with its frame
     // (read from its registers): main, the spinner, worker 0 and the workers not yet done.
-    auto rows = grep(ours.out, R"(^[* ] +\d+ +(Thread 0x[0-9a-f]+ \()?LWP \d+\)? +"hot_threads")");
-    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" [^<])");
-    CHECK(rows.size() >= 3);
-    CHECK(with_frames.size() == rows.size());
+    auto [rows, with_frames] = hot_thread_rows(ours.out);
+    CHECK(rows >= 3);
+    CHECK(with_frames == rows);
     CHECK(grep(ours.out, R"(^  +\d+ +Thread .* spinner \(arg=0x0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(grep(ours.out, R"(^\* +\d+ +Thread .* halfway \(index=0\) at .*hot_threads\.c:)").size() == 1);
     CHECK(ours.err.find("rror") == std::string::npos);
@@ -278,24 +289,13 @@ TEST_CASE("dprintf prints at every hit of threads running together and never sto
 TEST_CASE("a conditional breakpoint hit by threads running together stops exactly where its condition holds, "
           "with every thread stopped, as gdb",
           "[cli]") {
-    fs::path script = fs::temp_directory_path() / ("ompdbg-hot-cond-" + std::to_string(::getpid()) + ".gdb");
-    {
-        // The breakpoint's own commands list the threads, from inside each stop.
-        std::ofstream f(script);
-        f << "break tick if *counter == 1234\ncommands\ninfo threads\nend\nrun\n";
-        for (int i = 0; i < 4; ++i) {
-            f << "print *counter\ncontinue\n";
-        }
-        f << "info breakpoints\n";
+    // The breakpoint's own commands list the threads, from inside each stop.
+    std::string script = "break tick if *counter == 1234\ncommands\ninfo threads\nend\nrun\n";
+    for (int i = 0; i < 4; ++i) {
+        script += "print *counter\ncontinue\n";
     }
-    const std::vector<std::string> prog{example_path("hot_threads"), "4", "3000"};
-    std::vector<std::string> ours_args{"-x", script.string()};
-    ours_args.insert(ours_args.end(), prog.begin(), prog.end());
-    auto ours = ompdbg_batch(ours_args, run_options().timeout_after(120s));
-    std::vector<std::string> gdb_args{"-x", script.string(), "--args"};
-    gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());
-    auto theirs = gdb_batch(gdb_args, run_options().timeout_after(120s));
-    fs::remove(script);
+    script += "info breakpoints\n";
+    auto [ours, theirs] = run_script_with_both(script, {example_path("hot_threads"), "4", "3000"});
     INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
     REQUIRE_FALSE(ours.timed_out);
     CHECK(ours.exit_code == 0);
@@ -308,11 +308,10 @@ TEST_CASE("a conditional breakpoint hit by threads running together stops exactl
         CHECK(grep(r->out, "^\tbreakpoint already hit 4 times$").size() == 1);
         CHECK(grep(r->out, "^total 12000$").size() == 1);
     }
-    auto rows = grep(ours.out, R"(^[* ] +\d+ +(Thread 0x[0-9a-f]+ \()?LWP \d+\)? +"hot_threads")");
-    auto with_frames = grep(ours.out, R"(^[* ] +\d+ +Thread 0x[0-9a-f]+ \(LWP \d+\) "hot_threads" [^<])");
+    auto [rows, with_frames] = hot_thread_rows(ours.out);
     CHECK(grep(ours.out, "^  Id   Target Id").size() == 4);
-    CHECK(rows.size() >= 4 * 3);
-    CHECK(with_frames.size() == rows.size());
+    CHECK(rows >= 4 * 3);
+    CHECK(with_frames == rows);
 }
 
 // gdb binds a bare `break LINE` to the default source file (main's) when it is set; after

@@ -413,41 +413,10 @@ TEST_CASE("catch omp reports each parallel region and task once, as many as the 
     CHECK(team_sizes == std::multiset<std::string>{"2", "3", "2", "2", "2", "2"});
 }
 
-// Silent counting catchpoints go on without stopping the rest of the team (the hit is
-// decided with its thread alone): every region and task is still counted once.
-TEST_CASE("silent counting catch omp catchpoints count each parallel region and task once", "[ompd][e2e]") {
-    if (!have_omp_examples()) {
-        return;
-    }
-    fs::path script = fs::temp_directory_path() / ("ompdbg-catch-silent-" + std::to_string(::getpid()) + ".gdb");
-    {
-        std::ofstream f(script);
-        f << "catch omp parallel-begin\ncommands\nsilent\ncontinue\nend\n"
-             "catch omp task-begin\ncommands\nsilent\ncontinue\nend\n"
-             "run\ninfo breakpoints\n";
-    }
-    auto r = ompdbg_batch({"-x", script.string(), omp_example("omp_events")}, run_options().timeout_after(120s));
-    fs::remove(script);
-    INFO(r.all());
-    auto t = truths(r.out, "");
-    REQUIRE(t.size() == 1);
-    CHECK(r.out.find("(omp parallel-begin), parallel region") == std::string::npos);
-    std::vector<std::string> counts;
-    for (const auto& l : lines_of(r.out)) {
-        if (l.rfind("\tcatchpoint already hit ", 0) == 0) {
-            counts.push_back(l);
-        }
-    }
-    REQUIRE(counts.size() == 2);
-    CHECK(counts[0] == "\tcatchpoint already hit " + t[0]["parallel_regions"] + " times");
-    CHECK(counts[1] == "\tcatchpoint already hit " + t[0]["tasks"] + " times");
-    CHECK(r.out.find("exited normally]") != std::string::npos);
-}
-
 namespace {
 
 /// Runs `program` (omp_events unless told) with catchpoints from a script (each catchpoint
-/// continues) and counts the reported hits by kind.
+/// continues), then the commands `after_run`, and counts the reported hits by kind.
 struct catch_counts {
     run_result r;
     std::map<std::string, std::string> truth;
@@ -457,11 +426,11 @@ struct catch_counts {
 };
 
 catch_counts run_catch_script(const std::string& catches, run_options opts = run_options(),
-                              const std::string& program = "omp_events") {
+                              const std::string& program = "omp_events", const std::string& after_run = "") {
     fs::path script = fs::temp_directory_path() / ("ompdbg-catch-" + std::to_string(::getpid()) + ".gdb");
     {
         std::ofstream f(script);
-        f << catches << "run\n";
+        f << catches << "run\n" << after_run;
     }
     catch_counts c;
     c.r = ompdbg_batch({"-x", script.string(), omp_example(program)}, opts.timeout_after(120s));
@@ -518,6 +487,30 @@ struct stripped_runtime {
 };
 
 }  // namespace
+
+// Silent counting catchpoints go on without stopping the rest of the team (the hit is
+// decided with its thread alone): every region and task is still counted once.
+TEST_CASE("silent counting catch omp catchpoints count each parallel region and task once", "[ompd][e2e]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    auto c = run_catch_script("catch omp parallel-begin\ncommands\nsilent\ncontinue\nend\n"
+                              "catch omp task-begin\ncommands\nsilent\ncontinue\nend\n",
+                              run_options(), "omp_events", "info breakpoints\n");
+    INFO(c.r.all());
+    REQUIRE_FALSE(c.truth.empty());
+    CHECK(c.parallel_begins == 0);
+    std::vector<std::string> counts;
+    for (const auto& l : lines_of(c.r.out)) {
+        if (l.rfind("\tcatchpoint already hit ", 0) == 0) {
+            counts.push_back(l);
+        }
+    }
+    REQUIRE(counts.size() == 2);
+    CHECK(counts[0] == "\tcatchpoint already hit " + c.truth["parallel_regions"] + " times");
+    CHECK(counts[1] == "\tcatchpoint already hit " + c.truth["tasks"] + " times");
+    CHECK(c.r.out.find("exited normally]") != std::string::npos);
+}
 
 TEST_CASE("catch omp parallel-begin if level == 2 stops at the inner regions only", "[ompd][e2e]") {
     if (!have_omp_examples()) {
