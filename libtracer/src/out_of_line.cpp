@@ -5,6 +5,7 @@
 // and gdb's `call` inject code): on first need, near the code whose instructions they
 // carry, so that rip-relative displacements still reach their data.
 
+#include "internal/env_switch.hpp"
 #include "internal/out_of_line.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/proc_fs.hpp"
@@ -185,10 +186,7 @@ namespace {
 /// OMPDBG_STEP_OVER=single-step turns the scheme off (for comparisons and as an escape
 /// hatch); anything else leaves it on.
 bool out_of_line_enabled() {
-    static const bool on = [] {
-        const char* v = std::getenv("OMPDBG_STEP_OVER");
-        return v == nullptr || std::string_view(v) != "single-step";
-    }();
+    static const bool on = internal::env_switch_on("OMPDBG_STEP_OVER", "single-step");
     return on;
 }
 

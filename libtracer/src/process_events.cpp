@@ -2,6 +2,7 @@
 // decoding): collect every pending waitpid result, stop every other thread, queue what
 // they reported, then report one event at a time.
 
+#include "internal/env_switch.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/proc_fs.hpp"
 #include "internal/ptrace_wrapper.hpp"
@@ -15,7 +16,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <string>
-#include <string_view>
 #include <thread>
 
 #include <sys/ptrace.h>
@@ -1007,10 +1007,7 @@ void process::interrupt() {
 
 void process::set_early_breakpoint_reports(bool on) {
     // OMPDBG_EARLY_REPORTS=off keeps every stop all-stop (the "before" of workloads 2 and 8).
-    static const bool allowed = [] {
-        const char* v = std::getenv("OMPDBG_EARLY_REPORTS");
-        return v == nullptr || std::string_view(v) != "off";
-    }();
+    static const bool allowed = internal::env_switch_on("OMPDBG_EARLY_REPORTS", "off");
     impl_->early_reports = on && allowed;
 }
 

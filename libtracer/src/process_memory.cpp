@@ -1,6 +1,7 @@
 // Memory of a live process (process_vm_readv, /proc/PID/mem), breakpoint sites (int3 bytes
 // hidden from reads, writes over a site update its saved byte) and per-thread registers.
 
+#include "internal/env_switch.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/proc_fs.hpp"
 #include "internal/ptrace_wrapper.hpp"
@@ -210,10 +211,7 @@ std::size_t process::impl::raw_read(std::uint64_t addr, std::span<std::byte> out
 namespace {
 // OMPDBG_MEMORY_CACHE=off reads every piece from the process (the "before" of workload 3).
 bool memory_cache_enabled() {
-    static const bool on = [] {
-        const char* v = std::getenv("OMPDBG_MEMORY_CACHE");
-        return v == nullptr || std::string_view(v) != "off";
-    }();
+    static const bool on = internal::env_switch_on("OMPDBG_MEMORY_CACHE", "off");
     return on;
 }
 }  // namespace

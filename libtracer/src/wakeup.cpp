@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <mutex>
-#include <string_view>
 
 #include <fcntl.h>
 #include <poll.h>
