@@ -446,11 +446,11 @@ bool omp_is_internal_site(session& s, std::uint64_t addr) {
 }
 
 bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
-    tracer::process* proc = s.process();
-    omp_state& st = state_of(s);
-    if (proc == nullptr || !st.dll_valid_site || *st.dll_valid_site != addr || st.dll_valid_pid != proc->pid()) {
+    if (!omp_is_internal_site(s, addr)) {
         return false;
     }
+    tracer::process* proc = s.process();
+    omp_state& st = state_of(s);
     // The runtime passes here once, when ompd_dll_locations is filled: the site has done
     // its job (the address stays recorded so that it is not planted again).
     try {

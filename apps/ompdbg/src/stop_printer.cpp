@@ -225,21 +225,32 @@ bool traces_and_continues(const std::vector<std::string>& commands) {
     }
     return true;
 }
+/// A breakpoint's `commands` (`silent` aside), until one resumes the program or ends it.
+void run_breakpoint_commands(session& s, const std::vector<std::string>& commands) {
+    auto& st = s.bp_commands_state();
+    const bool was = st.in_breakpoint_commands;
+    st.in_breakpoint_commands = true;
+    for (auto& c : commands) {
+        if (c == "silent") {
+            continue;
+        }
+        s.execute(c);
+        if (st.resume_requested || !s.process()) {
+            break;
+        }
+    }
+    st.in_breakpoint_commands = was;
+}
+
 /// A dprintf's printf runs in the thread that hit it, as gdb's does, without making it the
 /// selected thread (no stop is shown, so no "[Switching to ...]" either).
 void run_dprintf_commands(session& s, pid_t tid, const std::vector<std::vector<std::string>>& printing) {
     const pid_t selected_tid = s.selected_tid();
     const int selected_frame = s.selected_frame();
-    auto& st = s.bp_commands_state();
-    const bool was = st.in_breakpoint_commands;
-    st.in_breakpoint_commands = true;
     s.select_thread(tid);
     for (const auto& commands : printing) {
-        for (const auto& c : commands) {
-            s.execute(c);
-        }
+        run_breakpoint_commands(s, commands);
     }
-    st.in_breakpoint_commands = was;
     if (s.process() && s.process()->find_thread(selected_tid)) {
         s.select_thread(selected_tid);
         s.select_frame(selected_frame);
@@ -349,21 +360,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         }
     }
     sync_breakpoint_sites(s);
-    if (!commands.empty()) {
-        auto& st = s.bp_commands_state();
-        bool was = st.in_breakpoint_commands;
-        st.in_breakpoint_commands = true;
-        for (auto& c : commands) {
-            if (c == "silent") {
-                continue;
-            }
-            s.execute(c);
-            if (st.resume_requested || !s.process()) {
-                break;
-            }
-        }
-        st.in_breakpoint_commands = was;
-    }
+    run_breakpoint_commands(s, commands);
     return true;
 }
 
