@@ -39,7 +39,7 @@ class shape {
 public:
     virtual ~shape() = default;
     virtual double area() const = 0;
-    int id = 7;
+    long id = 7;   // no padding after it: `x/2a this` reads only defined bytes
 };
 
 class circle : public shape {

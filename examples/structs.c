@@ -98,7 +98,7 @@ int main(int argc, char **argv __attribute__((unused))) {
     unsigned long local_ulong = 123456789UL;
     char local_char = 'z';
     double local_double = 3.25;
-    int local_array[4] = {10, 20, 30, 40};
+    int local_array[5] = {10, 20, 30, 40, 50}; /* all five read: x/5dw reads them */
     int matrix[2][2] = {{1, 2}, {3, 4}};
     char message[] = "a string";
     struct point p = {3, 4};
@@ -122,7 +122,7 @@ int main(int argc, char **argv __attribute__((unused))) {
 
     int loop_total = 0;
     for (int i = 0; i < 10; ++i) { /* LINE-MARK: loop_head */
-        loop_total += i * local_array[i % 4]; /* LINE-MARK: loop_body */
+        loop_total += i * local_array[i % 5]; /* LINE-MARK: loop_body */
     }
     printf("loop_total = %d\n", loop_total); /* LINE-MARK: after_loop */
 

@@ -19,7 +19,8 @@ int main(void) {
         mark(pr); /* LINE-MARK: clauses-region */
         #pragma omp for lastprivate(lp)
         for (int i = 0; i < 4; i++) {
-            lp = i; /* LINE-MARK: clauses-loop */
+            lp = i;
+            mark(lp); /* LINE-MARK: clauses-loop */
         }
     }
     printf("red=%d lp=%d\n", red, lp);

@@ -321,7 +321,8 @@ TEST_CASE("info locals in an outlined region: source names and data-sharing scop
             // from a private one by the code (clang: its address in __kmpc_reduce_nowait's
             // list; gcc: combined with a lock-prefixed add on the pragma's line).
             CHECK(std::regex_search(region, std::regex(R"(\nred = 1[89]  \(reduction\)\n)")));
-            // In the worksharing loop, lp is the thread's copy, stored back by the last iteration.
+            // In the worksharing loop, after `lp = i`: lp is the thread's copy (0-3; the program
+            // stops after assigning it), stored back by the last iteration.
             CHECK(std::regex_search(loop, std::regex(R"(\nlp = [0-3]  \(lastprivate\)\n)")));
             if (compiler == "clang") {
                 CHECK(region.find("\nfp = 3  (firstprivate)\n") != std::string::npos);

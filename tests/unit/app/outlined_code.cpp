@@ -1,5 +1,6 @@
 // The outlined-code reader on the code gcc 12 made for examples/dmpl/clauses.c's region
-// (`gcc -g -O0 -fopenmp`, main._omp_fn.0 as objdump shows it at 0x1240): the facts that
+// (`gcc -g -O0 -fopenmp`, main._omp_fn.0 as objdump shows it at 0x1240, from the file as it
+// was before its loop called mark(lp); the bytes stand on their own): the facts that
 // tell a reduction copy, a firstprivate (or read-only shared) copy and a lastprivate copy
 // from private data.
 
