@@ -2,11 +2,16 @@
 # Debian 12 machine as root: install what is missing (scripts/bootstrap), build, then
 # run the demo or the whole test suite.
 #
-#   make demo        bootstrap, build, run ompdbg in batch mode on an example program
-#   make test        bootstrap, build, run the suite (ctest) in build/, then in build-sanitize/
+#   make demo        bootstrap the packages and the OpenMP runtime, build ompdbg and the demo
+#                    programs only, show ompdbg on an OpenMP program (and an MPI job when the
+#                    bootstrap's Open MPI is already built: make test builds it)
+#   make test        bootstrap everything, build everything, run the suite (ctest) in build/,
+#                    then in build-sanitize/
 #   make test-sanitize  the same suite in the AddressSanitizer+UBSan build (build-sanitize/)
 #   make build       bootstrap and build build/ only
 #   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
+#   make soak        attach/detach cycles and MPI jobs with injected faults (bench/soak/soak;
+#                    SOAK_CYCLES, SOAK_JOBS; not part of CI)
 #   make clean       remove the build directories (not the bootstrap cache)
 
 SHELL := /bin/bash
@@ -14,35 +19,49 @@ BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 JOBS ?= 2
 CTEST_FLAGS ?= -j $(JOBS) --output-on-failure --timeout 300
-DEMO_PROGRAM ?= $(BUILD)/examples/threads
-OMPDBG := $(BUILD)/apps/ompdbg/ompdbg
 
-.PHONY: all bootstrap configure build build-sanitize demo test test-sanitize bench clean
+CACHE := $(or $(OMPDBG_CACHE),$(HOME)/.cache/ompdbg)
+
+.PHONY: all bootstrap configure configure-sanitize build build-sanitize demo test test-sanitize \
+  bench soak clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap
 
-# cmake runs again by itself (from ninja) when a CMakeLists changes; configure once.
-$(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja
+# cmake runs again by itself (from ninja) when a CMakeLists changes. The OpenMP and MPI
+# examples are configured only when the bootstrap cache holds their runtime, so a build
+# configured before a bootstrap step finished (make demo builds no Open MPI) is configured
+# again once it has: its stamp is older than the step's. The targets that bootstrap first
+# configure through a second make, which sees the stamps the bootstrap has just written.
+BOOTSTRAP_STAMPS = $(wildcard $(CACHE)/*/.ompdbg-bootstrap-done)
 
-$(SANITIZE_BUILD)/build.ninja:
+configure: $(BUILD)/.ompdbg-configured
+$(BUILD)/.ompdbg-configured: $(BOOTSTRAP_STAMPS)
+	cmake -S . -B $(BUILD) -G Ninja
+	@touch $@
+
+configure-sanitize: $(SANITIZE_BUILD)/.ompdbg-configured
+$(SANITIZE_BUILD)/.ompdbg-configured: $(BOOTSTRAP_STAMPS)
 	cmake -S . -B $(SANITIZE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DOMPDBG_SANITIZE=address,undefined
+	@touch $@
 
-build: bootstrap $(BUILD)/build.ninja
+build: bootstrap
+	@$(MAKE) --no-print-directory -s configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-build-sanitize: bootstrap $(SANITIZE_BUILD)/build.ninja
+build-sanitize: bootstrap
+	@$(MAKE) --no-print-directory -s configure-sanitize
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 
-# A breakpoint (threads.c:27, LINE-MARK hit in worker) that several threads reach at once;
-# the backtrace, locals and threads there.
-demo: build
-	$(OMPDBG) --batch -ex 'break threads.c:27' -ex run -ex bt -ex 'info locals' \
-	  -ex 'info threads' -ex continue run $(DEMO_PROGRAM)
+# Only what the demo needs: the packages and the OpenMP runtime (not Open MPI), then
+# ompdbg, its plugins and the demo programs (scripts/demo), not the test suite.
+demo:
+	@scripts/bootstrap packages openmp
+	@$(MAKE) --no-print-directory -s configure
+	@scripts/demo $(BUILD) $(JOBS)
 
 # The suite in build/, then the same suite in the AddressSanitizer+UBSan build (any
 # ASan/UBSan report fails the test that triggered it: -fno-sanitize-recover=all).
@@ -61,8 +80,16 @@ test-sanitize: build-sanitize
 
 # Builds ompdbg and the workloads, then runs every workload against gdb and the raw-ptrace
 # limits (bench/README.md); BENCH_FLAGS e.g. "-w 1 -r 3".
-bench: bootstrap $(BUILD)/build.ninja
+bench: bootstrap
+	@$(MAKE) --no-print-directory -s configure
 	python3 bench/run --build-dir $(BUILD) --jobs $(JOBS) $(BENCH_FLAGS)
+
+# SOAK_CYCLES (default 1000) attach cycles and SOAK_JOBS (default 100) MPI jobs with faults;
+# exit status 1 on any violation (bench/README.md has the figures of a full run).
+soak: bootstrap
+	@$(MAKE) --no-print-directory -s configure
+	cmake --build $(BUILD) -j $(JOBS) --target ompdbg program_soak_counter program_mpi_stages
+	python3 bench/soak/soak --build-dir $(BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
