@@ -2,6 +2,7 @@
 
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/scope_members.hpp"
 
 #include "internal/die_util.hpp"
 #include "internal/dwarf_index.hpp"
@@ -783,11 +784,9 @@ std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr
     std::set<std::string> seen;
     for (std::size_t i = chain.size(); i-- > start;) {
         std::set<std::pair<std::string, bool>> here;
-        Dwarf_Die child;
-        if (dwarf_child(&chain[i], &child) != 0) {
-            continue;
-        }
-        do {
+        // With what the abstract instance holds: a parameter a compiler dropped from an
+        // inlined copy or a clone is still a parameter (gdb prints it "<optimized out>").
+        for (Dwarf_Die child : scope_members(chain[i])) {
             int tag = dwarf_tag(&child);
             if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) {
                 continue;
@@ -811,7 +810,7 @@ std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr
             v.decl_line = decl_line_of(child);
             v.frame_base_die = frame_base;
             out.push_back(std::move(v));
-        } while (dwarf_siblingof(&child, &child) == 0);
+        }
         for (const auto& [name, is_parameter] : here) {
             seen.insert(name);
         }

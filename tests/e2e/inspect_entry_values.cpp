@@ -90,3 +90,23 @@ TEST_CASE("a program compiled with a relative source path shows that name, as gd
     CHECK(joined(grep(ours.out, pattern)) == joined(expected));
     CHECK(ours.out.find(" at structs.c:") != std::string::npos);
 }
+
+TEST_CASE("frame lines and info args list every formal parameter, a dropped one as <optimized out> (gdb)", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("dropped_params", 2)));
+    CAPTURE(program);
+    // kernel's `wts` is never read (gcc calls a clone kernel.isra.0 whose DWARF omits it),
+    // scaled's `unused` has no code (its inlined copy omits it): gdb lists both.
+    std::vector<std::string> cmds{"break record", "run", "bt", "up", "info args", "frame", "finish", "continue",
+                                  "bt", "up", "info args", "down", "finish"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern =
+        "^#[0-9]+ |^Breakpoint [0-9]+, |^Run till exit from |^(0x[0-9a-f]+ in )?[a-z_]+ \\(.*\\) at |^[a-z_]+ = ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 16);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+    CHECK(ours.out.find("wts=<optimized out>") != std::string::npos);
+    CHECK(ours.out.find("unused=<optimized out>") != std::string::npos);
+}

@@ -18,6 +18,7 @@
 #include "symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/scope_members.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
@@ -389,12 +390,10 @@ namespace {
 /// subroutines skipped (they are frames of their own).
 void collect_scope(Dwarf_Die scope, std::uint64_t pc, const Dwarf_Die& frame_base, bool top,
                    std::vector<dwarf::variable>& out) {
-    Dwarf_Die child;
-    if (dwarf_child(&scope, &child) != 0) {
-        return;
-    }
     std::vector<dwarf::variable> here;
-    do {
+    // With the abstract instance's members no concrete child stands for (gdb lists a
+    // parameter a compiler dropped from an inlined copy).
+    for (Dwarf_Die child : dwarf::scope_members(scope)) {
         int tag = dwarf_tag(&child);
         if (tag == DW_TAG_lexical_block) {
             if (dwarf_haspc(&child, pc) == 1) {
@@ -420,15 +419,17 @@ void collect_scope(Dwarf_Die scope, std::uint64_t pc, const Dwarf_Die& frame_bas
             v.var_type = dwarf::type(type_die);
         }
         // Function-local statics and externs declared in the block are globals for gdb's
-        // `info locals` too; a declaration without a location is not printed.
-        Dwarf_Attribute loc;
-        bool has_location = dwarf_attr_integrate(&child, DW_AT_location, &loc) != nullptr ||
-                            dwarf_attr_integrate(&child, DW_AT_const_value, &loc) != nullptr;
-        if (!has_location && !v.is_parameter) {
+        // `info locals` too; a declaration (`extern int x;`) is not printed, a local the
+        // compiler gave no location is ("<optimized out>").
+        bool is_declaration = false;
+        if (dwarf_attr_integrate(&child, DW_AT_declaration, &attr) != nullptr) {
+            dwarf_formflag(&attr, &is_declaration);
+        }
+        if (is_declaration && !v.is_parameter) {
             continue;
         }
         here.push_back(std::move(v));
-    } while (dwarf_siblingof(&child, &child) == 0);
+    }
     out.insert(out.end(), here.begin(), here.end());
 }
 
