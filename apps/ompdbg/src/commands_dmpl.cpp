@@ -25,6 +25,7 @@
 
 #include "commands_omp.hpp"
 #include "frame_context.hpp"
+#include "omp_stack_view.hpp"
 #include "outlined_code.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -388,8 +389,10 @@ bool in_runtime(const fold_context& fc, const stack_frame& f) {
 }
 
 /// The user's function when `f` runs an outlined routine (DMPL_demangle_name), else nullopt.
+/// A copy inlined into an outlined routine is not the routine (its pc's symbol is): the
+/// routine is the frame of the physical frame's own subprogram, below its inlined copies.
 std::optional<std::string> outlined_parent(const fold_context& fc, const stack_frame& f) {
-    if (f.inline_depth != 0 || in_runtime(fc, f)) {
+    if (f.is_inlined || in_runtime(fc, f)) {
         return std::nullopt;
     }
     auto d = fc.lib->demangle(frame_symbol(f));
@@ -484,21 +487,74 @@ std::string region_line(fold_context& fc, pid_t tid, const std::string& parent, 
     return l + "]";
 }
 
-/// Prints frames[from..] of `tid` with runtime frames folded; `next_level` numbers frames
-/// that belong to another thread (parent task frames). Returns the next free level.
-int print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& frames, std::size_t from,
-                 std::optional<int> renumber, nlohmann::json& rows, int depth) {
+/// Where a team member's region was encountered: the thread and the index of its first
+/// frame outward of the runtime's call of the region.
+struct encounter {
+    pid_t tid = 0;
+    std::size_t frame = 0;
+};
+
+/// The thread that encountered the region `outlined` (the mangled routine a team member
+/// runs, of the user's function `parent`), or nullopt.
+std::optional<encounter> find_encounter(fold_context& fc, pid_t tid, const std::string& outlined,
+                                        const std::string& parent) {
     session& s = *fc.s;
-    int level = renumber.value_or(0);
+    tracer::target* tgt = s.target();
+    // The thread that called the dispatcher for the same outlined routine.
+    for (tracer::thread* th : tgt->threads()) {
+        if (th->tid() == tid || th->state() == tracer::thread_state::exited) {
+            continue;
+        }
+        if (auto k = encountering_frame(fc, s.stack(th->tid()), outlined)) {
+            return encounter{th->tid(), *k};
+        }
+    }
+    // The encountering thread may have finished its share already and wait in the
+    // dispatcher (joining the team): its frames outward of the dispatcher call from the
+    // user's function are the parent task's.
+    std::string wanted = parent.substr(0, parent.find('('));
+    for (tracer::thread* th : tgt->threads()) {
+        if (th->tid() == tid || th->state() == tracer::thread_state::exited) {
+            continue;
+        }
+        const auto& other = s.stack(th->tid());
+        for (std::size_t k = 0; k < other.size(); ++k) {
+            // The dispatcher itself may be gone from the stack (libgomp's GOMP_parallel
+            // tail-calls GOMP_parallel_end): any runtime frames called by `wanted`,
+            // in a thread that is not running an outlined routine itself.
+            if (outlined_parent(fc, other[k])) {
+                break;
+            }
+            if (!in_runtime(fc, other[k])) {
+                continue;
+            }
+            std::size_t q = k + 1;
+            while (q < other.size() && in_runtime(fc, other[q])) {
+                ++q;
+            }
+            if (q < other.size() && frame_function_name(other[q]) == wanted) {
+                return encounter{th->tid(), q};
+            }
+            break;
+        }
+    }
+    return std::nullopt;
+}
+
+/// Prints frames[from..] of `tid` with runtime frames folded into a region line. Every
+/// frame keeps its own number in `tid`'s stack, the one `frame N` selects there. A team
+/// member's stack ends at its region line; with `continued`, the frames of the thread that
+/// encountered the region follow a separator naming that thread, numbered as in its stack.
+void print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& frames, std::size_t from,
+                  bool continued, nlohmann::json& rows, int depth) {
+    session& s = *fc.s;
     for (std::size_t i = from; i < frames.size(); ++i) {
         const stack_frame& f = frames[i];
-        stack_frame shown = f;
-        if (renumber) {
-            shown.level = level;
-        }
-        s.out().line(format_frame_line(s, shown, true));
-        rows.push_back({{"level", shown.level}, {"tid", tid}, {"line", format_frame_line(s, shown, true)}});
-        level = shown.level + 1;
+        std::string text = format_frame_line(s, f, true);
+        s.out().line(text);
+        nlohmann::json row = frame_json(f);
+        row["lwp"] = tid;
+        rows.push_back(std::move(row));
         auto parent = outlined_parent(fc, f);
         if (!parent) {
             continue;
@@ -522,72 +578,35 @@ int print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& fr
             // This thread encountered the construct: its caller's frames follow.
             std::string l = region_line(fc, tid, *parent, where(frames[j]));
             s.out().line(l);
-            rows.push_back({{"region", l}});
+            rows.push_back({{"region", l}, {"lwp", tid}});
             i = j - 1;
             continue;
         }
         // A team member: its stack ends in the thread start; the parent task's frames are in
-        // the thread that encountered the construct (the one that called the dispatcher for
-        // the same outlined routine).
+        // the thread that encountered the construct.
         std::string outermost_outlined;
         for (std::size_t k = i; k < j; ++k) {
             if (outlined_parent(fc, frames[k])) {
                 outermost_outlined = frame_symbol(frames[k]);
             }
         }
-        tracer::target* tgt = s.target();
-        for (tracer::thread* th : tgt->threads()) {
-            if (th->tid() == tid || th->state() == tracer::thread_state::exited || depth > 8) {
-                continue;
-            }
-            const auto& other = s.stack(th->tid());
-            if (auto k = encountering_frame(fc, other, outermost_outlined)) {
-                std::string l = region_line(fc, tid, *parent, where(other[*k]));
-                s.out().line(l);
-                rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
-                print_folded(fc, th->tid(), other, *k, level, rows, depth + 1);
-                return level;
-            }
-        }
-        // The encountering thread may have finished its share already and wait in the
-        // dispatcher (joining the team): its frames outward of the dispatcher call from the
-        // user's function are the parent task's.
-        std::string wanted = parent->substr(0, parent->find('('));
-        for (tracer::thread* th : tgt->threads()) {
-            if (th->tid() == tid || th->state() == tracer::thread_state::exited || depth > 8) {
-                continue;
-            }
-            const auto& other = s.stack(th->tid());
-            for (std::size_t k = 0; k < other.size(); ++k) {
-                // The dispatcher itself may be gone from the stack (libgomp's GOMP_parallel
-                // tail-calls GOMP_parallel_end): any runtime frames called by `wanted`,
-                // in a thread that is not running an outlined routine itself.
-                if (outlined_parent(fc, other[k])) {
-                    break;
-                }
-                if (!in_runtime(fc, other[k])) {
-                    continue;
-                }
-                std::size_t q = k + 1;
-                while (q < other.size() && in_runtime(fc, other[q])) {
-                    ++q;
-                }
-                if (q < other.size() && frame_function_name(other[q]) == wanted) {
-                    std::string l = region_line(fc, tid, *parent, where(other[q]));
-                    s.out().line(l);
-                    rows.push_back({{"region", l}, {"encountered_by", th->tid()}});
-                    print_folded(fc, th->tid(), other, q, level, rows, depth + 1);
-                    return level;
-                }
-                break;
-            }
-        }
-        std::string l = region_line(fc, tid, *parent, construct);
+        auto enc = depth < 8 ? find_encounter(fc, tid, outermost_outlined, *parent) : std::nullopt;
+        const auto* other = enc ? &s.stack(enc->tid) : nullptr;
+        std::string l = region_line(fc, tid, *parent, other != nullptr ? where((*other)[enc->frame]) : construct);
         s.out().line(l);
-        rows.push_back({{"region", l}});
-        return level;
+        nlohmann::json region{{"region", l}, {"lwp", tid}};
+        if (enc) {
+            region["encountered_by"] = enc->tid;
+        }
+        rows.push_back(std::move(region));
+        if (continued && enc) {
+            std::string sep = continued_separator(s, enc->tid);
+            s.out().line(sep);
+            rows.push_back({{"continued_in", enc->tid}, {"thread", s.thread_number(enc->tid)}});
+            print_folded(fc, enc->tid, *other, enc->frame, continued, rows, depth + 1);
+        }
+        return;
     }
-    return level;
 }
 
 std::optional<fold_context> make_fold_context(session& s) {
@@ -606,9 +625,9 @@ std::optional<fold_context> make_fold_context(session& s) {
     return fc;
 }
 
-/// `bt` with the OpenMP runtime folded: true when it printed (the stack runs an outlined
-/// routine), false to let the ordinary backtrace print.
-bool folded_backtrace(session& s) {
+/// `bt` with the OpenMP runtime folded (`continued`: `omp bt continued`): true when it
+/// printed (the stack runs an outlined routine), false to let the ordinary backtrace print.
+bool folded_backtrace(session& s, bool continued) {
     if (s.target() == nullptr || s.selected_tid() == 0) {
         return false;
     }
@@ -621,7 +640,7 @@ bool folded_backtrace(session& s) {
         return false;
     }
     nlohmann::json rows = nlohmann::json::array();
-    print_folded(*fc, s.selected_tid(), frames, 0, std::nullopt, rows, 0);
+    print_folded(*fc, s.selected_tid(), frames, 0, continued, rows, 0);
     s.out().field("frames", rows);
     return true;
 }
@@ -830,7 +849,9 @@ bool outlined_locals(session& s) {
         return false;
     }
     const stack_frame& f = st[static_cast<std::size_t>(s.selected_frame())];
-    if (!f.function) {
+    // A function inlined into the routine has its own variables, which no clause scopes:
+    // gdb's `info locals` shows them (its pc's symbol is the routine's all the same).
+    if (!f.function || f.is_inlined) {
         return false;
     }
     auto fc = make_fold_context(s);
@@ -1239,7 +1260,8 @@ void register_dmpl_commands(command_table& t) {
 
     wrap(t, "backtrace", [](command_handler old) -> command_handler {
         return [old](session& s, std::string_view args) {
-            if (trim(args).empty() && folded_backtrace(s)) {
+            // `set omp-bt-filter off` leaves every frame to gdb's plain backtrace.
+            if (trim(args).empty() && omp_bt_filter(s) && folded_backtrace(s, false)) {
                 return;
             }
             old(s, args);
@@ -1308,7 +1330,7 @@ void register_dmpl_commands(command_table& t) {
                 old(s, args);
             } catch (const error&) {
                 // No OMPD (libgomp, OMP_DEBUG unset): fold with the DMPL rtl names instead.
-                if (!folded_backtrace(s)) {
+                if (!folded_backtrace(s, trim(args) == "continued")) {
                     throw;
                 }
             }

@@ -554,8 +554,9 @@ void register_omp_commands(command_table& t) {
 
     omp.add(command{"bt", {"backtrace"}, "Backtrace with OpenMP runtime frames folded away.",
                     "omp bt [continued]\nThe selected thread's stack without the OpenMP runtime's frames, each\n"
-                    "outlined region shown as its construct at file:line. With `continued`, a worker's\n"
-                    "stack goes on in the thread that encountered the construct.",
+                    "outlined region shown as its construct at file:line; each frame keeps the number\n"
+                    "`frame N` selects. With `continued`, a worker's stack goes on, after a line naming\n"
+                    "it, in the thread that encountered the construct, numbered as in that thread.",
                     cmd_omp_bt, false, nullptr});
 
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");

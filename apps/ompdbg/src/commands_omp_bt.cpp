@@ -1,6 +1,7 @@
 // `omp bt`: the selected thread's stack with the OpenMP runtime's frames folded away and each
 // outlined region shown as its construct, continued into the encountering thread's stack
-// (as gdb's OMPD plugin does with `ompd bt on continued`).
+// (as gdb's OMPD plugin does with `ompd bt on continued`). Every frame keeps its number in
+// its own thread's stack, the one `frame N` selects there.
 
 #include <map>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands_omp_state.hpp"
+#include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
@@ -66,7 +68,7 @@ std::optional<std::size_t> outermost_outlined(const std::vector<stack_frame>& fr
     std::optional<std::size_t> found;
     for (std::size_t i = first; i < frames.size(); ++i) {
         auto entry = frame_entry(frames[i]);
-        if (entry && outlined.count(*entry) && frames[i].inline_depth == 0) {
+        if (entry && outlined.count(*entry)) {
             found = i;
         }
     }
@@ -74,18 +76,18 @@ std::optional<std::size_t> outermost_outlined(const std::vector<stack_frame>& fr
 }
 
 /// Prints frames [first, end) of `tid`, runtime frames folded, outlined functions shown as
-/// their construct, and adds them to `json`; returns the next frame number.
-int print_folded_frames(session& s, pid_t tid, std::size_t first, std::size_t end, int number,
-                        const fs::path& runtime, const std::map<std::uint64_t, std::string>& outlined,
-                        nlohmann::json& json) {
+/// their construct, each with its own frame number, and adds them to `json`.
+void print_folded_frames(session& s, pid_t tid, std::size_t first, std::size_t end, const fs::path& runtime,
+                         const std::map<std::uint64_t, std::string>& outlined, nlohmann::json& json) {
     const auto& frames = s.stack(tid);
     for (std::size_t i = first; i < end && i < frames.size(); ++i) {
         const stack_frame& f = frames[i];
         if (is_runtime_frame(f, runtime)) {
             continue;
         }
+        const int number = f.level;
         auto entry = frame_entry(f);
-        if (entry && outlined.count(*entry) && f.inline_depth == 0) {
+        if (entry && outlined.count(*entry)) {
             std::string where = describe_code(s, *entry);
             auto at = where.find(" at ");
             std::string loc = at == std::string::npos ? "" : where.substr(at);
@@ -96,15 +98,12 @@ int print_folded_frames(session& s, pid_t tid, std::size_t first, std::size_t en
                             {"function", frame_function_name(f)},
                             {"construct", construct},
                             {"location", at == std::string::npos ? "" : where.substr(at + 4)}});
-            ++number;
             continue;
         }
         std::string line = format_frame_line(s, f, false);
         s.out().line(fmt::format("#{:<3}{}", number, line));
         json.push_back({{"level", number}, {"lwp", tid}, {"function", frame_function_name(f)}, {"text", line}});
-        ++number;
     }
-    return number;
 }
 
 /// Where a worker's stack goes on: the thread that encountered the construct (thread 0 of
@@ -159,7 +158,6 @@ void cmd_omp_bt(session& s, std::string_view args) {
     omp_thread cur_thread = *t;
     std::size_t start = 0;
     auto par = as.current_parallel(*t);
-    int n = 0;
     for (int guard = 0; guard < 64; ++guard) {
         const auto& stack = s.stack(cur);
         auto outlined = outlined_functions(as, cur_thread);
@@ -170,13 +168,12 @@ void cmd_omp_bt(session& s, std::string_view args) {
                 next = find_continuation(s, as, cur, par, *entry);
             }
         }
-        n = print_folded_frames(s, cur, start, next ? *last + 1 : stack.size(), n, probe.runtime_path, outlined,
-                                frames);
+        print_folded_frames(s, cur, start, next ? *last + 1 : stack.size(), probe.runtime_path, outlined, frames);
         if (!next) {
             break;
         }
-        s.out().line(fmt::format("---- continued in thread {} (LWP {}), which encountered the construct ----",
-                                 thread_label(s, next->tid), next->tid));
+        s.out().line(continued_separator(s, next->tid));
+        frames.push_back({{"continued_in", next->tid}, {"thread", s.thread_number(next->tid)}});
         cur = next->tid;
         cur_thread = next->thread;
         start = next->start;

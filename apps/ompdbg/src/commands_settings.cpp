@@ -1,5 +1,6 @@
 // gdb's `set`/`show` of user settings: confirm, pagination, width, height, listsize, args,
-// print elements/repeats/pretty, breakpoint pending, and `show version`. gdb scripts start with several of
+// print elements/repeats/pretty, breakpoint pending, and `show version`; ompdbg's
+// omp-bt-filter. gdb scripts start with several of
 // them (`set pagination off`, `set confirm off`, `set print pretty on`); each either changes
 // what ompdbg does or, for paging and wrapping that ompdbg never does, is honoured as is.
 
@@ -12,6 +13,7 @@
 
 #include "command_args.hpp"
 #include "command_prefix.hpp"
+#include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -107,6 +109,14 @@ const setting top_settings[] = {
      },
      [](session& s) {
          return "Argument list to give program being debugged when it is started is \"" + s.settings().args_text + "\".";
+     }},
+    // LLVM's OMPD plugin for gdb has `ompd bt on|off`; here the fold is on by default, and
+    // `omp bt continued` is where a worker's stack goes on in the encountering thread.
+    {"omp-bt-filter", "Set whether bt folds the OpenMP runtime's frames of a parallel region into one line.",
+     [](session& s, std::string_view a) { omp_bt_filter(s) = parse_on_off(a); },
+     [](session& s) {
+         return "Whether bt folds the OpenMP runtime's frames of a parallel region into one line is " +
+                on_off(omp_bt_filter(s)) + ".";
      }},
 };
 

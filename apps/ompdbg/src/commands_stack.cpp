@@ -10,6 +10,7 @@
 #include "command_args.hpp"
 #include "frame_args.hpp"
 #include "frame_context.hpp"
+#include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
@@ -130,13 +131,7 @@ void cmd_backtrace(session& s, std::string_view args) {
         const stack_frame& f = st[i];
         s.out().line(format_frame_line(s, f, true));
         if (s.out().is_json()) {
-            nlohmann::json jf{{"level", f.level}, {"pc", fmt::format("{:#x}", f.pc())},
-                              {"function", frame_function_name(f)}};
-            if (f.line && f.line->line > 0) {
-                jf["file"] = f.line->file;
-                jf["line"] = f.line->line;
-            }
-            frames.push_back(std::move(jf));
+            frames.push_back(frame_json(f));
         }
         if (full) {
             if (!f.function) {

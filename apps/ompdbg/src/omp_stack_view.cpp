@@ -1,0 +1,34 @@
+#include "omp_stack_view.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "session.hpp"
+
+namespace ompdbg::app {
+
+nlohmann::json frame_json(const stack_frame& f) {
+    nlohmann::json jf{{"level", f.level}, {"pc", fmt::format("{:#x}", f.pc())}, {"function", frame_function_name(f)}};
+    if (f.line && f.line->line > 0) {
+        jf["file"] = f.line->file;
+        jf["line"] = f.line->line;
+    }
+    return jf;
+}
+
+std::string continued_separator(session& s, pid_t encountering_tid) {
+    int n = s.thread_number(encountering_tid);
+    std::string thread = n > 0 ? std::to_string(n) : "?";
+    return fmt::format("---- continued in thread {} (LWP {}), which encountered the construct; "
+                       "frame numbers are thread {}'s ----",
+                       thread, encountering_tid, thread);
+}
+
+bool& omp_bt_filter(session& s) {
+    // Never destroyed: nothing may run against a dead session at exit (as commands_omp.cpp).
+    static auto* settings = new std::map<const session*, bool>();
+    return settings->try_emplace(&s, true).first->second;
+}
+
+}  // namespace ompdbg::app
