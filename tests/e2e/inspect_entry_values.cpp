@@ -95,8 +95,10 @@ TEST_CASE("frame lines and info args list every formal parameter, a dropped one 
     auto program = GENERATE(from_range(example_variants("dropped_params", 2)));
     CAPTURE(program);
     // kernel's `wts` is never read (gcc calls a clone kernel.isra.0 whose DWARF omits it),
-    // scaled's `unused` has no code (its inlined copy omits it): gdb lists both.
-    std::vector<std::string> cmds{"break record", "run", "bt", "up", "info args", "frame", "finish", "continue",
+    // scaled's `unused` has no code (its inlined copy omits it): gdb lists both. kernel is
+    // also the caller of an inlined frame (report). (`finish` out of kernel is left out:
+    // gcc returns to the entry of scaled's inlined copy, where gdb shows main.)
+    std::vector<std::string> cmds{"break record", "run", "bt", "up", "up", "info args", "frame", "continue",
                                   "bt", "up", "info args", "down", "finish"};
     auto ours = ompdbg_cmds(program, cmds);
     auto gdb = gdb_cmds(program, cmds);
