@@ -1,7 +1,8 @@
 // ompdbg's reader of Open MPI ob1's unexpected messages (see internal/msgq_ob1.hpp):
 // ompi_mpi_communicators -> each communicator's c_pml_comm (mca_pml_ob1_comm_t) -> procs[i]
 // (mca_pml_ob1_comm_proc_t) -> unexpected_frags (an opal_list_t of mca_pml_ob1_recv_frag_t)
-// and frags_cant_match (rings linked through the same list item, each with a `range` ring).
+// and frags_cant_match (rings linked through the same list item, each with a `range` ring);
+// the same mca_pml_ob1_comm_proc_t has send_sequence and expected_sequence.
 
 #include "internal/msgq_ob1.hpp"
 
@@ -43,6 +44,7 @@ struct ob1_unexpected_reader::layout {
     field comm_contextid, comm_pml_comm;    // ompi_communicator_t
     field procs, num_procs;                 // mca_pml_ob1_comm_t
     field cant_match, unexpected;           // mca_pml_ob1_comm_proc_t
+    field send_sequence, expected_sequence; // mca_pml_ob1_comm_proc_t
     field sentinel, list_next;              // opal_list_t, opal_list_item_t
     field frag_next, frag_range;            // mca_pml_ob1_recv_frag_t
     field hdr_type, hdr_src, hdr_tag, hdr_msg_length, seg_addr, seg_len;  // in a frag
@@ -111,6 +113,8 @@ void ob1_unexpected_reader::learn() {
     l->num_procs = path_in("mca_pml_ob1_comm_t", "num_procs");
     l->cant_match = path_in("mca_pml_ob1_comm_proc_t", "frags_cant_match");
     l->unexpected = path_in("mca_pml_ob1_comm_proc_t", "unexpected_frags");
+    l->send_sequence = path_in("mca_pml_ob1_comm_proc_t", "send_sequence");
+    l->expected_sequence = path_in("mca_pml_ob1_comm_proc_t", "expected_sequence");
     l->sentinel = path_in("opal_list_t", "opal_list_sentinel");
     l->list_next = path_in("opal_list_item_t", "opal_list_next");
     l->frag_next = path_in("mca_pml_ob1_recv_frag_t", "super.super.opal_list_next");
@@ -191,7 +195,7 @@ void ob1_unexpected_reader::read_frag(std::uint64_t frag, std::uint64_t context,
     out.push_back(m);
 }
 
-std::vector<ob1_message> ob1_unexpected_reader::read() {
+ob1_state ob1_unexpected_reader::read() {
     if (!layout_) {
         learn();
     }
@@ -205,7 +209,8 @@ std::vector<ob1_message> ob1_unexpected_reader::read() {
     };
     // Lists link the fragments' list items (their first member: offset 0 in 4.1).
     const std::uint64_t item_in_frag = l.frag_next.offset - l.list_next.offset;
-    std::vector<ob1_message> out;
+    ob1_state state;
+    std::vector<ob1_message>& out = state.unexpected;
     auto size = static_cast<std::int32_t>(read_uint(l.communicators + l.array_size.offset, l.array_size.size));
     std::uint64_t slots = need(l.communicators + l.array_addr.offset);
     if (size < 0 || size > max_communicators) {
@@ -231,6 +236,10 @@ std::vector<ob1_message> ob1_unexpected_reader::read() {
             if (proc == 0) {
                 continue;   // ob1 creates a peer's state at its first message
             }
+            state.sequences.push_back(ob1_peer_sequence{
+                context, static_cast<std::int64_t>(p),
+                static_cast<std::uint32_t>(read_uint(proc + l.send_sequence.offset, l.send_sequence.size)),
+                static_cast<std::uint16_t>(read_uint(proc + l.expected_sequence.offset, l.expected_sequence.size))});
             // unexpected_frags: from the sentinel's next around to the sentinel.
             std::uint64_t sentinel = proc + l.unexpected.offset + l.sentinel.offset;
             std::uint64_t item = need(sentinel + l.list_next.offset);
@@ -269,7 +278,7 @@ std::vector<ob1_message> ob1_unexpected_reader::read() {
             }
         }
     }
-    return out;
+    return state;
 }
 
 }  // namespace ompdbg::plugins::internal

@@ -374,24 +374,18 @@ std::vector<msgq_communicator> msgq_process::communicators() {
 
 // The unexpected queues the DLL gives no information about (Open MPI 4.1's answers
 // mqs_no_information) are read from ob1's own lists; when that fails too, the reason joins
-// the DLL's.
+// the DLL's. ob1's sequence numbers of every peer come from the same walk.
 void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comms) {
-    bool wanted = false;
-    for (const auto& c : comms) {
-        wanted = wanted || (!c.unexpected.available && c.unexpected.unavailable_reason == no_information_text);
-    }
-    if (!wanted) {
-        return;
-    }
-    std::vector<internal::ob1_message> messages;
+    internal::ob1_state state;
     try {
         if (!process_->ob1) {
             process_->ob1 = std::make_unique<internal::ob1_unexpected_reader>(*process_->tgt);
         }
-        messages = process_->ob1->read();
+        state = process_->ob1->read();
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "ob1 unexpected messages of process {}: {}", process_->tgt->pid(), e.what());
         for (auto& c : comms) {
+            c.sequences_note = fmt::format("{} cannot read them: {}", msgq_ob1_reader_name, e.what());
             if (!c.unexpected.available && c.unexpected.unavailable_reason == no_information_text) {
                 c.unexpected.unavailable_reason += fmt::format(", and {} cannot read it: {}", msgq_ob1_reader_name, e.what());
             }
@@ -399,6 +393,17 @@ void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comm
         return;
     }
     for (auto& c : comms) {
+        auto global_of = [&](std::int64_t local) -> std::int64_t {
+            return local >= 0 && static_cast<std::size_t>(local) < c.world_ranks.size()
+                       ? c.world_ranks[static_cast<std::size_t>(local)]
+                       : -1;
+        };
+        c.sequences_read = true;
+        for (const auto& seq : state.sequences) {
+            if (seq.context_id == c.unique_id) {
+                c.sequences.push_back(msgq_peer_sequence{seq.peer, global_of(seq.peer), seq.sent, seq.arrived});
+            }
+        }
         auto& q = c.unexpected;
         if (q.available || q.unavailable_reason != no_information_text) {
             continue;
@@ -406,7 +411,7 @@ void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comm
         q.available = true;
         q.unavailable_reason.clear();
         q.reader = msgq_ob1_reader_name;
-        for (const auto& m : messages) {
+        for (const auto& m : state.unexpected) {
             if (m.context_id != c.unique_id) {
                 continue;
             }
@@ -414,10 +419,7 @@ void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comm
             op.queue = msgq_queue::unexpected_messages;
             op.status = msgq_status::pending;
             op.desired_local_rank = op.actual_local_rank = m.source;
-            op.desired_global_rank = op.actual_global_rank =
-                m.source >= 0 && static_cast<std::size_t>(m.source) < c.world_ranks.size()
-                    ? c.world_ranks[static_cast<std::size_t>(m.source)]
-                    : m.source;
+            op.desired_global_rank = op.actual_global_rank = global_of(m.source) < 0 ? m.source : global_of(m.source);
             op.desired_tag = op.actual_tag = m.tag;
             op.desired_length = op.actual_length = m.bytes;
             op.system_buffer = true;

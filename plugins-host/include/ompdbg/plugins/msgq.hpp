@@ -133,6 +133,14 @@ struct msgq_queue_contents {
 /// msgq_queue_contents::reader of the queues ompdbg reads from Open MPI's ob1 PML.
 inline constexpr const char* msgq_ob1_reader_name = "ompdbg's reader of Open MPI's ob1 PML";
 
+/// ob1's counts of the messages between this process and one peer of a communicator.
+struct msgq_peer_sequence {
+    std::int64_t peer_local = 0;    ///< the peer's rank in the communicator
+    std::int64_t peer_global = -1;  ///< the same in MPI_COMM_WORLD (-1: unknown)
+    std::uint32_t sent = 0;         ///< messages this process started sending to the peer
+    std::uint16_t arrived = 0;      ///< the peer's messages that arrived here in order (matched or unexpected)
+};
+
 /// One communicator (mqs_communicator + mqs_get_comm_group) and its three queues.
 struct msgq_communicator {
     std::uint64_t unique_id = 0;
@@ -141,6 +149,13 @@ struct msgq_communicator {
     std::int64_t size = 0;
     std::vector<int> world_ranks;            ///< index: local rank; empty when the DLL cannot tell
     msgq_queue_contents sends, receives, unexpected;
+    /// Open MPI ob1's message sequence numbers with each peer, read by ompdbg itself
+    /// (msgq_ob1_reader_name): the evidence of whether messages move, and of messages on
+    /// their way (a peer sent more than this process has seen arrive). Empty with
+    /// sequences_note saying why when they cannot be read (another MPI or PML, no DWARF).
+    std::vector<msgq_peer_sequence> sequences;
+    bool sequences_read = false;
+    std::string sequences_note;
 };
 
 /// One MPI process seen through the DLL: mqs_setup_image / mqs_image_has_queues /
@@ -166,7 +181,8 @@ public:
 private:
     /// Gives the DLL's image and process info back and unregisters our contexts.
     void release() noexcept;
-    /// Fills the unexpected queues the DLL has no information about from ob1's lists.
+    /// Fills the unexpected queues the DLL has no information about, and every
+    /// communicator's sequence numbers, from ob1's lists.
     void fill_unexpected_from_ob1(std::vector<msgq_communicator>& comms);
     std::shared_ptr<msgq_library> lib_;
     std::unique_ptr<internal::msgq_image_ctx> image_;
