@@ -174,6 +174,47 @@ TEST_CASE("mpi deadlock over the whole job: the ring's cycle is found across ran
     }
 }
 
+TEST_CASE("mpi deadlock on a stopped MPI_Sendrecv ring: sends the peer can take are no waits, one snapshot said",
+          "[e2e][mpi][msgq]") {
+    const std::string prog = mpi_example("mpi_sendrecv_ring");
+    // A healthy halo exchange of rendezvous blocks (256 KiB): every rank stops on the line of
+    // its first MPI_Sendrecv (4 hits), then each alone runs into Open MPI's progress loop,
+    // which the call enters once its receive is posted and its send started. Whatever the
+    // ranks got to, a stopped healthy job is a consistent cut that has no wait-for cycle.
+    std::vector<std::string> cmds{"break " + example_location("mpi/mpi_sendrecv_ring.c", "ring_sendrecv_right"), "run",
+                                  "continue", "continue", "continue", "delete", "break opal_progress"};
+    auto more = into_progress_loop({0, 1, 2, 3});
+    cmds.insert(cmds.end(), more.begin(), more.end());
+    cmds.insert(cmds.end(), {"delete", "mpi deadlock", "mpi queues"});
+    auto r = ompdbg_mpi(prog, cmds, ompdbg::test::msgq::mpirun_path(), {"65536"});
+    INFO(r.all() + r.log);
+    REQUIRE_FALSE(r.timed_out);
+    auto log = logged(r.log);
+    CHECK_FALSE(contains(r.out, "Deadlock:"));
+    CHECK(has_line(r.out, "Evidence: one snapshot of the stopped ranks (a cycle in it may be a momentary wait; "
+                          "`ompdbg triage PID --samples N` compares several while the job runs)."));
+    // The pending halves of the exchange that can complete, each with the peer the rank
+    // logged for its first exchange (tag 1: to the right, from the left).
+    std::regex not_wait(R"(^Not a wait: rank (\d+) in MPI_Sendrecv\((send|receive) tag (\d+)\) with rank (\d+): (.*)$)");
+    int cleared = 0;
+    for (const auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (!std::regex_match(l, m, not_wait)) {
+            continue;
+        }
+        ++cleared;
+        int rank = std::stoi(m[1]);
+        auto first = ops_of(log, rank, m[2] == "send" ? "sendrecv-send" : "sendrecv-recv");
+        REQUIRE(first.size() == 1);
+        if (m[3] == "1") {
+            CHECK(m[4] == first[0].at("peer"));
+        }
+        CHECK((contains(m[5], "posted receive matches it") || contains(m[5], "has started the message") ||
+               contains(m[5], "than have arrived") || contains(m[5], "unexpected queue")));
+    }
+    CHECK(cleared > 0);
+}
+
 TEST_CASE("mpi deadlock over the whole job: the tag-mismatch rank is reported as starved", "[e2e][mpi][msgq]") {
     const std::string prog = mpi_example("mpi_tag_mismatch");
     // Rank 1 stops on the line of its MPI_Recv(tag 8), the others on MPI_Barrier (4 hits);

@@ -22,6 +22,7 @@
 #include "ompdbg/tracer/unwinder.hpp"
 #include "session.hpp"
 #include "stop_printer.hpp"
+#include "wait_edges.hpp"
 #include "wait_for_graph.hpp"
 
 namespace ompdbg::app {
@@ -305,46 +306,6 @@ std::string mpi_call_of(session& s, tracer::target& tgt) {
 }
 
 
-/// The wait-for edges of one rank blocked in `call`: its pending operations of the kind the
-/// call waits for (a send call waits on its sends, a receive call on its receives, MPI_Wait
-/// and the like on both).
-void add_waits(wait_for_graph& g, const rank_queue_state& r) {
-    const std::string& call = r.call;
-    bool wants_recv = call != "MPI_Send" && call != "MPI_Ssend" && call != "MPI_Bsend" && call != "MPI_Rsend";
-    bool wants_send = call != "MPI_Recv" && call != "MPI_Probe" && call != "MPI_Mprobe" && call != "MPI_Mrecv";
-    bool plain = call == "MPI_Recv" || call == "MPI_Send" || call == "MPI_Ssend" || call == "MPI_Bsend" ||
-                 call == "MPI_Rsend";
-    for (const auto& c : r.communicators) {
-        auto add = [&](const plugins::msgq_queue_contents& q, bool is_send) {
-            for (const auto& op : q.operations) {
-                if (op.status != plugins::msgq_status::pending) {
-                    continue;
-                }
-                std::string tag = op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
-                std::string what = plain ? fmt::format("{}({})", call, tag)
-                                         : fmt::format("{}({} {})", call, is_send ? "send" : "receive", tag);
-                if (!is_send && op.desired_local_rank < 0) {
-                    std::vector<int> candidates;
-                    for (int w : c.world_ranks) {
-                        if (w != r.rank) {
-                            candidates.push_back(w);
-                        }
-                    }
-                    g.add_any_wait(r.rank, candidates, plain ? fmt::format("{}(any source, {})", call, tag) : what);
-                } else {
-                    g.add_wait(r.rank, static_cast<int>(op.desired_global_rank), what);
-                }
-            }
-        };
-        if (wants_send) {
-            add(c.sends, true);
-        }
-        if (wants_recv) {
-            add(c.receives, false);
-        }
-    }
-}
-
 /// What a starved rank's unexpected queue holds from the ranks it waits for that its
 /// receives do not match (a tag mismatch, the usual cause): "; unmatched in its unexpected
 /// queue: rank 0's message with tag 7 (8 bytes)", or empty.
@@ -405,11 +366,13 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
         } else if (collective_calls().count(st.call)) {
             st.activity = rank_activity::blocked_collective;
         }
-        if (opts.all_queues || st.activity == rank_activity::blocked_p2p) {
-            try {
-                st.communicators = msgq_of(s, r).communicators();
-                st.queues_read = true;
-            } catch (const std::exception& e) {
+        // Every live rank's queues: a blocked rank's waits depend on its peers' queues too
+        // (wait_edges.hpp); only a blocked rank's failure matters to `mpi deadlock`.
+        try {
+            st.communicators = msgq_of(s, r).communicators();
+            st.queues_read = true;
+        } catch (const std::exception& e) {
+            if (opts.all_queues || st.activity == rank_activity::blocked_p2p) {
                 st.queue_error = e.what();
             }
         }
@@ -420,11 +383,9 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
                 rep.world_size = std::max<std::int64_t>(rep.world_size, c.size);
             }
         }
-        if (st.activity == rank_activity::blocked_p2p) {
-            add_waits(rep.graph, st);
-        }
         rep.ranks.push_back(std::move(st));
     }
+    rep.cleared = add_wait_edges(rep.graph, rep.ranks);
     rep.verdict = rep.graph.analyze();
     for (auto& st : rep.verdict.starved) {
         for (const auto& r : rep.ranks) {
@@ -578,9 +539,20 @@ void cmd_mpi_deadlock(session& s, std::string_view args) {
     if (v.empty()) {
         s.out().line("No deadlock found.");
     }
+    nlohmann::json jcleared = nlohmann::json::array();
+    for (const auto& c : rep.cleared) {
+        s.out().line("Not a wait: " + c.describe());
+        jcleared.push_back({{"rank", c.rank}, {"peer", c.peer}, {"operation", c.what}, {"why", c.why}});
+    }
+    // The ranks as they stand now, once: a cycle in it can be the momentary state of a job
+    // that moves on, which only several looks tell (issue 17).
+    s.out().line("Evidence: one snapshot of the stopped ranks (a cycle in it may be a momentary wait; "
+                 "`ompdbg triage PID --samples N` compares several while the job runs).");
     s.out().field("cycles", jcycles);
     s.out().field("waits_on_finished", jfinished);
     s.out().field("starved", jstarved);
+    s.out().field("not_waits", jcleared);
+    s.out().field("evidence", "one snapshot");
     if (dot_file) {
         std::ofstream out(*dot_file);
         out << g.to_dot();
@@ -609,8 +581,10 @@ void register_mpi_queue_commands(command_table& t) {
                     "mpi deadlock [--dot FILE]\n"
                     "From the message queues and stacks of every focused rank: each cycle of ranks blocked in\n"
                     "point-to-point calls on one another, ranks waiting on ranks that have finished, and\n"
-                    "ranks that look starved (waiting on ranks blocked elsewhere). --dot FILE writes the\n"
-                    "graph for Graphviz.",
+                    "ranks that look starved (waiting on ranks blocked elsewhere), from this one snapshot.\n"
+                    "A pending send the peer's posted receive matches (or whose eager data it holds), and a\n"
+                    "pending receive whose message is already on its way, are no waits (\"Not a wait:\").\n"
+                    "--dot FILE writes the graph for Graphviz.",
                     cmd_mpi_deadlock, false, nullptr});
 }
 

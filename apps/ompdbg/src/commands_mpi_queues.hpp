@@ -52,14 +52,17 @@ struct job_queue_report {
     wait_for_graph graph;
     /// graph.analyze(): cycles, waits on finished ranks, starved ranks.
     wait_for_graph::report verdict;
+    /// Pending operations of blocked ranks that are no wait (wait_edges.hpp), with why.
+    std::vector<cleared_wait> cleared;
 };
 
 struct queue_gather_options {
     /// The ranks to gather; nullopt: the focus (every focused rank of an MPI session, or the
     /// session's single process when it is a rank attached by pid).
     std::optional<std::vector<int>> ranks;
-    /// Read the queues of every live rank (`mpi queues`); false: only of the ranks blocked
-    /// in point-to-point calls, which is all the deadlock analysis needs (`mpi deadlock`).
+    /// Report a failure to read the queues of every live rank (`mpi queues`); false: only of
+    /// the ranks blocked in point-to-point calls (`mpi deadlock`). Every live rank's queues
+    /// are read either way: a blocked rank's waits depend on its peers' queues.
     bool all_queues = true;
 };
 

@@ -89,6 +89,10 @@ std::string wait_for_graph::cycle::describe() const {
     return path + ": " + join(each, ", ");
 }
 
+std::string cleared_wait::describe() const {
+    return fmt::format("rank {} in {} with rank {}: {}", rank, what, peer, why);
+}
+
 std::string wait_for_graph::finished_wait::describe(const wait_for_graph& g) const {
     return fmt::format("rank {} waits in {} for rank {}, which {}", rank, what, peer, g.state_of(peer));
 }

@@ -20,6 +20,16 @@ enum class rank_activity {
     finished,            ///< exited, or in MPI_Finalize
 };
 
+/// A pending operation of a blocked rank that is no wait: its peer need not act for it to
+/// complete (wait_edges.hpp says when).
+struct cleared_wait {
+    int rank = 0, peer = 0;
+    std::string what;   ///< "MPI_Sendrecv(send tag 1)"
+    std::string why;    ///< "rank 2's posted receive matches it"
+    /// "rank 1 in MPI_Sendrecv(send tag 1) with rank 2: rank 2's posted receive matches it"
+    std::string describe() const;
+};
+
 class wait_for_graph {
 public:
     /// Declares a rank; `call` is the MPI function it is in ("MPI_Recv"), `note` says how
