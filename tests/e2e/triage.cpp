@@ -214,7 +214,7 @@ TEST_CASE("triage: --json is one document with the labelled threads, tree and ve
     CHECK(tracer_of(h.prog.pid()) == 0);
 }
 
-TEST_CASE("triage: a deadlocked MPI ring under mpirun -np 4: queues, cycle, merged tree, exit 3",
+TEST_CASE("triage: a deadlocked MPI ring under mpirun -np 4: queues, cycle in every sample, merged tree, exit 3",
           "[e2e][triage][mpi]") {
     REQUIRE(fs::exists(mpirun()));
     background_process job({mpirun(), "--allow-run-as-root", "--oversubscribe", "-np", "4",
@@ -231,10 +231,13 @@ TEST_CASE("triage: a deadlocked MPI ring under mpirun -np 4: queues, cycle, merg
         posted.insert(std::stoi(m[1]));
     }
     fs::path dot = fs::temp_directory_path() / ("ompdbg-triage-mpi-" + std::to_string(::getpid()) + ".dot");
-    auto r = triage({std::to_string(job.pid()), "--samples", "1", "--dot", dot.string()});
+    // A deadlock needs the cycle in every sample and no MPI message moved in between.
+    auto r = triage({std::to_string(job.pid()), "--samples", "3", "--interval", "0.2", "--dot", dot.string()});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.exit_code == 3);
+    CHECK_THAT(r.out, Catch::Contains("the cycle in all 3 samples, and no MPI message of rank 0-3 sent or matched "
+                                      "between them"));
     // mpirun is a symlink to Open MPI's orterun: the report names the executable.
     CHECK(std::regex_search(r.out, std::regex("MPI job of (mpirun|orterun) \\(pid " + std::to_string(job.pid()) +
                                               "\\): 4 ranks of " + mpi_example("mpi_ring_deadlock"))));
@@ -258,6 +261,16 @@ TEST_CASE("triage: a deadlocked MPI ring under mpirun -np 4: queues, cycle, merg
     CHECK_THAT(dot_text, Catch::Contains("digraph triage_stacks"));
     CHECK_THAT(dot_text, Catch::Contains("MPI_Recv"));
     fs::remove(dot);
+    // One snapshot is no evidence of a deadlock: the report says so, and exits 0.
+    auto one = triage({std::to_string(job.pid()), "--samples", "1"});
+    INFO(one.all());
+    REQUIRE_FALSE(one.timed_out);
+    CHECK(one.exit_code == 0);
+    CHECK_THAT(one.out, Catch::Contains("Verdict: a wait-for cycle in one snapshot (0 -> 3 -> 2 -> 1 -> 0, each "
+                                        "blocked in MPI_Recv(tag 7)): one snapshot cannot tell a deadlock from a "
+                                        "momentary wait"));
+    CHECK_THAT(one.out, Catch::Contains("Wait-for cycle in the last sample: 0 -> 3 -> 2 -> 1 -> 0"));
+    CHECK_THAT(one.out, !Catch::Contains("Verdict: deadlock"));
     // The job runs on: mpirun and its ranks are alive and untraced.
     CHECK(job.running());
     CHECK(tracer_of(job.pid()) == 0);
