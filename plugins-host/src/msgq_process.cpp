@@ -401,7 +401,10 @@ void msgq_process::fill_unexpected_from_ob1(std::vector<msgq_communicator>& comm
         c.sequences_read = true;
         for (const auto& seq : state.sequences) {
             if (seq.context_id == c.unique_id) {
-                c.sequences.push_back(msgq_peer_sequence{seq.peer, global_of(seq.peer), seq.sent, seq.arrived});
+                // ob1 numbers messages from 1: a peer's expected_sequence starts at 1, its
+                // first message's sequence number (mca_pml_ob1_comm_proc_construct).
+                c.sequences.push_back(msgq_peer_sequence{seq.peer, global_of(seq.peer), seq.sent,
+                                                         static_cast<std::uint16_t>(seq.arrived - 1)});
             }
         }
         auto& q = c.unexpected;

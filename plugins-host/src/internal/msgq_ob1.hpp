@@ -29,7 +29,7 @@ struct ob1_peer_sequence {
     std::uint64_t context_id = 0;
     std::int64_t peer = 0;            ///< the peer's rank in that communicator
     std::uint32_t sent = 0;           ///< send_sequence: messages started to the peer
-    std::uint16_t arrived = 0;        ///< expected_sequence: the peer's messages that arrived in order
+    std::uint16_t arrived = 0;        ///< expected_sequence: 1 + the peer's messages that arrived in order
 };
 
 /// What read() finds: the unexpected messages and every peer's sequence numbers.
