@@ -187,7 +187,7 @@ TEST_CASE("json: a whole session is one schema-checked object per line", "[cli][
 TEST_CASE("json: threads report thread-created events, errors outside commands are error objects",
           "[cli][json]") {
     auto r = ompdbg_batch({"--json", "-ex", "break worker", "-ex", "run", "-ex", "info threads", "-ex", "kill",
-                           example_path("threads"), "3"},
+                           "--args", example_path("threads"), "3"},
                           run_options().timeout_after(60s));
     INFO(r.all());
     auto objs = checked_objects(r.out);

@@ -174,7 +174,7 @@ TEST_CASE("watch: bad input gives one clear line", "[cli][watch]") {
 TEST_CASE("watch: hardware slots, forced where the debug registers never trap", "[cli][watch]") {
     auto r = ompdbg_batch({"-ex", "break main", "-ex", "run", "-ex", "watch hot.counter", "-ex", "watch read_me",
                            "-ex", "rwatch small", "-ex", "awatch halfword", "-ex", "watch hot.neighbour", "-ex",
-                           "delete 3", "-ex", "watch hot.neighbour", "-ex", "watch wide", watched(), "10"},
+                           "delete 3", "-ex", "watch hot.neighbour", "-ex", "watch wide", "--args", watched(), "10"},
                           run_options().timeout_after(60s).set_env("OMPDBG_HW_WATCHPOINTS", "force"));
     INFO(r.all());
     CHECK(has_line(r.out, "Hardware watchpoint 2: hot.counter"));

@@ -81,10 +81,14 @@ inline std::vector<std::string> ex_args(const std::vector<std::string>& cmds) {
     return args;
 }
 
-/// `ompdbg --batch -ex C1 ... PROGRAM ARGS...` (the commands run in order).
+/// `ompdbg --batch -ex C1 ... [--args] PROGRAM ARGS...` (the commands run in order; as in
+/// gdb, words after a plain PROGRAM are a core file or PID, so arguments need --args).
 inline run_result ompdbg_cmds(const std::string& program, const std::vector<std::string>& cmds,
                               const std::vector<std::string>& prog_args = {}) {
     auto args = ex_args(cmds);
+    if (!prog_args.empty()) {
+        args.push_back("--args");
+    }
     args.push_back(program);
     args.insert(args.end(), prog_args.begin(), prog_args.end());
     return ompdbg_batch(args, run_options().timeout_after(120s));

@@ -2,7 +2,9 @@
 // commands and then the prompt (or ends, in batch mode). main() only calls run_cli.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli_main.hpp"
+#include "cli_args.hpp"
 #include "commands_core.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
@@ -24,9 +27,11 @@
 
 namespace {
 
-constexpr const char* usage_footer = R"(Targets (everything after PROG belongs to the program):
+constexpr const char* usage_footer = R"(Targets:
   run PROG [ARGS...]   load PROG; it is started by the first `run`/`start` among the
-                       -ex/-x commands or, if none of them started it, after them
+                       -ex/-x commands or, if none of them started it, after them;
+                       everything after PROG is the program's
+  run -- PROG [ARGS...]  the same (`ompdbg run -- mpirun -np 4 ./prog`)
   attach PID           attach to a running process first, then run the commands
   core PROG CORE       examine a core dump of PROG (post-mortem)
   doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
@@ -36,74 +41,43 @@ constexpr const char* usage_footer = R"(Targets (everything after PROG belongs t
                        queues and deadlocks, detach, print one report and a verdict; exit
                        status 0 nothing wrong, 1 gather failed, 2 usage, 3 deadlock, 4 hang,
                        5 crashed (core)
-  PROG [ARGS...]       load PROG; start it with `run` at the prompt
-  --args PROG [ARGS...]  the same, as gdb's --args (PROG may be named run, core, ...)
+  PROG [CORE | PID]    load PROG (and a core file, or attach to the process PID), as gdb;
+                       options may follow PROG (`ompdbg ./prog -ex run --batch`); start it
+                       with `run` at the prompt
+  PROG [OPTIONS] -- ARGS...  load PROG with the arguments after `--`
+  --args PROG [ARGS...]  load PROG with its arguments, as gdb's --args (PROG may be named
+                       run, core, ...)
+  -- PROG [ARGS...]    the same: `--` ends ompdbg's options (`ompdbg --batch -ex bt -- ./prog`)
 
 -ex and -x run in the order given. In batch mode there is no prompt; at the end a
 launched program is killed and an attached one detached. The exit status is 0 when every
 command succeeded; otherwise each failing command is named on stderr.)";
 
-/// gdb spells its long options with one dash (-ex, -batch); CLI11 wants two.
-std::string normalise_option(const std::string& a) {
-    static const char* long_ones[] = {"-ex", "-batch", "-eval-command", "-command", "-json", "-version",
-                                      "-help", "-quiet", "-nx", "-log", "-args"};
-    for (const char* l : long_ones) {
-        std::string s(l);
-        if (a == s || a.rfind(s + "=", 0) == 0) {
-            return "-" + a;
-        }
+/// gdb's test for `gdb PROG PID`: all digits (and here: a process of that number exists).
+bool is_pid_of_process(const std::string& word) {
+    if (word.empty() || !std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return false;
     }
-    return a;
+    std::error_code ec;
+    return std::filesystem::exists("/proc/" + word, ec);
 }
-
-struct script_item {
-    bool is_file;
-    std::string text;
-};
 
 }  // namespace
 
 int ompdbg::app::run_cli(int argc, char** argv) {
     using namespace ompdbg;
     std::vector<std::string> args(argv + 1, argv + argc);
-    // Options end at the first positional (the target); the rest is the target's.
-    std::vector<std::string> options, target;
-    std::vector<script_item> script;
-    bool args_mode = false;   // gdb's --args PROG ARGS...: everything after PROG is its own
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string a = normalise_option(args[i]);
-        if (a == "--args") {
-            args_mode = true;
-            target.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-            if (target.empty()) {
-                std::fprintf(stderr, "ompdbg: --args needs a program: ompdbg --args PROG [ARGS...]\n");
-                return 2;
-            }
-            break;
-        }
-        if (a == "--") {
-            target.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-            break;
-        }
-        if (a.empty() || a[0] != '-') {
-            target.assign(args.begin() + static_cast<long>(i), args.end());
-            break;
-        }
-        options.push_back(a);
-        bool takes_value = a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command" || a == "--log" ||
-                           a == "--ompd-library" || a == "--plugin-path" || a == "--dmpl-library";
-        if (takes_value && i + 1 < args.size()) {
-            options.push_back(args[i + 1]);
-            script_item item{a == "-x" || a == "--command", args[i + 1]};
-            if (a == "--ex" || a == "--eval-command" || a == "-x" || a == "--command") {
-                script.push_back(item);
-            }
-            ++i;
-        }
+    app::command_line cl = app::split_command_line(args);
+    if (!cl.error.empty()) {
+        std::fprintf(stderr, "%s\n", cl.error.c_str());
+        return 2;
     }
-
+    const std::vector<std::string>& options = cl.options;
+    const std::vector<app::script_item>& script = cl.script;
+    const std::vector<std::string>& target = cl.positionals;
     CLI::App app{"ompdbg: a debugger for OpenMP and MPI programs (gdb's commands)", "ompdbg"};
-    app.footer(std::string("Usage: ompdbg [OPTIONS] (run PROG [ARGS...] | attach PID | core PROG CORE | [--args] PROG [ARGS...])\n\n") +
+    app.footer(std::string("Usage: ompdbg [OPTIONS] (run [--] PROG [ARGS...] | attach PID | core PROG CORE |\n"
+                           "                         PROG [CORE | PID] [OPTIONS] [-- ARGS...] | --args PROG [ARGS...])\n\n") +
                usage_footer);
     bool batch = false, json = false, version = false;
     std::vector<std::string> ex_cmds, x_files;
@@ -136,19 +110,18 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         log::enable(log_channels);
     }
 
-    if (!args_mode && !target.empty() && target[0] == "doctor") {
+    if (cl.verb == app::target_verb::doctor || cl.verb == app::target_verb::triage) {
         plugins::plugin_policy policy;
         for (const auto& dir : plugin_paths) {
             policy.allow_directory(dir);
         }
-        return app::doctor_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
+        return cl.verb == app::target_verb::doctor ? app::doctor_main(target, json, policy)
+                                                   : app::triage_main(target, json, policy);
     }
-    if (!args_mode && !target.empty() && target[0] == "triage") {
-        plugins::plugin_policy policy;
-        for (const auto& dir : plugin_paths) {
-            policy.allow_directory(dir);
-        }
-        return app::triage_main(std::vector<std::string>(target.begin() + 1, target.end()), json, policy);
+    if (!cl.ignored.empty()) {
+        // gdb's words: the first ignored argument, then "..." when there are more.
+        std::fprintf(stderr, "Excess command line arguments ignored. (%s%s)\n", cl.ignored.front().c_str(),
+                     cl.ignored.size() > 1 ? " ..." : "");
     }
 
     app::session s(json, batch);
@@ -170,36 +143,46 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     bool setup_ok = true;
     bool auto_run = false;
     try {
-        if (args_mode) {
-            s.set_program(target[0], std::vector<std::string>(target.begin() + 1, target.end()));
-        } else if (!target.empty()) {
-            const std::string& verb = target[0];
-            if (verb == "run" || verb == "r") {
-                if (target.size() < 2) {
-                    s.out().error("ompdbg: `run` needs a program: ompdbg run PROG [ARGS...]");
-                    return 2;
-                }
-                auto_run = true;
-                s.set_program(target[1], std::vector<std::string>(target.begin() + 2, target.end()));
-            } else if (verb == "attach") {
-                if (target.size() != 2) {
-                    s.out().error("ompdbg: usage: ompdbg attach PID");
-                    return 2;
-                }
-                setup_ok = s.execute("attach " + target[1]);
-                if (!setup_ok && batch) {
-                    std::fprintf(stderr, "ompdbg: command 'attach %s' failed\n", target[1].c_str());
-                }
-            } else if (verb == "core") {
-                if (target.size() != 3) {
-                    s.out().error("ompdbg: usage: ompdbg core PROG CORE");
-                    return 2;
-                }
-                s.set_program(target[1], {});
-                app::load_core(s, target[2]);
-            } else {
-                s.set_program(verb, std::vector<std::string>(target.begin() + 1, target.end()));
+        auto attach_pid = [&](const std::string& pid) {
+            setup_ok = s.execute("attach " + pid);
+            if (!setup_ok && batch) {
+                std::fprintf(stderr, "ompdbg: command 'attach %s' failed\n", pid.c_str());
             }
+        };
+        switch (cl.verb) {
+        case app::target_verb::run:
+            auto_run = true;
+            s.set_program(target[0], cl.program_args);
+            break;
+        case app::target_verb::attach:
+            if (target.size() != 1) {
+                s.out().error("ompdbg: usage: ompdbg attach PID");
+                return 2;
+            }
+            attach_pid(target[0]);
+            break;
+        case app::target_verb::core:
+            if (target.size() != 2) {
+                s.out().error("ompdbg: usage: ompdbg core PROG CORE");
+                return 2;
+            }
+            s.set_program(target[0], {});
+            app::load_core(s, target[1]);
+            break;
+        case app::target_verb::program:
+            s.set_program(target[0], cl.program_args);
+            // gdb's `gdb PROG PID` / `gdb PROG CORE`: a number names a process when there is
+            // one, anything else a core file.
+            if (target.size() == 2) {
+                if (is_pid_of_process(target[1])) {
+                    attach_pid(target[1]);
+                } else {
+                    app::load_core(s, target[1]);
+                }
+            }
+            break;
+        default:
+            break;
         }
     } catch (const std::exception& e) {
         // gdb ends these messages with a period ("/x: No such file or directory.").
