@@ -4,6 +4,7 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/scope_members.hpp"
 
+#include "internal/debug_info_impl.hpp"
 #include "internal/die_util.hpp"
 #include "internal/dwarf_index.hpp"
 #include "internal/line_table.hpp"
@@ -26,30 +27,6 @@ namespace ompdbg::dwarf {
 using namespace internal;
 
 namespace {
-
-struct cu_entry {
-    Dwarf_Die die;
-    std::vector<addr_range> ranges;
-    bool is_gnu = false;
-    std::once_flag lines_once;
-    std::unique_ptr<line_table> lines;
-    std::once_flag loclist_once;
-    bool has_loclist = false;
-};
-
-bool file_matches(std::string_view full, std::string_view query) {
-    if (query.empty()) {
-        return false;
-    }
-    if (full == query) {
-        return true;
-    }
-    if (full.size() > query.size() && full.ends_with(query) &&
-        full[full.size() - query.size() - 1] == '/') {
-        return true;
-    }
-    return false;
-}
 
 // Does any variable of the unit use a location list? gdb trusts the locations of such gcc
 // units from the function's first instruction on (compunit_symtab::locations_valid) and
@@ -79,90 +56,6 @@ bool unit_has_loclist(Dwarf_Die die, int depth) {
 }
 
 }  // namespace
-
-struct debug_info::impl {
-    const elf_file& owner;
-    Dwarf* dwarf;
-
-    std::once_flag cus_once;
-    std::vector<std::unique_ptr<cu_entry>> cus;
-    std::vector<std::tuple<std::uint64_t, std::uint64_t, std::size_t>> cu_ranges;   // sorted
-    std::unordered_map<const void*, std::size_t> cu_by_die;
-
-    std::once_flag index_once;
-    std::unique_ptr<dwarf_index> index_;
-    std::atomic<bool> index_ready{false};
-
-    std::once_flag filter_once;
-    std::unique_ptr<name_filter> filter_;
-
-    std::once_flag display_once;
-    /// Normalized comp_dir/name of each unit whose DW_AT_name is relative -> that name.
-    std::unordered_map<std::string, std::string> display_names;
-
-    // Function lookups before the whole index exists index only the units that may hold
-    // the name (see unit_filter): `break main` in a large program reads one unit.
-    std::once_flag unit_filter_once;
-    std::unique_ptr<unit_filter> unit_filter_;
-    std::mutex unit_index_mutex;
-    std::unordered_map<Dwarf_Off, std::unique_ptr<dwarf_index>> unit_indexes;
-    std::unordered_map<std::string, std::vector<Dwarf_Off>> units_by_leaf;   ///< unit_filter's answers
-
-    // Answers per file address: every thread of a program parked in the same place (a
-    // barrier, a condition wait) asks the same questions once per frame, and walking a
-    // unit's DIEs for the scope chain is the cost of a backtrace. The answers depend only
-    // on the file, never on a process, so they are shared by every process of the file.
-    static constexpr std::size_t memo_limit = 1 << 14;
-    std::mutex memo_mutex;
-    std::unordered_map<std::uint64_t, std::vector<function>> chain_memo;
-    std::unordered_map<std::uint64_t, std::vector<variable>> variables_memo;
-    template <typename T, typename Compute>
-    std::vector<T> memoized(std::unordered_map<std::uint64_t, std::vector<T>>& memo, std::uint64_t addr,
-                            Compute&& compute) {
-        {
-            std::lock_guard lock(memo_mutex);
-            if (auto it = memo.find(addr); it != memo.end()) {
-                return it->second;
-            }
-        }
-        std::vector<T> out = compute();
-        std::lock_guard lock(memo_mutex);
-        if (memo.size() >= memo_limit) {
-            memo.clear();
-        }
-        memo.emplace(addr, out);
-        return out;
-    }
-
-    impl(const elf_file& o, Dwarf* d) : owner(o), dwarf(d) {}
-
-    void load_cus();
-    const dwarf_index& index();
-    /// False when no DIE can be named `qualified` (see name_filter): the lookup is over
-    /// without building the index. Always true once the index exists.
-    bool may_name(std::string_view qualified);
-    std::string qualified_name(Dwarf_Die die);
-    /// The indexes that hold every function named `query`: the whole file's, or the
-    /// indexes of the units unit_filter keeps for the name's leaf.
-    std::vector<const dwarf_index*> function_sources(const std::string& query);
-    std::optional<std::size_t> cu_for(std::uint64_t addr);
-    std::optional<std::size_t> cu_of_die(Dwarf_Die die);
-    const line_table& lines(std::size_t cu);
-    /// The line table of the CU covering `addr` and the index of the row covering it.
-    struct located_row {
-        const line_table* table;
-        std::size_t index;
-    };
-    std::optional<located_row> locate_row(std::uint64_t addr);
-    bool has_loclist(std::size_t cu);
-
-    std::vector<Dwarf_Die> scope_chain(Dwarf_Die cudie, std::uint64_t addr);
-    function make_function(Dwarf_Die die, Dwarf_Die frame_base, const std::string& name);
-    std::uint64_t breakpoint_pc(const function& fn);
-    std::vector<std::string> parameter_types(Dwarf_Die die);
-    std::vector<function> chain_at_uncached(std::uint64_t addr);
-    std::vector<variable> variables_at_uncached(std::uint64_t addr);
-};
 
 void debug_info::impl::load_cus() {
     std::call_once(cus_once, [&] {
@@ -685,7 +578,7 @@ std::pair<std::vector<std::uint64_t>, int> debug_info::addresses_for_line(std::s
     std::map<int, std::vector<cand>> by_line;   // lines >= `line` with code
     for (std::size_t c = 0; c < impl_->cus.size(); ++c) {
         for (auto& r : impl_->lines(c).rows()) {
-            if (r.end_sequence || !r.is_stmt || r.line < line || !file_matches(r.file, file)) {
+            if (r.end_sequence || !r.is_stmt || r.gdb_dropped || r.line < line || !file_matches(r.file, file)) {
                 continue;
             }
             by_line[r.line].push_back(cand{r.addr, c});

@@ -126,3 +126,38 @@ TEST_CASE("set breakpoint pending on, off and auto behave as in gdb", "[cli][gdb
                               "not from terminal]"));
     CHECK(has_line(asked.out, "Breakpoint 1 (nosuch) pending."));
 }
+
+TEST_CASE("FILE:LINE in an optimised OpenMP C++ loop: the file, address and info line of gdb, not of an inlined header",
+          "[cli][gdb-compare]") {
+    // g++ -O2 -fopenmp: the first rows of the body's lines share their address with rows of
+    // inlined accessors (omp_vector_inline.hpp) and std::vector::operator[] (stl_vector.h).
+    // gdb drops a file's rows at an address where another file's statement row follows, so
+    // the lines slide to the first one with code of its own; every message names this file.
+    const std::string program = example_path("omp_vector_inline");
+    std::vector<std::string> cmds;
+    for (const char* mark : {"body_node", "body_update", "body_sum"}) {
+        cmds.push_back("break omp_vector_inline.cpp:" + std::to_string(example_line("omp_vector_inline.cpp", mark)));
+    }
+    cmds.push_back("info breakpoints");
+    for (const char* mark : {"body_node", "body_update", "body_sum"}) {
+        cmds.push_back("info line omp_vector_inline.cpp:" +
+                       std::to_string(example_line("omp_vector_inline.cpp", mark)));
+    }
+    for (const char* c : {"info line main", "info line omp_vector_inline.hpp:9", "info line omp_vector_inline.cpp:999",
+                          "run", "info line", "bt 1", "info breakpoints"}) {
+        cmds.push_back(c);
+    }
+    // One OpenMP thread: the hit is reported the same way by both debuggers.
+    auto opts = run_options().timeout_after(120s).set_env("OMP_NUM_THREADS", "1");
+    auto args = ex_args(cmds);
+    args.push_back(program);
+    auto ours = ompdbg_batch(args, opts);
+    auto theirs = gdb_batch(args, opts);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.term_signal == 0);
+    auto prog = program_output(program);
+    CHECK(joined(debugger_lines(ours.out, prog)) == joined(debugger_lines(theirs.out, prog)));
+    CHECK(ours.out.find("stl_vector.h, line") == std::string::npos);
+    CHECK(ours.out.find("omp_vector_inline.hpp, line") == std::string::npos);
+}

@@ -249,6 +249,11 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     if (int shown = line_reported_for(*dbg, a, actual); shown > 0) {
                         loc.line = shown;
                     }
+                    // The file of the row that matched, not of an inlined function of another
+                    // file (a header's std::vector::operator[]) starting at the same address.
+                    if (auto row = dbg->row_of_line_at(a, file, loc.line)) {
+                        loc.file = row->file;
+                    }
                     add_unique(std::move(loc));
                 }
             } catch (const std::exception& e) {

@@ -1,5 +1,5 @@
 // print / output / ptype / whatis / set var / x / info registers / info sharedlibrary /
-// info symbol / info line / info address / list: gdb's data commands.
+// info symbol / info address / list: gdb's data commands.
 
 #include <climits>
 #include <algorithm>
@@ -577,68 +577,6 @@ module_view module_for(session& s, std::uint64_t addr) {
     return mv;
 }
 
-std::string addr_with_label(session& s, std::uint64_t a) {
-    std::string l = symbol_label(s, a);
-    return l.empty() ? fmt::format("0x{:x}", a) : fmt::format("0x{:x} <{}>", a, l);
-}
-
-void cmd_info_line(session& s, std::string_view args) {
-    std::uint64_t addr = 0;
-    std::string_view spec = trim(args);
-    if (spec.empty()) {
-        frame_context ctx = frame_context::for_selection(s);
-        if (!ctx.has_frame()) {
-            error::send("No line number information available.");
-        }
-        addr = ctx.frame()->physical.lookup_pc().addr();
-        // gdb answers for the current source line, from its first statement row in the
-        // unit (find_line_pc), not for the row at the pc.
-        const stack_frame& f = *ctx.frame();
-        if (f.line && f.line->line > 0) {
-            module_view here = module_for(s, addr);
-            dwarf::debug_info* d = here.elf ? here.elf->debug() : nullptr;
-            if (auto first = d ? d->first_row_of_line(addr - here.bias, f.line->file, f.line->line) : std::nullopt) {
-                addr = first->addr + here.bias;
-            }
-        }
-    } else if (spec[0] == '*') {
-        frame_context ctx = frame_context::for_selection(s);
-        addr = value_as_address(dwarf::evaluate(spec.substr(1), ctx));
-    } else {
-        // A function name: its line starts at the function's entry.
-        frame_context ctx = frame_context::for_selection(s);
-        auto fn = ctx.lookup_function(spec);
-        if (!fn || !fn->address) {
-            error::send(fmt::format("Function \"{}\" not defined.", spec));
-        }
-        addr = *fn->address;
-    }
-    module_view mv = module_for(s, addr);
-    dwarf::debug_info* dbg = mv.elf ? mv.elf->debug() : nullptr;
-    std::optional<dwarf::line_entry> le = dbg ? dbg->line_at(addr - mv.bias) : std::nullopt;
-    auto range = dbg ? dbg->line_range_at(addr - mv.bias) : std::nullopt;
-    if (!le || !range) {
-        s.out().line(fmt::format("No line number information available for address {}", addr_with_label(s, addr)));
-        return;
-    }
-    // gdb (find_pc_sect_line): the line-table row holding the address, up to the next row
-    // at a higher address, whatever its line.
-    std::uint64_t start = le->addr + mv.bias;
-    std::uint64_t end = range->second + mv.bias;
-    auto chain = dbg->function_chain_at(addr - mv.bias);
-    if (!chain.empty()) {
-        for (const dwarf::line_entry& row : dbg->line_rows_of_function(chain.back())) {
-            if (row.addr > le->addr) {
-                end = row.addr + mv.bias;
-                break;
-            }
-        }
-    }
-    s.out().line(fmt::format("Line {} of \"{}\" starts at address {} and ends at {}.", le->line,
-                             source_display_name(s, le->file),
-                             addr_with_label(s, start), addr_with_label(s, end)));
-}
-
 void cmd_info_address(session& s, std::string_view args) {
     std::string_view name = trim(args);
     if (name.empty()) {
@@ -856,8 +794,6 @@ void register_data_commands(command_table& t) {
                      "info sharedlibrary", cmd_info_sharedlibrary, false, nullptr});
     info.add(command{"symbol", {}, "Describe what symbol is at location ADDR.",
                      "info symbol ADDR", cmd_info_symbol, false, nullptr});
-    info.add(command{"line", {}, "Core addresses of the code for a source line.",
-                     "info line [FUNCTION | *ADDR]", cmd_info_line, false, nullptr});
     info.add(command{"address", {}, "Describe where symbol SYM is stored.",
                      "info address SYM", cmd_info_address, false, nullptr});
 }

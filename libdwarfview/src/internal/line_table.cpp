@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include <dwarf.h>
 
@@ -43,11 +44,13 @@ line_table::line_table(Dwarf_Die cudie) {
         dwarf_linebeginstatement(l, &r.is_stmt);
         dwarf_lineendsequence(l, &r.end_sequence);
         dwarf_lineprologueend(l, &r.prologue_end);
+        dwarf_linediscriminator(l, &r.discriminator);
         rows_.push_back(r);
         if (r.end_sequence) {
             std::size_t end = rows_.size() - 1;
             if (end > seq_start) {
                 seqs_.push_back(sequence{rows_[seq_start].addr, r.addr, seq_start, end});
+                mark_rows_gdb_drops(seq_start, end);
             }
             seq_start = rows_.size();
         }
@@ -56,6 +59,55 @@ line_table::line_table(Dwarf_Die cudie) {
     rows_.resize(seq_start);
     std::sort(seqs_.begin(), seqs_.end(),
               [](const sequence& a, const sequence& b) { return a.lo < b.lo; });
+}
+
+void line_table::mark_rows_gdb_drops(std::size_t first, std::size_t end) {
+    // Rows kept so far per file (by name: DWARF 5 lists the unit's file twice), newest last.
+    std::map<std::string_view, std::vector<std::size_t>> kept;
+    const char* last_file = nullptr;
+    std::uint64_t last_addr = 0;
+    int last_line = 0;
+    int disc_line = -1;                // the line the discriminator flag is about
+    bool line_had_discriminator = false;
+    auto drop_trailing = [&](const char* file, std::uint64_t addr) {
+        if (file == nullptr) {
+            return;
+        }
+        auto& rows = kept[file];
+        while (!rows.empty() && rows_[rows.back()].addr == addr) {
+            rows_[rows.back()].gdb_dropped = true;
+            rows.pop_back();
+        }
+    };
+    for (std::size_t i = first; i <= end; ++i) {
+        line_row& r = rows_[i];
+        bool file_changed = last_file == nullptr || std::string_view(last_file) != r.file;
+        if (r.end_sequence) {
+            drop_trailing(last_file, r.addr);
+            break;
+        }
+        if (r.line != disc_line) {
+            disc_line = r.line;
+            line_had_discriminator = false;
+        }
+        line_had_discriminator = line_had_discriminator || r.discriminator != 0;
+        bool ignore = (file_changed && last_file != nullptr && r.addr == last_addr && !r.is_stmt) || r.line == 0;
+        last_addr = r.addr;
+        if (ignore) {
+            r.gdb_dropped = true;
+            continue;
+        }
+        if (file_changed) {
+            drop_trailing(last_file, r.addr);
+        }
+        if (!file_changed && r.line == last_line && line_had_discriminator) {
+            r.gdb_dropped = true;   // not recorded: the same line again
+        } else {
+            kept[r.file].push_back(i);
+        }
+        last_file = r.file;
+        last_line = r.line;
+    }
 }
 
 std::optional<std::size_t> line_table::row_at(std::uint64_t addr) const {

@@ -22,6 +22,10 @@ struct line_row {
     bool is_stmt;
     bool end_sequence;
     bool prologue_end;
+    unsigned discriminator;
+    /// gdb's line table has no such row (see line_table::mark_rows_gdb_drops): a
+    /// FILE:LINE location never resolves to it.
+    bool gdb_dropped;
 };
 
 class line_table {
@@ -41,6 +45,15 @@ public:
     static line_entry to_entry(const line_row& r);
 
 private:
+    /// Marks the rows gdb's DWARF reader leaves out of its per-file line tables: when the
+    /// table switches to another file at the same address with a statement row (an
+    /// inlined function of a header starting there), gdb ends the previous file's lines
+    /// there and drops its rows at that address; a non-statement row of another file at
+    /// the same address is ignored; a row of the same file and line as the row before is
+    /// not recorded once the line had a non-zero discriminator (dwarf2/read.c
+    /// lnp_state_machine::record_line, dwarf_record_line_p; buildsym_compunit::record_line).
+    void mark_rows_gdb_drops(std::size_t first, std::size_t end);
+
     struct sequence {
         std::uint64_t lo, hi;
         std::size_t first, end;   // rows_[first .. end], rows_[end] is the end_sequence row

@@ -119,6 +119,23 @@ public:
     /// the compilation unit's DW_AT_name as written when that is relative ("prog.c" for
     /// `gcc -g prog.c`, "../src/a.c"), else `path` itself.
     std::string display_name(const std::string& path) const;
+    /// gdb's find_line_pc for `info line FILE:LINE`: the lowest-address statement row of
+    /// line `line` of a source matching `file` (basename or path suffix) among the rows
+    /// gdb keeps, else that of the smallest following line with one. nullopt when the
+    /// file has no such line (or no rows).
+    std::optional<line_entry> line_start(std::string_view file, int line) const;
+    /// gdb's find_pc_sect_line over the rows gdb keeps: the row holding `addr` (the last
+    /// one at or below it, a statement row among those at its address) and where the next
+    /// row at a higher address starts (its `end`). nullopt outside every sequence.
+    struct line_span {
+        line_entry row;
+        std::uint64_t end = 0;
+    };
+    std::optional<line_span> gdb_line_span(std::uint64_t addr) const;
+    /// The row at exactly `addr` of line `line` of a source matching `file` (a basename or
+    /// a path suffix, as addresses_for_line takes it): which file a FILE:LINE location at
+    /// `addr` names, when an inlined function of another file starts at the same address.
+    std::optional<line_entry> row_of_line_at(std::uint64_t addr, std::string_view file, int line) const;
     /// Names of every function and global for tab completion.
     std::vector<std::string> all_function_names() const;
 
