@@ -104,6 +104,19 @@ void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool 
         return;
     }
     std::size_t count = shdr.sh_size / shdr.sh_entsize;
+    std::map<std::size_t, section_kind> kinds;   // by section index, read once each
+    auto section_of_index = [&](std::size_t index) {
+        if (index == SHN_ABS) {
+            return section_kind::data;
+        }
+        auto [it, fresh] = kinds.try_emplace(index, section_kind::other);
+        GElf_Shdr sec;
+        Elf_Scn* s = fresh && index < SHN_LORESERVE ? elf_getscn(h.get(), index) : nullptr;
+        if (s != nullptr && gelf_getshdr(s, &sec) != nullptr && (sec.sh_flags & SHF_ALLOC) != 0) {
+            it->second = (sec.sh_flags & SHF_EXECINSTR) != 0 ? section_kind::code : section_kind::data;
+        }
+        return it->second;
+    };
     for (std::size_t i = 1; i < count; ++i) {
         GElf_Sym sym;
         if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) {
@@ -124,7 +137,7 @@ void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool 
         unsigned char bind = GELF_ST_BIND(sym.st_info);
         out.push_back(symbol{std::string(n), sym.st_value, sym.st_size, kind_of(type),
                              bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE,
-                             dynsym});
+                             dynsym, section_of_index(sym.st_shndx)});
     }
 }
 
@@ -499,7 +512,8 @@ std::optional<symbol> elf_file::plt_symbol_at(std::uint64_t addr) const {
                     std::uint64_t slot = shdr.sh_addr + at + i + 6 + static_cast<std::int64_t>(rel);
                     if (auto target = got_slot_symbol(slot)) {
                         impl_->plt_stubs[shdr.sh_addr + at] =
-                            symbol{*target + "@plt", shdr.sh_addr + at, entry, symbol_kind::function, false, false};
+                            symbol{*target + "@plt", shdr.sh_addr + at, entry, symbol_kind::function, false, false,
+                                   section_kind::code};
                     }
                     break;
                 }
@@ -515,6 +529,16 @@ std::optional<symbol> elf_file::plt_symbol_at(std::uint64_t addr) const {
         return std::nullopt;
     }
     return it->second;
+}
+
+std::vector<symbol> elf_file::plt_symbols() const {
+    OMPDBG_FORWARD(plt_symbols());
+    (void)plt_symbol_at(0);   // reads the stubs once
+    std::vector<symbol> out;
+    for (const auto& [addr, sym] : impl_->plt_stubs) {
+        out.push_back(sym);
+    }
+    return out;
 }
 
 const std::vector<symbol>& elf_file::symbols() const {

@@ -60,6 +60,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_stack_commands(commands_);
     register_data_commands(commands_);
     register_info_line_command(commands_);
+    register_symbol_commands(commands_);
     register_misc_commands(commands_);
     register_prompt_commands(commands_);
     register_settings_commands(commands_);

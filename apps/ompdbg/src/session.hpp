@@ -342,6 +342,7 @@ void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
 void register_core_commands(command_table& t);        ///< core-file (core)
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
+void register_symbol_commands(command_table& t);      ///< info functions, info variables, info types, info sources
 void register_info_line_command(command_table& t);    ///< info line
 
 

@@ -70,6 +70,20 @@ struct variable {
     std::optional<Dwarf_Die> frame_base_die;
 };
 
+/// One entry of gdb's `info functions`, `info variables` or `info types` listing: data
+/// only, the front end spells the declaration.
+struct listed_symbol {
+    std::string name;            ///< qualified ("ns::klass::f", "global_counter", "point"); base types normalised ("unsigned long")
+    std::string linkage_name;    ///< functions and variables: the mangled name, if any
+    Dwarf_Die die{};             ///< DW_TAG_subprogram, DW_TAG_variable or the type's DIE
+    int tag = 0;                 ///< the DIE's tag
+    std::string file;            ///< declaration file (a full path, as line entries carry it); the unit's own file when none
+    int line = 0;                ///< declaration line; 0 when none (base types)
+    bool is_external = false;    ///< DW_AT_external: gdb lists the others as `static` after the global ones
+};
+
+enum class symbol_listing { functions, variables, types };
+
 class debug_info {
 public:
     /// Called by elf_file; `dwarf` is owned by the elf_file.
@@ -119,6 +133,14 @@ public:
     /// the compilation unit's DW_AT_name as written when that is relative ("prog.c" for
     /// `gcc -g prog.c`, "../src/a.c"), else `path` itself.
     std::string display_name(const std::string& path) const;
+    /// The out-of-line functions, the variables with static storage at file or namespace
+    /// scope, or the named types defined at file, namespace or class scope, in DIE order
+    /// (duplicates across units kept). Builds the lazy name index once; linear in it.
+    /// Malformed DWARF gives fewer entries, never an exception.
+    std::vector<listed_symbol> list_symbols(symbol_listing kind) const;
+    /// Source files as gdb's `info sources` names them: per compilation unit its own file,
+    /// then the files of its line table in order; each once, in first-seen order.
+    std::vector<std::string> source_files_in_order() const;
     /// gdb's find_line_pc for `info line FILE:LINE`: the lowest-address statement row of
     /// line `line` of a source matching `file` (basename or path suffix) among the rows
     /// gdb keeps, else that of the smallest following line with one. nullopt when the

@@ -17,6 +17,10 @@ class debug_info;
 
 enum class symbol_kind { function, object, tls, ifunc, other };
 
+/// What the section of a symbol holds, as gdb sorts minimal symbols into functions (code)
+/// and variables (data, bss, absolute).
+enum class section_kind { code, data, other };
+
 struct symbol {
     std::string name;        ///< without a version suffix ("foo@@GLIBC_2.2.5" → "foo")
     std::uint64_t value;     ///< file address (st_value); for TLS symbols, offset in PT_TLS
@@ -24,6 +28,7 @@ struct symbol {
     symbol_kind kind;
     bool is_global;          ///< STB_GLOBAL or STB_WEAK
     bool from_dynsym;
+    section_kind section;    ///< SHF_EXECINSTR: code; other SHF_ALLOC or SHN_ABS: data
 };
 
 struct section_info {
@@ -69,6 +74,8 @@ public:
     /// symbol of the stub's size), found from the GOT slot its `jmp *slot(%rip)` reads;
     /// nullopt outside .plt, .plt.sec and .plt.got or for the resolver entry.
     std::optional<symbol> plt_symbol_at(std::uint64_t addr) const;
+    /// Every PLT stub plt_symbol_at names, by address.
+    std::vector<symbol> plt_symbols() const;
 
     std::optional<section_info> section(std::string_view name) const;
     std::optional<tls_segment> tls() const;

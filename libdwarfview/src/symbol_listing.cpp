@@ -1,0 +1,125 @@
+// The listings behind gdb's `info functions`, `info variables`, `info types` and `info
+// sources`: every entry comes from the lazy name index (one walk of the DIEs, shared with
+// the lookups by name) and the units' file tables; the front end filters and spells them.
+#include "ompdbg/dwarf/debug_info.hpp"
+
+#include "internal/debug_info_impl.hpp"
+#include "internal/die_util.hpp"
+
+#include <set>
+#include <unordered_map>
+
+#include <dwarf.h>
+
+namespace ompdbg::dwarf {
+
+using namespace internal;
+
+namespace {
+
+/// The file of the unit holding `die` (DW_AT_name, joined to DW_AT_comp_dir when relative).
+std::string unit_file(Dwarf_Die die) {
+    Dwarf_Die cu;
+    if (dwarf_diecu(&die, &cu, nullptr, nullptr) == nullptr) {
+        return {};
+    }
+    Dwarf_Attribute attr;
+    const char* name = dwarf_formstring(dwarf_attr(&cu, DW_AT_name, &attr));
+    if (name == nullptr) {
+        return {};
+    }
+    const char* dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+    if (name[0] != '/' && dir != nullptr && dir[0] == '/') {
+        return std::string(dir) + "/" + name;
+    }
+    return name;
+}
+
+/// Where `die` is declared: its DW_AT_decl_file (through a specification or abstract
+/// origin) resolved in its unit's file table, else the unit's file; and the line.
+void fill_location(listed_symbol& s, std::unordered_map<const void*, std::string>& unit_files) {
+    if (auto index = udata_of(s.die, DW_AT_decl_file)) {
+        s.file = cu_file_name(s.die, *index);
+    }
+    if (s.file.empty()) {
+        Dwarf_Die cu;
+        if (dwarf_diecu(&s.die, &cu, nullptr, nullptr) != nullptr) {
+            auto [it, fresh] = unit_files.try_emplace(die_key(cu));
+            if (fresh) {
+                it->second = unit_file(s.die);
+            }
+            s.file = it->second;
+        }
+    }
+    s.line = static_cast<int>(udata_of(s.die, DW_AT_decl_line).value_or(0));
+}
+
+}  // namespace
+
+std::vector<listed_symbol> debug_info::list_symbols(symbol_listing kind) const {
+    const dwarf_index& idx = impl_->index();
+    std::vector<listed_symbol> out;
+    std::unordered_map<const void*, std::string> unit_files;
+    auto add = [&](Dwarf_Die die, const std::string& name, bool with_linkage) {
+        listed_symbol s;
+        s.name = name;
+        s.die = die;
+        s.tag = dwarf_tag(&die);
+        if (with_linkage) {
+            s.linkage_name = linkage_name_of(die);
+            s.is_external = flag_of(die, DW_AT_external);
+        }
+        fill_location(s, unit_files);
+        out.push_back(std::move(s));
+    };
+    switch (kind) {
+    case symbol_listing::functions:
+        for (const auto& f : idx.functions()) {
+            if (!f.inlined && !f.name.empty()) {
+                add(f.die, f.name, true);
+            }
+        }
+        break;
+    case symbol_listing::variables:
+        for (const auto& g : idx.globals()) {
+            if (g.has_location && !g.name.empty()) {
+                add(g.die, g.name, true);
+            }
+        }
+        break;
+    case symbol_listing::types:
+        for (const auto& t : idx.types()) {
+            if (!t.declaration && !t.name.empty()) {
+                add(t.die, t.name, false);
+            }
+        }
+        break;
+    }
+    return out;
+}
+
+std::vector<std::string> debug_info::source_files_in_order() const {
+    impl_->load_cus();
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    auto note = [&](std::string f) {
+        if (!f.empty() && seen.insert(f).second) {
+            out.push_back(std::move(f));
+        }
+    };
+    for (const auto& cu : impl_->cus) {
+        Dwarf_Die die = cu->die;
+        note(unit_file(die));
+        Dwarf_Files* files = nullptr;
+        std::size_t n = 0;
+        if (dwarf_getsrcfiles(&die, &files, &n) != 0) {
+            continue;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            note(cu_file_name(die, i));
+        }
+    }
+    return out;
+}
+
+}  // namespace ompdbg::dwarf
