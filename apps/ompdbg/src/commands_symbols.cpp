@@ -169,7 +169,11 @@ std::pair<std::string, std::string> describe(const dwarf::listed_symbol& sym, dw
         return {sym.name, sym.name};
     }
     if (sym.tag == DW_TAG_typedef) {
+        // gdb's c_print_typedef prints the target with its own typedefs resolved.
         auto aliased = dwarf::type(sym.die).target();
+        for (int depth = 0; aliased && aliased->kind() == dwarf::type_kind::typedef_ && depth < 16; ++depth) {
+            aliased = aliased->target();
+        }
         return {sym.name, "typedef " + (aliased ? aliased->name() : "void") + " " + sym.name + ";"};
     }
     return {sym.name, (cplus ? sym.name : dwarf::type(sym.die).name()) + ";"};
@@ -216,7 +220,11 @@ void list_symbols(session& s, std::string_view args, dwarf::symbol_listing kind)
                     if (!matches(name)) {
                         continue;
                     }
-                    int block = sym.is_external || types ? 0 : 1;
+                    // gdb's blocks: C++ classes and enums are global, other types static.
+                    bool cplus_tag = sym.tag == DW_TAG_structure_type || sym.tag == DW_TAG_class_type ||
+                                     sym.tag == DW_TAG_union_type || sym.tag == DW_TAG_enumeration_type;
+                    int block = types ? (cplus_tag && dwarf::type(sym.die).is_cplus() ? 0 : 1)
+                                      : (sym.is_external ? 0 : 1);
                     entries.insert(entry{source_display_name(s, sym.file), block, name, sym.line, text});
                 } catch (const std::exception&) {
                     // A DIE we cannot spell (malformed DWARF) is left out, as gdb skips it.
@@ -355,8 +363,10 @@ void cmd_info_sources(session& s, std::string_view args) {
             joined += (joined.empty() ? "" : ", ") + shown;
             jsources.push_back(shown);
         }
-        s.out().line(joined);
-        s.out().line("");
+        if (!joined.empty()) {   // gdb: nothing more for an objfile without a match
+            s.out().line(joined);
+            s.out().line("");
+        }
         jobjfiles.push_back({{"objfile", name}, {"sources", std::move(jsources)}});
     }
     s.out().field("objfiles", std::move(jobjfiles));

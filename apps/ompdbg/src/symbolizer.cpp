@@ -1,6 +1,7 @@
 #include "symbolizer.hpp"
 
 #include <cxxabi.h>
+#include <dwarf.h>
 
 #include <cstdlib>
 #include <memory>
@@ -41,6 +42,28 @@ std::string demangler_spacing(std::string text) {
     return out;
 }
 
+/// True when the subprogram has formal parameters and every one is DW_AT_artificial.
+bool has_only_artificial_parameters(Dwarf_Die die) {
+    Dwarf_Die child;
+    if (dwarf_child(&die, &child) != 0) {
+        return false;
+    }
+    bool any = false;
+    do {
+        if (dwarf_tag(&child) == DW_TAG_formal_parameter) {
+            Dwarf_Attribute attr;
+            bool artificial = false;
+            if (dwarf_formflag(dwarf_attr(&child, DW_AT_artificial, &attr), &artificial) != 0 || !artificial) {
+                return false;
+            }
+            any = true;
+        } else if (dwarf_tag(&child) == DW_TAG_unspecified_parameters) {
+            return false;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return any;
+}
+
 /// gdb's dwarf2_physname of the function instance `fn` of a C++ unit; nullopt in a C unit.
 std::optional<std::string> cplus_physname(const dwarf::function& fn) {
     dwarf::type fn_type(fn.die);
@@ -64,6 +87,11 @@ std::optional<std::string> cplus_physname(const dwarf::function& fn) {
     }
     if (fn_type.is_varargs()) {
         params += params.empty() ? "..." : ", ...";
+    }
+    // gdb's c_type_print_args leaves out artificial parameters (gcc's outlined OpenMP
+    // bodies take only `.omp_data_i`) and then prints "void" for an empty list.
+    if (has_only_artificial_parameters(fn.die)) {
+        params = "void";
     }
     return fn.name + "(" + params + ")";
 }
