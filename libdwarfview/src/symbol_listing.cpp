@@ -54,6 +54,25 @@ void fill_location(listed_symbol& s, std::unordered_map<const void*, std::string
     s.line = static_cast<int>(udata_of(s.die, DW_AT_decl_line).value_or(0));
 }
 
+/// A file-local variable without storage whose DW_AT_const_value is a number: gdb's
+/// LOC_CONST, which info variables leaves out (a constant held as bytes, LOC_CONST_BYTES,
+/// and an external one are listed).
+bool is_integer_constant(Dwarf_Die die) {
+    Dwarf_Attribute attr;
+    // An external one (a class's static constant member) stays listed, as in gdb.
+    if (dwarf_hasattr_integrate(&die, DW_AT_location) || flag_of(die, DW_AT_external) ||
+        dwarf_attr_integrate(&die, DW_AT_const_value, &attr) == nullptr) {
+        return false;
+    }
+    switch (dwarf_whatform(&attr)) {
+    case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+    case DW_FORM_sdata: case DW_FORM_udata: case DW_FORM_implicit_const:
+        return true;
+    default:
+        return false;
+    }
+}
+
 }  // namespace
 
 std::vector<listed_symbol> debug_info::list_symbols(symbol_listing kind) const {
@@ -82,7 +101,7 @@ std::vector<listed_symbol> debug_info::list_symbols(symbol_listing kind) const {
         break;
     case symbol_listing::variables:
         for (const auto& g : idx.globals()) {
-            if (g.has_location && !g.name.empty()) {
+            if (g.has_location && !g.name.empty() && !is_integer_constant(g.die)) {
                 add(g.die, g.name, true);
             }
         }
@@ -116,7 +135,11 @@ std::vector<std::string> debug_info::source_files_in_order() const {
             continue;
         }
         for (std::size_t i = 0; i < n; ++i) {
-            note(cu_file_name(die, i));
+            // DWARF 4 has no file 0: libdw names it "???".
+            std::string f = cu_file_name(die, i);
+            if (f != "???" && !f.ends_with("/???")) {
+                note(std::move(f));
+            }
         }
     }
     return out;
