@@ -118,11 +118,13 @@ std::string td_error_name(td_err_e e) {
 }  // namespace
 
 // ---- proc_service callbacks (glibc proc_service.h). They are called from C code inside
-// libthread_db: they never throw, and they answer PS_ERR / PS_NOSYM / PS_BADLID instead. ----
+// libthread_db: they never throw, and they answer PS_ERR / PS_NOSYM / PS_BADLID instead.
+// (Not marked noexcept: proc_service.h declares them without it, and clang rejects a
+// definition whose exception specification differs from the declaration.) ----
 
 extern "C" {
 
-ps_err_e ps_pdread(ps_prochandle* ph, psaddr_t addr, void* buf, size_t size) noexcept {
+ps_err_e ps_pdread(ps_prochandle* ph, psaddr_t addr, void* buf, size_t size) {
     if (!ph || !ph->tgt || (!buf && size)) {
         return PS_BADADDR;
     }
@@ -137,7 +139,7 @@ ps_err_e ps_pdread(ps_prochandle* ph, psaddr_t addr, void* buf, size_t size) noe
     }
 }
 
-ps_err_e ps_pdwrite(ps_prochandle* ph, psaddr_t addr, const void* buf, size_t size) noexcept {
+ps_err_e ps_pdwrite(ps_prochandle* ph, psaddr_t addr, const void* buf, size_t size) {
     if (!ph || !ph->tgt || (!buf && size)) {
         return PS_BADADDR;
     }
@@ -150,15 +152,15 @@ ps_err_e ps_pdwrite(ps_prochandle* ph, psaddr_t addr, const void* buf, size_t si
     }
 }
 
-ps_err_e ps_ptread(ps_prochandle* ph, psaddr_t addr, void* buf, size_t size) noexcept {
+ps_err_e ps_ptread(ps_prochandle* ph, psaddr_t addr, void* buf, size_t size) {
     return ps_pdread(ph, addr, buf, size);
 }
 
-ps_err_e ps_ptwrite(ps_prochandle* ph, psaddr_t addr, const void* buf, size_t size) noexcept {
+ps_err_e ps_ptwrite(ps_prochandle* ph, psaddr_t addr, const void* buf, size_t size) {
     return ps_pdwrite(ph, addr, buf, size);
 }
 
-ps_err_e ps_lgetregs(ps_prochandle* ph, lwpid_t lwp, prgregset_t gregs) noexcept {
+ps_err_e ps_lgetregs(ps_prochandle* ph, lwpid_t lwp, prgregset_t gregs) {
     static_assert(sizeof(prgregset_t) == sizeof(user_regs_struct));
     try {
         auto* th = find_thread(ph, lwp);
@@ -172,7 +174,7 @@ ps_err_e ps_lgetregs(ps_prochandle* ph, lwpid_t lwp, prgregset_t gregs) noexcept
     }
 }
 
-ps_err_e ps_lsetregs(ps_prochandle* ph, lwpid_t lwp, const prgregset_t gregs) noexcept {
+ps_err_e ps_lsetregs(ps_prochandle* ph, lwpid_t lwp, const prgregset_t gregs) {
     try {
         auto* th = find_thread(ph, lwp);
         if (!th) {
@@ -187,7 +189,7 @@ ps_err_e ps_lsetregs(ps_prochandle* ph, lwpid_t lwp, const prgregset_t gregs) no
     }
 }
 
-ps_err_e ps_lgetfpregs(ps_prochandle* ph, lwpid_t lwp, prfpregset_t* fpregs) noexcept {
+ps_err_e ps_lgetfpregs(ps_prochandle* ph, lwpid_t lwp, prfpregset_t* fpregs) {
     static_assert(sizeof(prfpregset_t) == sizeof(user_fpregs_struct));
     try {
         auto* th = find_thread(ph, lwp);
@@ -201,16 +203,16 @@ ps_err_e ps_lgetfpregs(ps_prochandle* ph, lwpid_t lwp, prfpregset_t* fpregs) noe
     }
 }
 
-ps_err_e ps_lsetfpregs(ps_prochandle*, lwpid_t, const prfpregset_t*) noexcept {
+ps_err_e ps_lsetfpregs(ps_prochandle*, lwpid_t, const prfpregset_t*) {
     return PS_ERR;   // libthread_db never needs it for what we ask; registers has no fp writer
 }
 
-pid_t ps_getpid(ps_prochandle* ph) noexcept { return ph && ph->tgt ? ph->tgt->pid() : -1; }
+pid_t ps_getpid(ps_prochandle* ph) { return ph && ph->tgt ? ph->tgt->pid() : -1; }
 
 /// x86-64: the thread pointer is FS's base (glibc's DB_THREAD_SELF is
 /// CONST_THREAD_AREA(64, FS)), read from the thread's registers, never with arch_prctl, so
 /// that core files answer too.
-ps_err_e ps_get_thread_area(ps_prochandle* ph, lwpid_t lwp, int idx, psaddr_t* base) noexcept {
+ps_err_e ps_get_thread_area(ps_prochandle* ph, lwpid_t lwp, int idx, psaddr_t* base) {
     try {
         auto* th = find_thread(ph, lwp);
         if (!th || !base) {
@@ -231,7 +233,7 @@ ps_err_e ps_get_thread_area(ps_prochandle* ph, lwpid_t lwp, int idx, psaddr_t* b
 }
 
 ps_err_e ps_pglobal_lookup(ps_prochandle* ph, const char* object, const char* name,
-                           psaddr_t* addr) noexcept {
+                           psaddr_t* addr) {
     if (!ph || !ph->tgt || !name || !addr) {
         return PS_ERR;
     }
@@ -251,10 +253,10 @@ ps_err_e ps_pglobal_lookup(ps_prochandle* ph, const char* object, const char* na
 
 // Process/LWP control: the debugger keeps the target stopped while it uses libthread_db
 // (all-stop), so these have nothing to do.
-ps_err_e ps_pstop(ps_prochandle*) noexcept { return PS_OK; }
-ps_err_e ps_pcontinue(ps_prochandle*) noexcept { return PS_OK; }
-ps_err_e ps_lstop(ps_prochandle*, lwpid_t) noexcept { return PS_OK; }
-ps_err_e ps_lcontinue(ps_prochandle*, lwpid_t) noexcept { return PS_OK; }
+ps_err_e ps_pstop(ps_prochandle*) { return PS_OK; }
+ps_err_e ps_pcontinue(ps_prochandle*) { return PS_OK; }
+ps_err_e ps_lstop(ps_prochandle*, lwpid_t) { return PS_OK; }
+ps_err_e ps_lcontinue(ps_prochandle*, lwpid_t) { return PS_OK; }
 
 }  // extern "C"
 
