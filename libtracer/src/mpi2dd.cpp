@@ -154,6 +154,12 @@ std::optional<interface> interface::find(target& t) {
     return i;
 }
 
+interface interface::at(virt_addr info) {
+    interface i;
+    i.info_ = info;
+    return i;
+}
+
 info interface::read_header(target& t) const {
     std::array<std::byte, MPI2DD_INFO_SIZE> raw{};
     if (t.try_read_memory(info_, raw) != raw.size()) {

@@ -75,6 +75,13 @@ std::optional<interface> interface::find(target& starter) {
     return i;
 }
 
+interface interface::at(virt_addr proctable, virt_addr proctable_size) {
+    interface i;
+    i.proctable_ = proctable;
+    i.proctable_size_ = proctable_size;
+    return i;
+}
+
 void interface::set_being_debugged(target& starter, bool on) const {
     std::int32_t v = on ? 1 : 0;
     starter.write_memory(being_debugged_, std::span<const std::byte>(reinterpret_cast<const std::byte*>(&v), sizeof v));

@@ -84,6 +84,9 @@ public:
     /// Looks the symbols up in every loaded module of `t`; nullopt when `MPI2DD_info` is
     /// not defined (not an MPI2DD process, or its libraries are not loaded yet).
     static std::optional<interface> find(target& t);
+    /// The interface with MPI2DD_info at a known address and no breakpoint: decodes a
+    /// structure that no symbol lookup found, as the fuzz target does with a memory image.
+    static interface at(virt_addr info);
 
     virt_addr info_address() const { return info_; }
     /// nullopt when the process has no MPI2DD_breakpoint (a rank that never raises events).

@@ -37,6 +37,10 @@ public:
     /// in libopen-rte.so, other starters in the executable). nullopt when MPIR_Breakpoint
     /// or MPIR_proctable is missing: not an MPI starter (or its libraries are not loaded).
     static std::optional<interface> find(target& starter);
+    /// The interface with MPIR_proctable and MPIR_proctable_size at known addresses (the
+    /// other symbols unset): decodes a table that no symbol lookup found, as the fuzz
+    /// target does with a memory image.
+    static interface at(virt_addr proctable, virt_addr proctable_size);
 
     virt_addr breakpoint_address() const { return breakpoint_; }
     /// Writes MPIR_being_debugged (before the job is spawned: the starter then holds the
