@@ -12,6 +12,7 @@
 #   make bench       build and run the benchmarks against gdb (bench/run, bench/README.md)
 #   make soak        attach/detach cycles and MPI jobs with injected faults (bench/soak/soak;
 #                    SOAK_CYCLES, SOAK_JOBS; not part of CI)
+#   make fuzz        build the libFuzzer targets (clang-19) and run each FUZZ_SECONDS (default 60)
 #   make clean       remove the build directories (not the bootstrap cache)
 
 SHELL := /bin/bash
@@ -23,7 +24,7 @@ CTEST_FLAGS ?= -j $(JOBS) --output-on-failure --timeout 300
 CACHE := $(or $(OMPDBG_CACHE),$(HOME)/.cache/ompdbg)
 
 .PHONY: all bootstrap configure configure-sanitize build build-sanitize demo test test-sanitize \
-  bench soak clean
+  bench soak fuzz clean
 
 all: build
 
@@ -92,4 +93,25 @@ soak: bootstrap
 	python3 bench/soak/soak --build-dir $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)
+
+# libFuzzer targets (fuzz/; docs/fuzzing.md): installs clang's libFuzzer
+# runtime if missing, builds build-fuzz/ with clang-19 (ASan+UBSan, OMPDBG_FUZZ=ON), makes
+# seed corpora from the examples and runs each target for FUZZ_SECONDS. Inputs that crash
+# land in tests/fuzz_regressions/<target>/, which the suite replays (fuzz_replay_*).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= elf_dwarf core_file mpir mpi2dd dmpl
+FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
+
+$(FUZZ_BUILD)/build.ninja:
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DOMPDBG_FUZZ=ON \
+	  -DOMPDBG_SANITIZE=address,undefined -DOMPDBG_BUILD_TESTS=OFF
+
+fuzz: bootstrap
+	@scripts/bootstrap fuzz
+	$(MAKE) --no-print-directory $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target ompdbg_fuzzers program_crash program_structs
+	python3 fuzz/seeds.py $(FUZZ_BUILD)/examples $(FUZZ_CORPUS)
+	fuzz/run $(FUZZ_BUILD) $(FUZZ_CORPUS) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
