@@ -194,7 +194,7 @@ constexpr std::uint64_t page_size = 4096;
 
 }  // namespace
 
-std::optional<std::uint64_t> process::impl::inject_mmap(thread_record& t, std::uint64_t hint) {
+std::optional<std::uint64_t> ptrace_process::impl::inject_mmap(thread_record& t, std::uint64_t hint) {
     // Run `syscall` at the thread's pc with mmap's arguments, then put everything back:
     // the two code bytes and every register. The thread stands on a breakpoint site (not in
     // a system call), so no restart logic applies; orig_rax = -1 says so to the kernel.
@@ -260,7 +260,7 @@ std::optional<std::uint64_t> process::impl::inject_mmap(thread_record& t, std::u
     return result;
 }
 
-std::optional<std::uint64_t> process::impl::alloc_slot(thread_record& t, std::uint64_t near, bool need_near) {
+std::optional<std::uint64_t> ptrace_process::impl::alloc_slot(thread_record& t, std::uint64_t near, bool need_near) {
     constexpr std::uint64_t reach = 1ull << 30;   // well inside rel32's +-2 GiB
     auto near_enough = [&](std::uint64_t base) {
         return !need_near || (base > near ? base - near : near - base) < reach;
@@ -299,7 +299,7 @@ std::optional<std::uint64_t> process::impl::alloc_slot(thread_record& t, std::ui
     return *page;
 }
 
-bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) {
+bool ptrace_process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) {
     if (!out_of_line_enabled() || ool_disabled || vfork_pending) {
         ++counts.single_stepped;
         return false;
@@ -395,7 +395,7 @@ bool process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) 
     return false;
 }
 
-void process::impl::normalise_out_of_line() {
+void ptrace_process::impl::normalise_out_of_line() {
     // A thread interrupted while in a slot stands either before the relocated instruction
     // (it has not run: back to the site, to be stepped over again on resume) or on the
     // jump back (it has run: on to the next instruction). Nothing else is possible: an
@@ -427,7 +427,7 @@ void process::impl::normalise_out_of_line() {
     }
 }
 
-void process::impl::forget_out_of_line(std::uint64_t addr, std::size_t len) {
+void ptrace_process::impl::forget_out_of_line(std::uint64_t addr, std::size_t len) {
     // Code changed under a planned site (a write, a library unloaded): plan again. The old
     // slot stays as it is, since a thread may still be about to run through it.
     std::erase_if(ool_sites, [&](const auto& kv) {

@@ -48,20 +48,20 @@ bool has_handler(pid_t pid, int sig) {
 }
 }  // namespace
 
-void process::impl::require_alive() const {
+void ptrace_process::impl::require_alive() const {
     if (!alive) {
         error::send("The program is not being run.");
     }
 }
 
-void process::impl::require_stopped() const {
+void ptrace_process::impl::require_stopped() const {
     require_alive();
     if (running) {
         error::send("Cannot execute this command while the target is running.");
     }
 }
 
-void process::impl::cont(thread_record& t, int signo) {
+void ptrace_process::impl::cont(thread_record& t, int signo) {
     t.forget_regs();
     t.signal_first = false;
     t.step_over_pc.reset();
@@ -77,7 +77,7 @@ void process::impl::cont(thread_record& t, int signo) {
     t.st = tstate::running;
 }
 
-void process::impl::mark_dead(const stop_reason& why) {
+void ptrace_process::impl::mark_dead(const stop_reason& why) {
     leave_shared_memory();
     end = why;
     for (auto& t : threads) {
@@ -85,7 +85,7 @@ void process::impl::mark_dead(const stop_reason& why) {
     }
 }
 
-void process::impl::leave_shared_memory() {
+void ptrace_process::impl::leave_shared_memory() {
     if (vfork_parent == 0) {
         return;
     }
@@ -100,7 +100,7 @@ void process::impl::leave_shared_memory() {
     vfork_parent = 0;
 }
 
-void process::impl::handle_syscall_stop(thread_record& t) {
+void ptrace_process::impl::handle_syscall_stop(thread_record& t) {
     t.st = tstate::stopped;
     t.forget_regs();
     // PTRACE_GET_SYSCALL_INFO (Linux 5.3) says entry or exit; on older kernels the stops
@@ -130,7 +130,7 @@ void process::impl::handle_syscall_stop(thread_record& t) {
     }
 }
 
-void process::impl::handle_status(thread_record& t, const wait_status& ws) {
+void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws) {
     log::write(log::channel::wait, "thread {}: {}", t.tid_, ws.describe());
     pid_t tid = t.tid_;
     switch (ws.type()) {
@@ -378,7 +378,7 @@ void process::impl::handle_status(thread_record& t, const wait_status& ws) {
 // in its ptrace stop for good, traced by us and never resumed (the hang of the MPI2DD
 // hierarchical test: a directory forked by the starter never ran). Each sleep drains the
 // SIGCHLD pipe first, or a byte another tracee left there turns every sleep into a spin.
-bool process::impl::await_fork_child_stop(pid_t child) {
+bool ptrace_process::impl::await_fork_child_stop(pid_t child) {
     auto start = std::chrono::steady_clock::now();
     for (bool warned = false;;) {
         internal::wakeup_drain();
@@ -401,7 +401,7 @@ bool process::impl::await_fork_child_stop(pid_t child) {
     }
 }
 
-void process::impl::on_vfork_done(pid_t tid) {
+void ptrace_process::impl::on_vfork_done(pid_t tid) {
     // The vfork child has exec'ed or exited: the shared memory is ours again.
     vfork_pending = false;
     vfork_tid = 0;
@@ -416,7 +416,7 @@ void process::impl::on_vfork_done(pid_t tid) {
     }
 }
 
-void process::finish_vfork() {
+void ptrace_process::finish_vfork() {
     auto& d = *impl_;
     d.require_stopped();
     thread_record* t = d.vfork_tid != 0 ? d.find(d.vfork_tid) : nullptr;
@@ -450,7 +450,7 @@ void process::finish_vfork() {
     log::write(log::channel::ptrace, "thread {}: no VFORK_DONE stop", tid);
 }
 
-void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
+void ptrace_process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
     // Fork children are not debugged (gdb's `detach-on-fork on`), but they inherited our
     // int3 bytes: they must go before the child runs, or its first hit kills it with
     // SIGTRAP. The child is auto-attached and reports an initial stop first.
@@ -491,14 +491,14 @@ void process::impl::release_fork_child(pid_t child, bool is_vfork, bool keep) {
     }
 }
 
-void process::impl::release_deferred_children() {
+void ptrace_process::impl::release_deferred_children() {
     for (pid_t child : deferred_children) {
         try_ptrace(PTRACE_DETACH, child, nullptr, nullptr);
     }
     deferred_children.clear();
 }
 
-bool process::impl::poll_all() {
+bool ptrace_process::impl::poll_all() {
     bool any = false;
     std::vector<pid_t> tids;
     tids.reserve(threads.size());
@@ -539,7 +539,7 @@ bool process::impl::poll_all() {
     return any;
 }
 
-void process::impl::adopt_unknown_tasks() {
+void ptrace_process::impl::adopt_unknown_tasks() {
     if (end) {
         return;
     }
@@ -551,7 +551,7 @@ void process::impl::adopt_unknown_tasks() {
     }
 }
 
-void process::impl::stop_all() {
+void ptrace_process::impl::stop_all() {
     stopping_all = true;
     for (auto& t : threads) {
         if (t->st == tstate::running || t->st == tstate::listening) {
@@ -600,12 +600,12 @@ void process::impl::stop_all() {
     stopping_all = false;
 }
 
-bool process::impl::worth_spinning() const {
+bool ptrace_process::impl::worth_spinning() const {
     static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     return threads.size() < cores;
 }
 
-void process::impl::settle() {
+void ptrace_process::impl::settle() {
     if (others_running && alive && !end) {
         stop_all();
     }
@@ -619,7 +619,7 @@ void process::impl::settle() {
 // nothing else is to be done. Breakpoints of user sites only: the loader's and the step's
 // internal sites are handled here with every thread stopped. Watchpoints, caught system
 // calls and vfork rely on the others being stopped.
-bool process::impl::may_report_early() {
+bool ptrace_process::impl::may_report_early() {
     if (!early_reports || queue.size() != 1 || end || interrupt_requested.load() || vfork_pending ||
         syscall_catch || !watches.entries.empty()) {
         return false;
@@ -658,7 +658,7 @@ bool process::impl::may_report_early() {
     }
 }
 
-std::optional<stop_reason> process::impl::take_report() {
+std::optional<stop_reason> ptrace_process::impl::take_report() {
     normalise_out_of_line();
     if (end) {
         stop_reason r = *end;
@@ -730,7 +730,7 @@ std::optional<stop_reason> process::impl::take_report() {
 // Every queued event turned out stale (a hit of a site deleted or disabled since it was
 // collected): nothing is running any more, yet the caller asked the process to run. Resume
 // it now, or the wait would never end.
-void process::impl::resume_if_everything_stale() {
+void ptrace_process::impl::resume_if_everything_stale() {
     if (end || !queue.empty() || !running) {
         return;
     }
@@ -743,7 +743,7 @@ void process::impl::resume_if_everything_stale() {
     }
 }
 
-std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
+std::optional<stop_reason> ptrace_process::impl::wait_impl(int timeout_ms) {
     require_alive();
     internal::wakeup_init();
     auto start = std::chrono::steady_clock::now();
@@ -809,7 +809,7 @@ std::optional<stop_reason> process::impl::wait_impl(int timeout_ms) {
     }
 }
 
-std::optional<stop_reason> process::impl::poll_report(bool& activity) {
+std::optional<stop_reason> ptrace_process::impl::poll_report(bool& activity) {
     if (!alive || !running) {
         return std::nullopt;
     }
@@ -826,7 +826,7 @@ std::optional<stop_reason> process::impl::poll_report(bool& activity) {
     return std::nullopt;
 }
 
-bool process::impl::single_step(thread_record& t, int signo) {
+bool ptrace_process::impl::single_step(thread_record& t, int signo) {
     std::uint64_t pc = read_pc(t.tid_);
     breakpoint_site* site = nullptr;
     if (auto it = sites.find(pc); it != sites.end() && it->second->is_enabled()) {
@@ -867,7 +867,7 @@ bool process::impl::single_step(thread_record& t, int signo) {
     return done;
 }
 
-void process::impl::resume_all() {
+void ptrace_process::impl::resume_all() {
     require_alive();
     interrupt_requested.store(false);
     running = true;
@@ -941,13 +941,13 @@ void process::impl::resume_all() {
 
 // ---- public API -----------------------------------------------------------------------
 
-void process::resume() {
+void ptrace_process::resume() {
     impl_->require_stopped();
     impl_->release_deferred_children();
     impl_->resume_all();
 }
 
-stop_reason process::step_instruction(pid_t tid) {
+stop_reason ptrace_process::step_instruction(pid_t tid) {
     auto& d = *impl_;
     d.require_stopped();
     d.settle();
@@ -991,13 +991,13 @@ stop_reason process::step_instruction(pid_t tid) {
     return *d.wait_impl(-1);
 }
 
-stop_reason process::wait_for_stop() { return *impl_->wait_impl(-1); }
+stop_reason ptrace_process::wait_for_stop() { return *impl_->wait_impl(-1); }
 
-std::optional<stop_reason> process::wait_for_stop(int timeout_ms) {
+std::optional<stop_reason> ptrace_process::wait_for_stop(int timeout_ms) {
     return impl_->wait_impl(timeout_ms < 0 ? 0 : timeout_ms);
 }
 
-void process::interrupt() {
+void ptrace_process::interrupt() {
     // Async-signal-safe: an atomic store and a write(2) to the wake-up pipe. The waiting
     // loop then stops every thread with PTRACE_INTERRUPT (no SIGSTOP is ever queued, so
     // nothing stray is left for a later detach).
@@ -1005,48 +1005,48 @@ void process::interrupt() {
     internal::wakeup_notify();
 }
 
-void process::set_early_breakpoint_reports(bool on) {
+void ptrace_process::set_early_breakpoint_reports(bool on) {
     // OMPDBG_EARLY_REPORTS=off keeps every stop all-stop (the "before" of workloads 2 and 8).
     static const bool allowed = internal::env_switch_on("OMPDBG_EARLY_REPORTS", "off");
     impl_->early_reports = on && allowed;
 }
 
-void process::stop_others() {
+void ptrace_process::stop_others() {
     impl_->settle();
 }
 
-bool process::others_running() const {
+bool ptrace_process::others_running() const {
     return impl_->others_running;
 }
 
-void process::set_report_forks(bool on) {
+void ptrace_process::set_report_forks(bool on) {
     impl_->report_forks = on;
 }
 
-void process::set_keep_fork_children(bool on, bool vfork_too) {
+void ptrace_process::set_keep_fork_children(bool on, bool vfork_too) {
     impl_->keep_fork_children = on;
     impl_->keep_vfork_children = on && vfork_too;
 }
 
-void process::set_syscall_catch(std::optional<std::vector<int>> numbers) {
+void ptrace_process::set_syscall_catch(std::optional<std::vector<int>> numbers) {
     impl_->syscall_catch = std::move(numbers);
 }
 
-std::optional<siginfo_t> process::last_siginfo(pid_t tid) const {
+std::optional<siginfo_t> ptrace_process::last_siginfo(pid_t tid) const {
     if (auto* t = impl_->find(tid)) {
         return t->last_siginfo;
     }
     return std::nullopt;
 }
 
-void process::set_pending_signal(pid_t tid, int signo) {
+void ptrace_process::set_pending_signal(pid_t tid, int signo) {
     if (auto* t = impl_->find(tid)) {
         t->pending_signal = signo;
         t->signal_first = signo != 0;
     }
 }
 
-int process::pending_signal(pid_t tid) const {
+int ptrace_process::pending_signal(pid_t tid) const {
     if (auto* t = impl_->find(tid)) {
         return t->pending_signal;
     }

@@ -15,7 +15,22 @@
 
 namespace ompdbg::tracer {
 
+namespace {
+
+// The group polls its members' ptrace state without draining the shared wake-up pipe:
+// only processes traced here can be members (a remote process waits on its agent).
+ptrace_process& traced(const process& p) {
+    auto* t = dynamic_cast<const ptrace_process*>(&p);
+    if (!t) {
+        error::send("Waiting for several processes at once is not supported yet for processes on other hosts.");
+    }
+    return const_cast<ptrace_process&>(*t);
+}
+
+}  // namespace
+
 void process_group::add(process& p) {
+    traced(p);
     if (std::find(members_.begin(), members_.end(), &p) == members_.end()) {
         members_.push_back(&p);
     }
@@ -26,7 +41,8 @@ void process_group::remove(const process& p) {
 }
 
 bool process_group::is_running(const process& p) {
-    return p.impl_->alive && p.impl_->running;
+    auto& t = traced(p);
+    return t.impl_->alive && t.impl_->running;
 }
 
 void process_group::resume_all() {
@@ -50,7 +66,7 @@ std::optional<process_group::event> process_group::wait_any(int timeout_ms) {
                 continue;
             }
             any_running = true;
-            if (auto r = p->impl_->poll_report(activity)) {
+            if (auto r = traced(*p).impl_->poll_report(activity)) {
                 return event{p, *r};
             }
         }
@@ -74,7 +90,7 @@ std::optional<process_group::event> process_group::wait_any(int timeout_ms) {
             // never saw: adopt such tasks so that their exits are reaped.
             for (auto* p : members_) {
                 if (is_running(*p)) {
-                    p->impl_->adopt_unknown_tasks();
+                    traced(*p).impl_->adopt_unknown_tasks();
                 }
             }
         }

@@ -134,9 +134,9 @@ std::string resolve_program(const std::filesystem::path& p) {
 
 }  // namespace
 
-process::process() : impl_(std::make_unique<impl>()) {}
+ptrace_process::ptrace_process() : impl_(std::make_unique<impl>()) {}
 
-process::~process() {
+ptrace_process::~ptrace_process() {
     try {
         if (impl_ && impl_->alive) {
             if (impl_->attached) {
@@ -201,7 +201,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     go.close_read();
     err.close_write();
 
-    std::unique_ptr<process> proc(new process());
+    std::unique_ptr<ptrace_process> proc(new ptrace_process());
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
@@ -275,7 +275,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
 
 std::unique_ptr<process> process::adopt_fork_child(pid_t child, elf_provider elves, pid_t vfork_parent) {
     // release_fork_child(keep) waited for the child's first stop and cleaned its memory.
-    std::unique_ptr<process> proc(new process());
+    std::unique_ptr<ptrace_process> proc(new ptrace_process());
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
@@ -296,7 +296,7 @@ std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     if (pid <= 0) {
         error::send("ptrace: No such process.");
     }
-    std::unique_ptr<process> proc(new process());
+    std::unique_ptr<ptrace_process> proc(new ptrace_process());
     auto& d = *proc->impl_;
     d.pid = pid;
     d.attached = true;
@@ -363,7 +363,7 @@ std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     return proc;
 }
 
-void process::impl::reap_everything() {
+void ptrace_process::impl::reap_everything() {
     // Non-leader threads first: the leader's exit is reported only once every other
     // thread of the group has been reaped. Unknown tasks (clones whose event we never
     // saw) are found through /proc.
@@ -413,7 +413,7 @@ void process::impl::reap_everything() {
     }
 }
 
-void process::detach() {
+void ptrace_process::detach() {
     auto& d = *impl_;
     d.release_deferred_children();
     if (!d.alive) {
@@ -457,7 +457,7 @@ void process::detach() {
     log::write(log::channel::ptrace, "detached from {}", d.pid);
 }
 
-void process::kill() {
+void ptrace_process::kill() {
     auto& d = *impl_;
     d.release_deferred_children();
     if (!d.alive) {
@@ -467,18 +467,18 @@ void process::kill() {
     d.reap_everything();
 }
 
-pid_t process::pid() const { return impl_->pid; }
+pid_t ptrace_process::pid() const { return impl_->pid; }
 
-std::filesystem::path process::executable() const {
+std::filesystem::path ptrace_process::executable() const {
     if (!impl_->exe_path.empty()) {
         return impl_->exe_path;
     }
     return internal::process_exe(impl_->pid);
 }
 
-bool process::is_attached() const { return impl_->attached; }
-bool process::is_alive() const { return impl_->alive; }
+bool ptrace_process::is_attached() const { return impl_->attached; }
+bool ptrace_process::is_alive() const { return impl_->alive; }
 
-const std::vector<loaded_module>& process::modules() { return impl_->modules; }
+const std::vector<loaded_module>& ptrace_process::modules() { return impl_->modules; }
 
 }  // namespace ompdbg::tracer

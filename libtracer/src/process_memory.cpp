@@ -125,7 +125,7 @@ void thread_record::write_regs(const registers& r) {
     cache = r;
 }
 
-thread_record* process::impl::find(pid_t tid) {
+thread_record* ptrace_process::impl::find(pid_t tid) {
     for (auto& t : threads) {
         if (t->tid_ == tid) {
             return t.get();
@@ -134,17 +134,17 @@ thread_record* process::impl::find(pid_t tid) {
     return nullptr;
 }
 
-thread_record& process::impl::add_thread(pid_t tid, tstate st) {
+thread_record& ptrace_process::impl::add_thread(pid_t tid, tstate st) {
     threads.push_back(std::make_unique<thread_record>(*this, tid));
     threads.back()->st = st;
     return *threads.back();
 }
 
-void process::impl::remove_thread(pid_t tid) {
+void ptrace_process::impl::remove_thread(pid_t tid) {
     std::erase_if(threads, [&](const auto& t) { return t->tid_ == tid; });
 }
 
-std::uint64_t process::impl::read_pc(pid_t tid) {
+std::uint64_t ptrace_process::impl::read_pc(pid_t tid) {
     thread_record* t = find(tid);
     if (t && t->cache) {
         return t->cache->pc();
@@ -162,7 +162,7 @@ std::uint64_t process::impl::read_pc(pid_t tid) {
     return static_cast<std::uint64_t>(r.value);
 }
 
-void process::impl::write_pc(pid_t tid, std::uint64_t pc) {
+void ptrace_process::impl::write_pc(pid_t tid, std::uint64_t pc) {
     auto r = try_ptrace(PTRACE_POKEUSER, tid, reinterpret_cast<void*>(offsetof(user_regs_struct, rip)),
                         reinterpret_cast<void*>(pc));
     if (!r) {
@@ -178,7 +178,7 @@ void process::impl::write_pc(pid_t tid, std::uint64_t pc) {
 
 // ---- memory -----------------------------------------------------------------------------
 
-void process::impl::open_mem() {
+void ptrace_process::impl::open_mem() {
     if (mem_fd >= 0) {
         ::close(mem_fd);
     }
@@ -186,7 +186,7 @@ void process::impl::open_mem() {
     mem_fd = ::open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDWR | O_CLOEXEC);
 }
 
-std::size_t process::impl::raw_read(std::uint64_t addr, std::span<std::byte> out) {
+std::size_t ptrace_process::impl::raw_read(std::uint64_t addr, std::span<std::byte> out) {
     std::size_t done = 0;
     while (done < out.size()) {
         long r = internal::read_process_memory(pid, addr + done, out.subspan(done));
@@ -216,7 +216,7 @@ bool memory_cache_enabled() {
 }
 }  // namespace
 
-std::size_t process::impl::cached_read(std::uint64_t addr, std::span<std::byte> out) {
+std::size_t ptrace_process::impl::cached_read(std::uint64_t addr, std::span<std::byte> out) {
     using cache = memory_cache;
     // Large reads (dump memory, core files) gain nothing from the cache and would evict it.
     // While other threads run after an early report, their writes would go unseen.
@@ -251,7 +251,7 @@ std::size_t process::impl::cached_read(std::uint64_t addr, std::span<std::byte> 
     return done;
 }
 
-bool process::impl::raw_write(std::uint64_t addr, std::span<const std::byte> data) {
+bool ptrace_process::impl::raw_write(std::uint64_t addr, std::span<const std::byte> data) {
     forget_memory();
     std::size_t done = 0;
     while (done < data.size() && mem_fd >= 0) {
@@ -284,7 +284,7 @@ bool process::impl::raw_write(std::uint64_t addr, std::span<const std::byte> dat
     return true;
 }
 
-void process::impl::insert_int3(breakpoint_site& s) {
+void ptrace_process::impl::insert_int3(breakpoint_site& s) {
     if (vfork_pending) {
         // The memory is the vfork child's now (with its own int3s): VFORK_DONE inserts it.
         return;
@@ -301,7 +301,7 @@ void process::impl::insert_int3(breakpoint_site& s) {
     lifted_int3.erase(s.addr_.addr());
 }
 
-void process::impl::remove_int3(breakpoint_site& s) {
+void ptrace_process::impl::remove_int3(breakpoint_site& s) {
     if (vfork_pending) {
         return;   // not in the memory while a vfork child shares it (insert_int3)
     }
@@ -315,18 +315,18 @@ void process::impl::remove_int3(breakpoint_site& s) {
 // by stop_all may carry the SIGTRAP of one of our int3s into its next resume, after the
 // debugger deleted or disabled that breakpoint. Its pc is then one past an address where
 // we had an int3 and the program has another instruction (not its own int3).
-bool process::impl::is_lifted_int3_trap(std::uint64_t pc) const {
+bool ptrace_process::impl::is_lifted_int3_trap(std::uint64_t pc) const {
     auto it = lifted_int3.find(pc - 1);
     return it != lifted_int3.end() && it->second != std::byte{0xcc};
 }
 
-process::impl::~impl() {
+ptrace_process::impl::~impl() {
     if (mem_fd >= 0) {
         ::close(mem_fd);
     }
 }
 
-std::size_t process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
+std::size_t ptrace_process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
     auto& d = *impl_;
     if (!d.alive) {
         return 0;
@@ -342,18 +342,18 @@ std::size_t process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
     return n;
 }
 
-void process::forget_cached_memory() {
+void ptrace_process::forget_cached_memory() {
     impl_->forget_memory();
 }
 
-void process::read_memory(virt_addr addr, std::span<std::byte> out) {
+void ptrace_process::read_memory(virt_addr addr, std::span<std::byte> out) {
     std::size_t n = try_read_memory(addr, out);
     if (n < out.size()) {
         cannot_access(addr.addr() + n);
     }
 }
 
-void process::write_memory(virt_addr addr, std::span<const std::byte> data) {
+void ptrace_process::write_memory(virt_addr addr, std::span<const std::byte> data) {
     auto& d = *impl_;
     d.require_alive();
     std::vector<std::byte> buf(data.begin(), data.end());
@@ -374,7 +374,7 @@ void process::write_memory(virt_addr addr, std::span<const std::byte> data) {
 
 // ---- breakpoint sites -------------------------------------------------------------------
 
-breakpoint_site& process::add_breakpoint_site(virt_addr addr, bool internal) {
+breakpoint_site& ptrace_process::add_breakpoint_site(virt_addr addr, bool internal) {
     auto& d = *impl_;
     d.require_alive();
     if (auto it = d.sites.find(addr.addr()); it != d.sites.end()) {
@@ -399,7 +399,7 @@ breakpoint_site& process::add_breakpoint_site(virt_addr addr, bool internal) {
     return ref;
 }
 
-void process::remove_breakpoint_site(virt_addr addr) {
+void ptrace_process::remove_breakpoint_site(virt_addr addr) {
     auto& d = *impl_;
     auto it = d.sites.find(addr.addr());
     if (it == d.sites.end()) {
@@ -414,12 +414,12 @@ void process::remove_breakpoint_site(virt_addr addr) {
     d.sites.erase(it);
 }
 
-breakpoint_site* process::find_breakpoint_site(virt_addr addr) {
+breakpoint_site* ptrace_process::find_breakpoint_site(virt_addr addr) {
     auto it = impl_->sites.find(addr.addr());
     return it == impl_->sites.end() ? nullptr : it->second.get();
 }
 
-void process::enable_site(virt_addr addr) {
+void ptrace_process::enable_site(virt_addr addr) {
     auto& d = *impl_;
     if (auto* s = find_breakpoint_site(addr); s && !s->enabled_) {
         d.require_alive();
@@ -428,7 +428,7 @@ void process::enable_site(virt_addr addr) {
     }
 }
 
-void process::disable_site(virt_addr addr) {
+void ptrace_process::disable_site(virt_addr addr) {
     auto& d = *impl_;
     if (auto* s = find_breakpoint_site(addr); s && s->enabled_) {
         if (d.alive) {
@@ -438,11 +438,11 @@ void process::disable_site(virt_addr addr) {
     }
 }
 
-process::step_over_counts process::step_overs() const { return impl_->counts; }
+process::step_over_counts ptrace_process::step_overs() const { return impl_->counts; }
 
 // ---- threads of the target interface --------------------------------------------------------
 
-std::vector<thread*> process::threads() {
+std::vector<thread*> ptrace_process::threads() {
     std::vector<thread*> out;
     for (auto& t : impl_->threads) {
         if (t->st != tstate::zombie && t->st != tstate::starting) {
@@ -452,7 +452,7 @@ std::vector<thread*> process::threads() {
     return out;
 }
 
-thread* process::find_thread(pid_t tid) {
+thread* ptrace_process::find_thread(pid_t tid) {
     auto* t = impl_->find(tid);
     return t && t->st != tstate::zombie ? t : nullptr;
 }

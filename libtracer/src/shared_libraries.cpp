@@ -55,7 +55,7 @@ void fill_range(loaded_module& m, const std::vector<internal::map_entry>& maps, 
 
 }  // namespace
 
-void process::impl::plant_loader_breakpoint(std::uint64_t addr) {
+void ptrace_process::impl::plant_loader_breakpoint(std::uint64_t addr) {
     if (addr == 0 || addr == r_brk) {
         return;
     }
@@ -86,7 +86,7 @@ void process::impl::plant_loader_breakpoint(std::uint64_t addr) {
     }
 }
 
-std::shared_ptr<dwarf::elf_file> process::impl::elf_of(const std::filesystem::path& path) {
+std::shared_ptr<dwarf::elf_file> ptrace_process::impl::elf_of(const std::filesystem::path& path) {
     if (path.empty()) {
         return nullptr;
     }
@@ -105,7 +105,7 @@ std::shared_ptr<dwarf::elf_file> process::impl::elf_of(const std::filesystem::pa
     }
 }
 
-std::optional<std::uint64_t> process::impl::loader_symbol(std::string_view name) {
+std::optional<std::uint64_t> ptrace_process::impl::loader_symbol(std::string_view name) {
     for (const auto& m : modules) {
         if (m.path == ld_path && m.elf) {
             return defined_symbol_value(*m.elf, name);
@@ -117,7 +117,7 @@ std::optional<std::uint64_t> process::impl::loader_symbol(std::string_view name)
     return std::nullopt;
 }
 
-void process::impl::init_shared_libraries() {
+void ptrace_process::impl::init_shared_libraries() {
     modules.clear();
     r_debug_addr = 0;
     r_brk = 0;
@@ -179,7 +179,7 @@ void process::impl::init_shared_libraries() {
     }
 }
 
-bool process::impl::read_link_map() {
+bool ptrace_process::impl::read_link_map() {
     // r_debug: the executable's DT_DEBUG entry, filled by ld.so before its first
     // notification; else ld.so's `_r_debug` symbol.
     std::uint64_t rdebug = 0;
@@ -301,7 +301,7 @@ bool process::impl::read_link_map() {
     return true;
 }
 
-bool process::impl::on_loader_breakpoint() {
+bool ptrace_process::impl::on_loader_breakpoint() {
     auto before = modules.size();
     std::vector<std::pair<std::string, std::uint64_t>> old;
     for (auto& m : modules) {

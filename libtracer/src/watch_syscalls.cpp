@@ -59,7 +59,7 @@ bool rerun_syscall(pid_t tid, const user_regs_struct& exit_regs, std::vector<int
 
 }  // namespace
 
-bool process::impl::retry_guarded_syscall(thread_record& t) {
+bool ptrace_process::impl::retry_guarded_syscall(thread_record& t) {
     const pid_t tid = t.tid_;
     user_regs_struct regs{};
     if (watches.guarded_prot.empty() || !internal::get_thread_regs(tid, regs) || static_cast<long>(regs.rax) != -EFAULT) {

@@ -242,7 +242,7 @@ bool hardware_watchpoints_trap() {
 }
 
 // The first `syscall` instruction in the target's executable mappings (cached per image).
-std::uint64_t process::impl::syscall_gadget() {
+std::uint64_t ptrace_process::impl::syscall_gadget() {
     if (watches.syscall_gadget) {
         return *watches.syscall_gadget;
     }
@@ -265,7 +265,7 @@ std::uint64_t process::impl::syscall_gadget() {
 
 // ---- debug registers ------------------------------------------------------------------
 
-void process::impl::apply_debug_registers(thread_record& t) {
+void ptrace_process::impl::apply_debug_registers(thread_record& t) {
     std::uint64_t dr7 = 0;
     for (int slot = 0; slot < hardware_watch_slots; ++slot) {
         const watch_entry* e = nullptr;
@@ -290,7 +290,7 @@ void process::impl::apply_debug_registers(thread_record& t) {
     }
 }
 
-std::vector<std::vector<std::byte>> process::impl::software_watched_bytes() {
+std::vector<std::vector<std::byte>> ptrace_process::impl::software_watched_bytes() {
     std::vector<std::vector<std::byte>> out;
     for (const auto& e : watches.entries) {
         std::vector<std::byte> b(e.size);
@@ -302,7 +302,7 @@ std::vector<std::vector<std::byte>> process::impl::software_watched_bytes() {
     return out;
 }
 
-bool process::impl::handle_debug_trap(thread_record& t) {
+bool ptrace_process::impl::handle_debug_trap(thread_record& t) {
     auto dr6 = try_ptrace(PTRACE_PEEKUSER, t.tid_, dr_offset(6), nullptr);
     if (!dr6) {
         return false;
@@ -354,7 +354,7 @@ std::optional<int> guard_for(const internal::watch_state& w, std::uint64_t page,
 
 }  // namespace
 
-bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
+bool ptrace_process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     auto fault = reinterpret_cast<std::uint64_t>(si.si_addr);
     log::write(log::channel::ptrace, "thread {}: SIGSEGV code {} at 0x{:x}", t.tid_, si.si_code, fault);
     if (si.si_code != SEGV_ACCERR) {
@@ -547,7 +547,7 @@ bool process::impl::handle_watch_fault(thread_record& t, const siginfo_t& si) {
     return true;
 }
 
-void process::impl::drop_watchpoints(bool restore) {
+void ptrace_process::impl::drop_watchpoints(bool restore) {
     if (restore) {
         for (auto& t : threads) {
             if (t->st == tstate::stopped && watches.has_hardware()) {
@@ -579,7 +579,7 @@ void process::impl::drop_watchpoints(bool restore) {
     watches = internal::watch_state{};
 }
 
-void process::impl::unguard_fork_child(pid_t child) {
+void ptrace_process::impl::unguard_fork_child(pid_t child) {
     if (watches.original_prot.empty()) {
         return;
     }
@@ -593,7 +593,7 @@ void process::impl::unguard_fork_child(pid_t child) {
     }
 }
 
-void process::impl::reguard_pages(pid_t tid) {
+void ptrace_process::impl::reguard_pages(pid_t tid) {
     if (watches.guarded_prot.empty()) {
         return;
     }
@@ -615,7 +615,7 @@ void process::impl::reguard_pages(pid_t tid) {
 
 // ---- public API -----------------------------------------------------------------------
 
-int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) {
+int ptrace_process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) {
     auto& d = *impl_;
     d.require_stopped();
     d.settle();   // debug registers and guards are set with every thread stopped
@@ -701,7 +701,7 @@ int process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, w
     return e.id;
 }
 
-void process::remove_watchpoint(int id) {
+void ptrace_process::remove_watchpoint(int id) {
     auto& d = *impl_;
     d.require_stopped();
     d.settle();   // debug registers and guards are set with every thread stopped
@@ -754,7 +754,7 @@ void process::remove_watchpoint(int id) {
     }
 }
 
-int process::hardware_watchpoints_in_use() const {
+int ptrace_process::hardware_watchpoints_in_use() const {
     int n = 0;
     for (const auto& s : impl_->watches.slots) {
         n += s ? 1 : 0;

@@ -21,7 +21,7 @@
 #include "internal/out_of_line.hpp"
 #include "internal/wait_status.hpp"
 #include "internal/watch_state.hpp"
-#include "ompdbg/tracer/process.hpp"
+#include "internal/ptrace_process.hpp"
 
 namespace ompdbg::tracer {
 
@@ -37,14 +37,14 @@ enum class tstate {
 
 class thread_record final : public thread {
 public:
-    thread_record(process::impl& owner, pid_t tid) : owner_(owner), tid_(tid) {}
+    thread_record(ptrace_process::impl& owner, pid_t tid) : owner_(owner), tid_(tid) {}
     pid_t tid() const override { return tid_; }
     std::string name() const override;
     thread_state state() const override;
     const registers& regs() override;
     void write_regs(const registers& r) override;
 
-    process::impl& owner_;
+    ptrace_process::impl& owner_;
     pid_t tid_;
     tstate st = tstate::stopped;
     std::optional<registers> cache;
@@ -73,7 +73,7 @@ public:
     std::uint64_t ool_slot = 0, ool_site = 0, ool_length = 0;
 };
 
-struct process::impl {
+struct ptrace_process::impl {
     pid_t pid = 0;
     bool attached = false;
     bool alive = true;

@@ -20,7 +20,8 @@ public:
     std::byte saved_byte() const { return saved_; }
 
 private:
-    friend class process;
+    friend class ptrace_process;
+    friend class remote_process;
     breakpoint_site(id_type id, virt_addr addr, bool internal) : id_(id), addr_(addr), internal_(internal) {}
     id_type id_;
     virt_addr addr_;

@@ -1,7 +1,9 @@
 #pragma once
-/// A live process under ptrace (launched or attached), all-stop. Owns its threads,
-/// breakpoint sites and the shared-library list. RAII: the destructor kills a launched
-/// process and detaches from an attached one.
+/// A live process (launched or attached), all-stop: the interface every live process
+/// implements, whether libtracer drives it with ptrace on this host (process::launch,
+/// process::attach: ptrace_process) or through a gdbserver agent on another host
+/// (remote_process.hpp). Owns its threads, breakpoint sites and the shared-library list.
+/// RAII: the destructor kills a launched process and detaches from an attached one.
 
 #include <sys/types.h>
 
@@ -34,7 +36,7 @@ struct launch_options {
     elf_provider elves;
 };
 
-class process final : public target {
+class process : public target {
 public:
     /// Starts `path` with `args` (argv[1..]) stopped at its first instruction (exec stop).
     /// Throws "<path>: No such file or directory", "<path>: Permission denied", or the
@@ -54,36 +56,36 @@ public:
     /// with that parent (which holds none meanwhile); they are taken out of it at the
     /// child's exec or exit. Stepping over them single-steps (no scratch page there).
     static std::unique_ptr<process> adopt_fork_child(pid_t child, elf_provider elves = {}, pid_t vfork_parent = 0);
-    ~process() override;
+    ~process() override = default;
 
     // target
-    pid_t pid() const override;
+    pid_t pid() const override = 0;
     bool is_live() const override { return true; }
-    std::filesystem::path executable() const override;
-    void forget_cached_memory() override;
-    void read_memory(virt_addr addr, std::span<std::byte> out) override;
-    std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
-    void write_memory(virt_addr addr, std::span<const std::byte> data) override;
-    std::vector<thread*> threads() override;
-    thread* find_thread(pid_t tid) override;
-    const std::vector<loaded_module>& modules() override;
+    std::filesystem::path executable() const override = 0;
+    void forget_cached_memory() override = 0;
+    void read_memory(virt_addr addr, std::span<std::byte> out) override = 0;
+    std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override = 0;
+    void write_memory(virt_addr addr, std::span<const std::byte> data) override = 0;
+    std::vector<thread*> threads() override = 0;
+    thread* find_thread(pid_t tid) override = 0;
+    const std::vector<loaded_module>& modules() override = 0;
 
-    bool is_attached() const;          ///< attached (vs launched)
-    bool is_alive() const;             ///< false once exited/terminated/killed/detached
+    virtual bool is_attached() const = 0;          ///< attached (vs launched)
+    virtual bool is_alive() const = 0;             ///< false once exited/terminated/killed/detached
 
     /// Resumes every thread (all-stop → running). A thread sitting on an enabled
     /// breakpoint is moved over it first without a second user-visible stop. Pending
     /// signals of threads are delivered unless cleared with set_pending_signal(tid, 0).
-    void resume();
+    virtual void resume() = 0;
     /// Single-steps one thread (others stay stopped); steps over a breakpoint at pc.
     /// Returns the stop (single_step, or exited/signal...).
-    stop_reason step_instruction(pid_t tid);
+    virtual stop_reason step_instruction(pid_t tid) = 0;
     /// Waits until the process stops (any thread event) and stops every other thread.
     /// Returns the event; internal breakpoints are handled inside (library events are
     /// reported as library_event so the app can resolve pending breakpoints).
-    stop_reason wait_for_stop();
+    virtual stop_reason wait_for_stop() = 0;
     /// Like wait_for_stop but returns nullopt after `timeout_ms` with the process running.
-    std::optional<stop_reason> wait_for_stop(int timeout_ms);
+    virtual std::optional<stop_reason> wait_for_stop(int timeout_ms) = 0;
     /// Lets wait_for_stop report a breakpoint hit of one thread, or a thread's creation
     /// (the creator and the new thread stopped) or exit, before the other threads are
     /// stopped (the report says `others_running`): the debugger decides with that thread
@@ -92,23 +94,23 @@ public:
     /// must call stop_others() first. Off by default; hits of internal sites, and any event
     /// while watchpoints, `catch syscall` or another queued event are in play, still stop
     /// everything first.
-    void set_early_breakpoint_reports(bool on);
+    virtual void set_early_breakpoint_reports(bool on) = 0;
     /// Completes the all-stop after an early report (a no-op otherwise): every thread that
     /// still runs is interrupted; what they report is queued for the following waits.
-    void stop_others();
+    virtual void stop_others() = 0;
     /// After an early report, before stop_others(): threads other than the reported one
     /// may be running (their registers cannot be read).
-    bool others_running() const;
+    virtual bool others_running() const = 0;
     /// Async-signal-safe: asks the running process to stop (wait_for_stop then reports
     /// `interrupted`). Safe to call from a SIGINT handler.
-    void interrupt();
+    virtual void interrupt() = 0;
 
     /// With `on`, fork/vfork events stop the process (stop_kind::fork); off (default) they
     /// are not reported. A child that is let go (detach-on-fork, follow the parent:
     /// `child_released`) is cleaned of our breakpoints at once but detached only when the
     /// process is next resumed, stepped, detached or killed, so that the debugger can say
     /// so before the child runs (gdb's "[Detaching after fork from child process N]").
-    void set_report_forks(bool on);
+    virtual void set_report_forks(bool on) = 0;
     /// gdb's `follow-fork-mode child` / `detach-on-fork off`: with `on`, a fork child is
     /// not let go: it stays traced, stopped in its first stop, with our breakpoints and
     /// watchpoint guards taken out of its copy of the memory, and the fork is reported
@@ -118,35 +120,35 @@ public:
     /// breakpoints and guards leave it, and this process (which the kernel holds in
     /// vfork() until the child execs or exits) puts them back at PTRACE_EVENT_VFORK_DONE
     /// on its next resume; breakpoint sites added meanwhile are planted then too.
-    void set_keep_fork_children(bool on, bool vfork_too = false);
+    virtual void set_keep_fork_children(bool on, bool vfork_too = false) = 0;
     /// After a kept vfork child exec'ed or exited: runs the thread that vforked (stopped, the
     /// others stay so) to its PTRACE_EVENT_VFORK_DONE stop, where our breakpoints and
     /// watchpoint guards go back into the memory, and leaves it stopped there, so that a
     /// detach then restores everything as for any process. Nothing when no vfork is pending.
-    void finish_vfork();
+    virtual void finish_vfork() = 0;
 
     /// gdb's `catch syscall`: nullopt (the default) never stops at system calls; an empty
     /// list stops at every one; otherwise at those x86-64 numbers. A caught call stops
     /// twice, syscall_entry then syscall_exit. While on, every system call of the process
     /// costs two ptrace stops (PTRACE_SYSCALL); the uncaught ones are resumed inside.
-    void set_syscall_catch(std::optional<std::vector<int>> numbers);
+    virtual void set_syscall_catch(std::optional<std::vector<int>> numbers) = 0;
 
     /// The siginfo of the last signal `tid` stopped with (PTRACE_GETSIGINFO at that stop),
     /// for gdb's `$_siginfo`; nullopt when it has not stopped with a signal.
-    std::optional<siginfo_t> last_siginfo(pid_t tid) const;
+    virtual std::optional<siginfo_t> last_siginfo(pid_t tid) const = 0;
 
     /// Signal to deliver to `tid` on the next resume (0 = none). Set from the last stop.
-    void set_pending_signal(pid_t tid, int signo);
-    int pending_signal(pid_t tid) const;
+    virtual void set_pending_signal(pid_t tid, int signo) = 0;
+    virtual int pending_signal(pid_t tid) const = 0;
 
     /// Plants (or shares) a breakpoint site at `addr`; enabled on return. Throws when the
     /// address is not writable ("Cannot insert breakpoint N. Cannot access memory ...").
-    breakpoint_site& add_breakpoint_site(virt_addr addr, bool internal = false);
+    virtual breakpoint_site& add_breakpoint_site(virt_addr addr, bool internal = false) = 0;
     /// Drops one reference; the int3 is removed when no reference remains.
-    void remove_breakpoint_site(virt_addr addr);
-    breakpoint_site* find_breakpoint_site(virt_addr addr);
-    void enable_site(virt_addr addr);
-    void disable_site(virt_addr addr);
+    virtual void remove_breakpoint_site(virt_addr addr) = 0;
+    virtual breakpoint_site* find_breakpoint_site(virt_addr addr) = 0;
+    virtual void enable_site(virt_addr addr) = 0;
+    virtual void disable_site(virt_addr addr) = 0;
 
     /// Watches [addr, addr + size) for `kind` (`hardware`: size 1, 2, 4 or 8 within one
     /// aligned 8-byte word; `software`: 1 byte to 64 KiB, watched as a whole); returns its id. `hardware` throws "Hardware watchpoint
@@ -154,11 +156,11 @@ public:
     /// throws when the pages cannot be protected. A write watchpoint stops (stop_kind::
     /// watchpoint) when the watched bytes change (hardware: on every write); read and
     /// access watchpoints when an access overlaps the range.
-    int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode);
+    virtual int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) = 0;
     /// Removes a watchpoint (restores page protections, frees its debug register).
-    void remove_watchpoint(int id);
+    virtual void remove_watchpoint(int id) = 0;
     /// Number of hardware slots in use.
-    int hardware_watchpoints_in_use() const;
+    virtual int hardware_watchpoints_in_use() const = 0;
     /// How threads got over breakpoints on resume since launch/attach: `out_of_line` ran
     /// the instruction from a scratch slot in the target, `emulated` a call/jmp rel32, and
     /// `single_stepped` the classic remove/step/re-insert (instructions that cannot move,
@@ -166,20 +168,20 @@ public:
     struct step_over_counts {
         std::uint64_t out_of_line = 0, emulated = 0, single_stepped = 0;
     };
-    step_over_counts step_overs() const;
+    virtual step_over_counts step_overs() const = 0;
 
     /// Restores every patched byte, resumes every thread, detaches. The process runs on
     /// exactly as before (pending signals re-delivered).
-    void detach();
+    virtual void detach() = 0;
     /// SIGKILL and reap.
-    void kill();
+    virtual void kill() = 0;
 
-private:
-    friend class thread_record;
-    friend class process_group;   // polls members without draining the shared wake-up pipe
-    process();
-    struct impl;
-    std::unique_ptr<impl> impl_;
+    /// How the process is reached, as gdb's `info inferiors` names the connection:
+    /// "native" (ptrace here), "extended-remote | CMD", "remote HOST:PORT".
+    virtual std::string connection() const = 0;
+
+protected:
+    process() = default;
 };
 
 }  // namespace ompdbg::tracer

@@ -1,0 +1,137 @@
+#pragma once
+/// A live process on another host, reached through a gdbserver agent over gdb's Remote
+/// Serial Protocol (LLDB's ProcessGDBRemote): the same `process` interface as a process
+/// traced here, so that nothing above libtracer asks whether a process is remote. One
+/// `remote_connection` (one agent, `gdbserver --multi`) serves every process of its host.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/rsp_client.hpp"
+
+namespace ompdbg::tracer {
+
+/// One agent and the protocol spoken with it.
+class remote_connection {
+public:
+    /// Opens `spec`: "| COMMAND" runs COMMAND (a remote shell starting `gdbserver --multi
+    /// -` on its host) and speaks over its stdin/stdout; "HOST:PORT" connects over TCP.
+    /// `extended`: gdb's `target extended-remote` (attach, and the agent stays after a
+    /// detach); else `target remote`. `timeout_ms`: the limit for any one reply. Throws with
+    /// the remote shell's own message when the agent does not start ("bash: gdbserver:
+    /// command not found") or the connection fails.
+    static std::shared_ptr<remote_connection> open(const std::string& spec, bool extended, int timeout_ms = 20000);
+    /// Over a transport the caller made (tests: a scripted one).
+    static std::shared_ptr<remote_connection> open(std::unique_ptr<rsp::transport> link, bool extended, int timeout_ms);
+
+    rsp::client& client() { return *client_; }
+    bool is_extended() const { return client_->is_extended(); }
+    /// As gdb names the connection: "extended-remote | CMD", "remote HOST:PORT".
+    std::string describe() const;
+    /// `monitor CMD`: the agent's output.
+    std::string monitor(const std::string& command) { return client_->monitor(command); }
+
+private:
+    explicit remote_connection(std::unique_ptr<rsp::client> c) : client_(std::move(c)) {}
+    std::unique_ptr<rsp::client> client_;
+};
+
+class remote_thread;
+
+class remote_process final : public process {
+public:
+    /// vAttach: stops every thread of `pid` on the agent's host. Throws "Cannot attach to
+    /// process N on the remote host: ..." when the agent cannot.
+    static std::unique_ptr<remote_process> attach(std::shared_ptr<remote_connection> conn, pid_t pid,
+                                                  elf_provider elves = {});
+    /// `target remote`: the process the agent already holds (started or attached by it),
+    /// from the stop reply of `?`. Throws when the agent holds none.
+    static std::unique_ptr<remote_process> current(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
+    ~remote_process() override;
+
+    remote_connection& connection_object() { return *conn_; }
+    /// gdb's `disconnect`: forgets the process without detaching or killing it (the agent
+    /// decides what becomes of it when the connection closes).
+    void disconnect();
+
+    // target
+    pid_t pid() const override { return pid_; }
+    std::filesystem::path executable() const override { return exe_; }
+    void forget_cached_memory() override { pages_.clear(); }
+    void read_memory(virt_addr addr, std::span<std::byte> out) override;
+    std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
+    void write_memory(virt_addr addr, std::span<const std::byte> data) override;
+    std::vector<thread*> threads() override;
+    thread* find_thread(pid_t tid) override;
+    const std::vector<loaded_module>& modules() override;
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> vdso_range() override;
+
+    // process
+    bool is_attached() const override { return true; }
+    bool is_alive() const override { return alive_; }
+    void resume() override;
+    stop_reason step_instruction(pid_t tid) override;
+    stop_reason wait_for_stop() override;
+    std::optional<stop_reason> wait_for_stop(int timeout_ms) override;
+    void set_early_breakpoint_reports(bool) override {}
+    void stop_others() override {}
+    bool others_running() const override { return false; }
+    void interrupt() override;
+    void set_report_forks(bool) override {}
+    void set_keep_fork_children(bool on, bool vfork_too) override;
+    void finish_vfork() override {}
+    void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
+    std::optional<siginfo_t> last_siginfo(pid_t) const override { return std::nullopt; }
+    void set_pending_signal(pid_t tid, int signo) override;
+    int pending_signal(pid_t tid) const override;
+    breakpoint_site& add_breakpoint_site(virt_addr addr, bool internal) override;
+    void remove_breakpoint_site(virt_addr addr) override;
+    breakpoint_site* find_breakpoint_site(virt_addr addr) override;
+    void enable_site(virt_addr addr) override;
+    void disable_site(virt_addr addr) override;
+    int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) override;
+    void remove_watchpoint(int id) override;
+    int hardware_watchpoints_in_use() const override { return 0; }
+    step_over_counts step_overs() const override { return {}; }
+    void detach() override;
+    void kill() override;
+    std::string connection() const override { return conn_->describe(); }
+
+private:
+    friend class remote_thread;
+    remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves);
+    /// After a stop: threads re-listed, registers and memory forgotten; the stop's thread.
+    stop_reason take_stop(const rsp::stop_reply& r);
+    void refresh_threads();
+    void forget_after_resume();
+    std::uint64_t auxv_entry(std::uint64_t type);
+    /// Whether `m`'s local file is the one mapped on the host: the bytes of its build-id
+    /// note in the target's memory equal the file's.
+    bool same_build_id(const loaded_module& m);
+    rsp::client& rsp() { return conn_->client(); }
+    void require_alive() const;
+
+    std::shared_ptr<remote_connection> conn_;
+    pid_t pid_;
+    elf_provider elves_;
+    std::filesystem::path exe_;
+    bool alive_ = true;
+    bool running_ = false;
+    std::vector<std::unique_ptr<remote_thread>> threads_;
+    bool threads_known_ = false;
+    std::optional<std::vector<loaded_module>> modules_;
+    std::optional<std::string> auxv_;
+    std::map<std::uint64_t, std::vector<std::byte>> pages_;   ///< page cache, dropped on resume
+    std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites_;
+    breakpoint_site::id_type next_site_id_ = 1;
+    std::map<pid_t, int> pending_signals_;
+    std::optional<stop_reason> end_;
+};
+
+}  // namespace ompdbg::tracer

@@ -1,0 +1,156 @@
+#pragma once
+/// gdb's Remote Serial Protocol, the typed client (LLDB's GDBRemoteCommunicationClient):
+/// the packets ompdbg sends to a gdbserver agent and their replies as values. Features are
+/// negotiated once, at connect (qSupported, QStartNoAckMode), and kept as flags that every
+/// later choice reads; nothing is retried to discover support. Thread ids are pid.tid with
+/// the multiprocess extensions. Throws `ompdbg::error` for an `Exx` reply, a reply of the
+/// wrong shape, a timeout or a closed connection.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ompdbg/tracer/rsp_packets.hpp"
+
+namespace ompdbg::tracer::rsp {
+
+/// What the agent said it supports in its qSupported reply.
+struct features {
+    std::size_t packet_size = 400;   ///< PacketSize: the largest packet it accepts
+    bool multiprocess = false;
+    bool no_ack_mode = false;        ///< QStartNoAckMode+ (and then accepted)
+    bool xfer_features = false;      ///< qXfer:features:read (target description)
+    bool xfer_threads = false;
+    bool xfer_libraries_svr4 = false;
+    bool xfer_auxv = false;
+    bool xfer_exec_file = false;
+    bool binary_upload = false;      ///< `x` (binary memory reads)
+    bool swbreak = false;            ///< stop replies say swbreak: at a software breakpoint
+    bool vcont = false;              ///< vContSupported+
+};
+
+/// A stop reply (T, S, W, X), with gdb's signal numbers translated to this host's.
+struct stop_reply {
+    enum class kind { stopped, exited, terminated };
+    kind what = kind::stopped;
+    int signo = 0;                   ///< stopped / terminated: host signal number
+    int exit_code = 0;               ///< exited
+    pid_t pid = 0;                   ///< 0 when the reply names none
+    pid_t tid = 0;
+    bool swbreak = false;
+    /// Every other `name:value;` pair of a T reply (e.g. "library", "watch", register numbers).
+    std::map<std::string, std::string> fields;
+};
+
+/// A thread of qXfer:threads:read.
+struct thread_entry {
+    pid_t pid = 0, tid = 0;
+    std::string name;
+};
+
+/// A library of qXfer:libraries-svr4:read.
+struct library_entry {
+    std::string name;
+    std::uint64_t lm = 0, l_addr = 0, l_ld = 0;
+};
+
+/// One register of the target description, at its offset in the `g` packet.
+struct register_desc {
+    std::string name;
+    int regnum = 0;
+    std::size_t offset = 0, size = 0;
+};
+
+/// One resume action of vCont: `c`/`s` with a host signal (0: none) for a thread (tid 0:
+/// every thread of `pid`).
+struct resume_action {
+    char op = 'c';
+    int signo = 0;
+    pid_t pid = 0, tid = 0;
+};
+
+/// gdb's signal numbers (the protocol's) from and to this host's.
+int signal_from_gdb(int gdb_signo);
+int signal_to_gdb(int host_signo);
+/// Parses "T05thread:p1f.1f;swbreak:;..." / "S05" / "W00;process:1f" / "X09".
+stop_reply parse_stop_reply(std::string_view packet);
+/// Parses a thread id "p1f.20", "1f" (hex; -1 for "all").
+std::pair<pid_t, pid_t> parse_thread_id(std::string_view id);
+
+class client {
+public:
+    /// Negotiates features over `io` (qSupported, QStartNoAckMode). `extended`: asks for
+    /// extended-remote mode (`!`) so that the agent stays after a detach.
+    client(std::unique_ptr<packet_io> io, bool extended);
+
+    const features& supported() const { return features_; }
+    bool is_extended() const { return extended_; }
+    packet_io& io() { return *io_; }
+
+    /// vAttach;PID → the first stop.
+    stop_reply attach(pid_t pid);
+    /// `?`: why the target is stopped now (target remote).
+    std::optional<stop_reply> query_stop();
+    /// D;PID (D without the multiprocess extensions).
+    void detach(pid_t pid);
+    /// vKill;PID (k without the multiprocess extensions).
+    void kill(pid_t pid);
+
+    /// Every register of thread pid.tid (g), raw in the target description's layout.
+    std::string read_registers(pid_t pid, pid_t tid);
+    void write_registers(pid_t pid, pid_t tid, std::string_view raw);
+    /// The target description's registers (qXfer:features:read of target.xml and its
+    /// includes), read once.
+    const std::vector<register_desc>& registers();
+
+    /// Reads up to out.size() bytes at `addr` in large packets (x or m); returns how many
+    /// were readable from the start.
+    std::size_t read_memory(pid_t pid, std::uint64_t addr, std::span<std::byte> out);
+    /// M; throws "Cannot access memory at address 0x..".
+    void write_memory(pid_t pid, std::uint64_t addr, std::span<const std::byte> data);
+
+    /// Z0/z0 (x86: kind 1); throws when the agent refuses.
+    void insert_breakpoint(pid_t pid, std::uint64_t addr);
+    void remove_breakpoint(pid_t pid, std::uint64_t addr);
+
+    /// vCont with the actions; the reply comes through wait_stop.
+    void resume(const std::vector<resume_action>& actions);
+    /// The next stop reply within `timeout_ms` (O console packets are skipped), or nullopt.
+    std::optional<stop_reply> wait_stop(int timeout_ms);
+    /// Async-signal-safe: asks the running target to stop (0x03).
+    void interrupt() noexcept { io_->send_interrupt(); }
+
+    /// qXfer:OBJECT:read:ANNEX, every chunk, unescaped.
+    std::string xfer(std::string_view object, std::string_view annex);
+    std::vector<thread_entry> threads();
+    /// The library list and the main executable's link_map (main-lm).
+    std::vector<library_entry> libraries(pid_t pid, std::uint64_t* main_lm = nullptr);
+    std::string auxv(pid_t pid);
+    std::string exec_file(pid_t pid);
+    /// qRcmd: the agent's output for a monitor command.
+    std::string monitor(std::string_view command);
+
+private:
+    /// Hg (select the thread later g/G/m/M act on), sent only when it changes.
+    void select_thread(pid_t pid, pid_t tid);
+    /// Selects a thread of `pid` unless one is selected already.
+    void select_process(pid_t pid);
+    std::string thread_id(pid_t pid, pid_t tid) const;
+    /// An OK reply, else throws "what: Exx".
+    void expect_ok(std::string_view packet, std::string_view what);
+
+    std::unique_ptr<packet_io> io_;
+    bool extended_;
+    features features_;
+    std::optional<std::pair<pid_t, pid_t>> selected_;
+    std::optional<std::vector<register_desc>> registers_;
+};
+
+}  // namespace ompdbg::tracer::rsp

@@ -1,0 +1,621 @@
+// A process on another host behind the `process` interface (remote_process.hpp), on the
+// typed client of rsp_client.hpp: gdbserver plants the breakpoints (Z0) and steps over
+// them itself, so a resume is one vCont and a stop one reply. Memory is cached by page
+// while the process is stopped (every resume empties the cache), as for a local process.
+#include "ompdbg/tracer/remote_process.hpp"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "internal/remote_registers.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/base/log.hpp"
+
+namespace ompdbg::tracer {
+
+namespace {
+
+constexpr std::uint64_t page_size = 4096;
+
+/// The host a remote-shell command runs on: the word before `gdbserver` ("rsh node1
+/// gdbserver --multi -" → node1), for messages.
+std::string host_of_command(const std::string& command) {
+    std::vector<std::string> words;
+    std::size_t i = 0;
+    while (i < command.size()) {
+        while (i < command.size() && command[i] == ' ') {
+            ++i;
+        }
+        std::size_t j = command.find(' ', i);
+        if (j == std::string::npos) {
+            j = command.size();
+        }
+        if (j > i) {
+            words.push_back(command.substr(i, j - i));
+        }
+        i = j;
+    }
+    for (std::size_t k = 1; k < words.size(); ++k) {
+        if (words[k].find("gdbserver") != std::string::npos && words[k - 1][0] != '-') {
+            return words[k - 1];
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+/// One thread of a remote process; registers read with `g` once per stop.
+class remote_thread final : public thread {
+public:
+    remote_thread(remote_process& owner, pid_t tid, std::string name) : owner_(owner), tid_(tid), name_(std::move(name)) {}
+    pid_t tid() const override { return tid_; }
+    std::string name() const override { return name_; }
+    thread_state state() const override { return owner_.running_ ? thread_state::running : thread_state::stopped; }
+    const registers& regs() override {
+        if (!cache_) {
+            owner_.require_alive();
+            raw_ = owner_.rsp().read_registers(owner_.pid_, tid_);
+            cache_ = internal::registers_from_remote(owner_.rsp().registers(), raw_);
+        }
+        return *cache_;
+    }
+    void write_regs(const registers& r) override {
+        regs();
+        raw_ = internal::registers_to_remote(owner_.rsp().registers(), raw_, r);
+        owner_.rsp().write_registers(owner_.pid_, tid_, raw_);
+        cache_ = r;
+    }
+    void forget() { cache_.reset(); }
+    void set_name(std::string n) { name_ = std::move(n); }
+
+private:
+    remote_process& owner_;
+    pid_t tid_;
+    std::string name_;
+    std::optional<registers> cache_;
+    std::string raw_;
+};
+
+namespace {
+// Set by interrupt() (a signal handler may call it), read when the stop arrives.
+std::atomic<bool> g_interrupt_requested{false};
+}  // namespace
+
+std::shared_ptr<remote_connection> remote_connection::open(std::unique_ptr<rsp::transport> link, bool extended,
+                                                           int timeout_ms) {
+    auto io = std::make_unique<rsp::packet_io>(std::move(link), timeout_ms);
+    return std::shared_ptr<remote_connection>(new remote_connection(std::make_unique<rsp::client>(std::move(io), extended)));
+}
+
+std::shared_ptr<remote_connection> remote_connection::open(const std::string& spec, bool extended, int timeout_ms) {
+    std::string s = spec;
+    s.erase(0, s.find_first_not_of(' '));
+    if (s.empty()) {
+        error::send("To open a remote debug connection, you need to specify what\n"
+                    "serial device is attached to the remote system\n"
+                    "(e.g. /dev/ttyS0, /dev/ttya, COM1, etc.).");
+    }
+    if (s[0] != '|') {
+        return open(rsp::connect_tcp(s), extended, timeout_ms);
+    }
+    std::string command = s.substr(1);
+    command.erase(0, command.find_first_not_of(' '));
+    try {
+        return open(rsp::spawn_command(command), extended, timeout_ms);
+    } catch (const error& e) {
+        // The agent never answered: say on which host, why (the remote shell's own last
+        // words), and what to do when gdbserver is missing there.
+        std::string what = e.what();
+        std::string host = host_of_command(command);
+        const std::string closed = "Remote connection closed (";
+        if (host.empty() || !what.starts_with(closed)) {
+            throw;
+        }
+        auto colon = what.find("): ");
+        std::string reason = colon == std::string::npos ? std::string("it closed the connection") : what.substr(colon + 3);
+        if (reason.find("gdbserver: command not found") != std::string::npos ||
+            reason.find("gdbserver: not found") != std::string::npos) {
+            error::send(fmt::format("gdbserver is not installed on host {} ({}): install it there (Debian, Ubuntu: "
+                                    "apt-get install gdbserver).",
+                                    host, reason));
+        }
+        error::send(fmt::format("Cannot start the remote agent on host {}: {}", host, reason));
+    }
+}
+
+std::string remote_connection::describe() const {
+    auto& link = const_cast<rsp::client&>(*client_).io().link();
+    return fmt::format("{} {}", client_->is_extended() ? "extended-remote" : "remote", link.describe());
+}
+
+remote_process::remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves)
+    : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)) {}
+
+remote_process::~remote_process() {
+    try {
+        if (alive_) {
+            detach();
+        }
+    } catch (...) {
+        // A destructor never throws; the agent or its connection is gone.
+    }
+}
+
+std::unique_ptr<remote_process> remote_process::attach(std::shared_ptr<remote_connection> conn, pid_t pid,
+                                                       elf_provider elves) {
+    if (!conn->is_extended()) {
+        error::send("Don't know how to attach.  Try \"help target\".");
+    }
+    auto stop = conn->client().attach(pid);
+    std::unique_ptr<remote_process> p(new remote_process(std::move(conn), pid, std::move(elves)));
+    if (p->rsp().supported().xfer_exec_file) {
+        p->exe_ = p->rsp().exec_file(pid);
+    }
+    p->take_stop(stop);
+    p->pending_signals_.clear();   // the attach's SIGSTOP is ours, never the program's
+    return p;
+}
+
+std::unique_ptr<remote_process> remote_process::current(std::shared_ptr<remote_connection> conn, elf_provider elves) {
+    auto stop = conn->client().query_stop();
+    if (!stop || stop->what != rsp::stop_reply::kind::stopped) {
+        error::send("The remote agent holds no process (start gdbserver with a program or --attach PID, or use "
+                    "`target extended-remote`).");
+    }
+    pid_t pid = stop->pid;
+    if (pid <= 0) {
+        pid = stop->tid;
+    }
+    std::unique_ptr<remote_process> p(new remote_process(std::move(conn), pid, std::move(elves)));
+    if (p->rsp().supported().xfer_exec_file) {
+        p->exe_ = p->rsp().exec_file(pid);
+    }
+    p->take_stop(*stop);
+    p->pending_signals_.clear();
+    return p;
+}
+
+void remote_process::require_alive() const {
+    if (!alive_) {
+        error::send("The program is not being run.");
+    }
+}
+
+void remote_process::disconnect() {
+    alive_ = false;
+    threads_.clear();
+}
+
+void remote_process::refresh_threads() {
+    std::vector<std::unique_ptr<remote_thread>> now;
+    for (auto& t : rsp().threads()) {
+        if (t.pid != pid_ && t.pid != 0) {
+            continue;
+        }
+        auto it = std::find_if(threads_.begin(), threads_.end(), [&](auto& old) { return old && old->tid() == t.tid; });
+        if (it != threads_.end()) {
+            (*it)->set_name(t.name);
+            now.push_back(std::move(*it));
+        } else {
+            now.push_back(std::make_unique<remote_thread>(*this, t.tid, t.name));
+        }
+    }
+    threads_ = std::move(now);
+    threads_known_ = true;
+}
+
+std::vector<thread*> remote_process::threads() {
+    if (!alive_) {
+        return {};
+    }
+    if (!threads_known_) {
+        refresh_threads();
+    }
+    std::vector<thread*> out;
+    for (auto& t : threads_) {
+        out.push_back(t.get());
+    }
+    return out;
+}
+
+thread* remote_process::find_thread(pid_t tid) {
+    for (auto* t : threads()) {
+        if (t->tid() == tid) {
+            return t;
+        }
+    }
+    return nullptr;
+}
+
+void remote_process::forget_after_resume() {
+    pages_.clear();
+    modules_.reset();
+    threads_known_ = false;
+    for (auto& t : threads_) {
+        t->forget();
+    }
+}
+
+std::size_t remote_process::try_read_memory(virt_addr addr, std::span<std::byte> out) {
+    if (!alive_ || running_) {
+        return 0;
+    }
+    std::size_t done = 0;
+    while (done < out.size()) {
+        std::uint64_t a = addr.addr() + done;
+        std::uint64_t page = a & ~(page_size - 1);
+        auto it = pages_.find(page);
+        if (it == pages_.end()) {
+            std::vector<std::byte> buf(page_size);
+            if (rsp().read_memory(pid_, page, buf) != page_size) {
+                // A page only partly readable: no cache, just the bytes asked for.
+                return done + rsp().read_memory(pid_, a, out.subspan(done));
+            }
+            it = pages_.emplace(page, std::move(buf)).first;
+        }
+        std::size_t n = std::min<std::size_t>(page_size - (a - page), out.size() - done);
+        std::memcpy(out.data() + done, it->second.data() + (a - page), n);
+        done += n;
+    }
+    return done;
+}
+
+void remote_process::read_memory(virt_addr addr, std::span<std::byte> out) {
+    if (try_read_memory(addr, out) != out.size()) {
+        error::send(fmt::format("Cannot access memory at address {:#x}", addr.addr()));
+    }
+}
+
+void remote_process::write_memory(virt_addr addr, std::span<const std::byte> data) {
+    require_alive();
+    rsp().write_memory(pid_, addr.addr(), data);
+    for (std::uint64_t p = addr.addr() & ~(page_size - 1); p < addr.addr() + data.size(); p += page_size) {
+        pages_.erase(p);
+    }
+}
+
+std::uint64_t remote_process::auxv_entry(std::uint64_t type) {
+    if (!auxv_ && rsp().supported().xfer_auxv) {
+        auxv_ = rsp().auxv(pid_);
+    }
+    if (!auxv_) {
+        return 0;
+    }
+    for (std::size_t i = 0; i + 16 <= auxv_->size(); i += 16) {
+        std::uint64_t k, v;
+        std::memcpy(&k, auxv_->data() + i, 8);
+        std::memcpy(&v, auxv_->data() + i + 8, 8);
+        if (k == type) {
+            return v;
+        }
+    }
+    return 0;
+}
+
+bool remote_process::same_build_id(const loaded_module& m) {
+    auto note = m.elf->section(".note.gnu.build-id");
+    if (!note || note->size == 0 || note->size > 1024) {
+        return true;   // nothing to compare: trust the path
+    }
+    auto local = m.elf->read_bytes(note->addr, note->size);
+    std::vector<std::byte> mapped(note->size);
+    if (try_read_memory(m.to_runtime(note->addr), mapped) != mapped.size()) {
+        return true;
+    }
+    return local == mapped;
+}
+
+const std::vector<loaded_module>& remote_process::modules() {
+    if (modules_) {
+        return *modules_;
+    }
+    std::vector<loaded_module> mods;
+    if (!alive_) {
+        return *(modules_ = std::move(mods));
+    }
+    auto open_elf = [&](const std::filesystem::path& path) -> std::shared_ptr<dwarf::elf_file> {
+        try {
+            return elves_ ? elves_(path) : std::shared_ptr<dwarf::elf_file>(dwarf::elf_file::open(path));
+        } catch (const std::exception& e) {
+            log::write(log::channel::ptrace, "{}: not readable here: {}", path.string(), e.what());
+            return nullptr;
+        }
+    };
+    auto place = [&](loaded_module& m) {
+        if (m.elf) {
+            auto [lo, hi] = m.elf->load_range();
+            m.start = (lo + m.load_bias) & ~(page_size - 1);
+            m.end = (hi + m.load_bias + page_size - 1) & ~(page_size - 1);
+            if (!same_build_id(m)) {
+                // Another file under the same path here: reading it would lie. (vFile: to
+                // fetch the host's file is for later.)
+                log::write(log::channel::ptrace, "{}: the local file differs from the host's (build-id)", m.path.string());
+                m.elf.reset();
+            }
+        }
+    };
+    std::uint64_t main_lm = 0;
+    std::vector<rsp::library_entry> libs;
+    if (rsp().supported().xfer_libraries_svr4) {
+        libs = rsp().libraries(pid_, &main_lm);
+    }
+    if (!exe_.empty()) {
+        loaded_module m;
+        m.path = exe_;
+        m.is_executable = true;
+        m.link_map_addr = main_lm;
+        m.elf = open_elf(exe_);
+        if (m.elf) {
+            std::uint64_t entry = auxv_entry(AT_ENTRY);
+            m.load_bias = entry ? entry - m.elf->entry() : 0;
+        }
+        place(m);
+        mods.push_back(std::move(m));
+    }
+    for (auto& l : libs) {
+        if (l.lm == main_lm || l.name.empty() || l.name[0] != '/') {
+            continue;   // the executable, the vdso ("linux-vdso.so.1")
+        }
+        loaded_module m;
+        m.path = l.name;
+        m.load_bias = l.l_addr;
+        m.l_ld = l.l_ld;
+        m.link_map_addr = l.lm;
+        m.elf = open_elf(l.name);
+        place(m);
+        mods.push_back(std::move(m));
+    }
+    return *(modules_ = std::move(mods));
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> remote_process::vdso_range() {
+    std::uint64_t base = alive_ ? auxv_entry(AT_SYSINFO_EHDR) : 0;
+    if (base == 0) {
+        return std::nullopt;
+    }
+    // The vdso's extent from its own program headers in memory (no /proc/PID/maps here).
+    Elf64_Ehdr eh;
+    if (try_read_memory(virt_addr(base), std::as_writable_bytes(std::span(&eh, 1))) != sizeof eh ||
+        std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phnum > 64) {
+        return std::nullopt;
+    }
+    std::uint64_t end = 0;
+    for (unsigned i = 0; i < eh.e_phnum; ++i) {
+        Elf64_Phdr ph;
+        if (try_read_memory(virt_addr(base + eh.e_phoff + i * sizeof ph), std::as_writable_bytes(std::span(&ph, 1))) !=
+            sizeof ph) {
+            return std::nullopt;
+        }
+        if (ph.p_type == PT_LOAD) {
+            end = std::max<std::uint64_t>(end, ph.p_vaddr + ph.p_memsz);
+        }
+    }
+    return std::pair(base, base + ((end + page_size - 1) & ~(page_size - 1)));
+}
+
+stop_reason remote_process::take_stop(const rsp::stop_reply& r) {
+    running_ = false;
+    forget_after_resume();
+    bool asked = g_interrupt_requested.exchange(false);
+    stop_reason why;
+    why.tid = r.tid > 0 ? r.tid : pid_;
+    if (r.what == rsp::stop_reply::kind::exited) {
+        why.kind = stop_kind::exited;
+        why.exit_code = r.exit_code;
+    } else if (r.what == rsp::stop_reply::kind::terminated) {
+        why.kind = stop_kind::terminated;
+        why.signo = r.signo;
+    }
+    if (why.is_process_end()) {
+        alive_ = false;
+        end_ = why;
+        threads_.clear();
+        return why;
+    }
+    why.signo = r.signo;
+    if (r.signo == SIGTRAP) {
+        auto* t = find_thread(why.tid);
+        std::uint64_t pc = t ? t->regs().pc() : 0;
+        auto site = sites_.find(pc);
+        if (site != sites_.end() && site->second->is_enabled()) {
+            why.kind = stop_kind::breakpoint;
+            why.breakpoint_addr = virt_addr(pc);
+            return why;
+        }
+    }
+    if (asked && (r.signo == SIGINT || r.signo == SIGSTOP || r.signo == 0)) {
+        why.kind = stop_kind::interrupted;
+        return why;
+    }
+    why.kind = stop_kind::signal;
+    if (r.signo != SIGTRAP && r.signo != 0) {
+        pending_signals_[why.tid] = r.signo;   // delivered on resume unless cleared
+    }
+    return why;
+}
+
+void remote_process::resume() {
+    require_alive();
+    std::vector<rsp::resume_action> actions;
+    for (auto [tid, sig] : pending_signals_) {
+        if (sig != 0) {
+            actions.push_back({'c', sig, pid_, tid});
+        }
+    }
+    actions.push_back({'c', 0, pid_, 0});
+    pending_signals_.clear();
+    forget_after_resume();
+    rsp().resume(actions);
+    running_ = true;
+}
+
+stop_reason remote_process::step_instruction(pid_t tid) {
+    require_alive();
+    int sig = pending_signal(tid);
+    pending_signals_.erase(tid);
+    forget_after_resume();
+    rsp().resume({{'s', sig, pid_, tid}});
+    running_ = true;
+    auto why = wait_for_stop();
+    if (why.kind == stop_kind::signal && why.signo == SIGTRAP) {
+        why.kind = stop_kind::single_step;
+    }
+    return why;
+}
+
+std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
+    if (!running_) {
+        error::send("The program is not running.");
+    }
+    try {
+        auto r = rsp().wait_stop(timeout_ms);
+        if (!r) {
+            return std::nullopt;
+        }
+        if (r->pid != 0 && r->pid != pid_) {
+            error::send(fmt::format("Remote agent reported a stop of process {}, which this session does not debug.", r->pid));
+        }
+        return take_stop(*r);
+    } catch (const error&) {
+        // The agent or its connection is gone: the process is lost to us.
+        alive_ = false;
+        running_ = false;
+        throw;
+    }
+}
+
+stop_reason remote_process::wait_for_stop() {
+    for (;;) {
+        if (auto why = wait_for_stop(500)) {
+            return *why;
+        }
+    }
+}
+
+void remote_process::interrupt() {
+    g_interrupt_requested.store(true);
+    rsp().interrupt();
+}
+
+void remote_process::set_keep_fork_children(bool on, bool) {
+    if (on) {
+        error::send("Following fork children is not supported yet on remote processes.");
+    }
+}
+
+void remote_process::set_syscall_catch(std::optional<std::vector<int>> numbers) {
+    if (numbers) {
+        error::send("catch syscall is not supported yet on remote processes.");
+    }
+}
+
+void remote_process::set_pending_signal(pid_t tid, int signo) {
+    if (signo == 0) {
+        pending_signals_.erase(tid);
+    } else {
+        pending_signals_[tid] = signo;
+    }
+}
+
+int remote_process::pending_signal(pid_t tid) const {
+    auto it = pending_signals_.find(tid);
+    return it == pending_signals_.end() ? 0 : it->second;
+}
+
+breakpoint_site& remote_process::add_breakpoint_site(virt_addr addr, bool internal) {
+    require_alive();
+    auto it = sites_.find(addr.addr());
+    if (it != sites_.end()) {
+        ++it->second->refcount_;
+        if (!it->second->enabled_) {
+            enable_site(addr);
+        }
+        return *it->second;
+    }
+    std::unique_ptr<breakpoint_site> s(new breakpoint_site(next_site_id_++, addr, internal));
+    std::byte saved{};
+    if (try_read_memory(addr, std::span(&saved, 1)) != 1) {
+        error::send(fmt::format("Cannot access memory at address {:#x}", addr.addr()));
+    }
+    rsp().insert_breakpoint(pid_, addr.addr());
+    s->saved_ = saved;
+    s->enabled_ = true;
+    s->refcount_ = 1;
+    return *sites_.emplace(addr.addr(), std::move(s)).first->second;
+}
+
+void remote_process::remove_breakpoint_site(virt_addr addr) {
+    auto it = sites_.find(addr.addr());
+    if (it == sites_.end() || --it->second->refcount_ > 0) {
+        return;
+    }
+    if (it->second->enabled_ && alive_) {
+        rsp().remove_breakpoint(pid_, addr.addr());
+    }
+    sites_.erase(it);
+}
+
+breakpoint_site* remote_process::find_breakpoint_site(virt_addr addr) {
+    auto it = sites_.find(addr.addr());
+    return it == sites_.end() ? nullptr : it->second.get();
+}
+
+void remote_process::enable_site(virt_addr addr) {
+    auto* s = find_breakpoint_site(addr);
+    if (s && !s->enabled_) {
+        rsp().insert_breakpoint(pid_, addr.addr());
+        s->enabled_ = true;
+    }
+}
+
+void remote_process::disable_site(virt_addr addr) {
+    auto* s = find_breakpoint_site(addr);
+    if (s && s->enabled_) {
+        rsp().remove_breakpoint(pid_, addr.addr());
+        s->enabled_ = false;
+    }
+}
+
+int remote_process::add_watchpoint(virt_addr, std::size_t, watch_kind, watch_mode) {
+    error::send("Watchpoints are not supported yet on remote processes.");
+}
+
+void remote_process::remove_watchpoint(int) {
+    error::send("Watchpoints are not supported yet on remote processes.");
+}
+
+void remote_process::detach() {
+    require_alive();
+    if (running_) {
+        interrupt();
+        wait_for_stop();
+    }
+    for (auto& [addr, s] : sites_) {
+        if (s->enabled_) {
+            rsp().remove_breakpoint(pid_, addr);
+            s->enabled_ = false;
+        }
+    }
+    rsp().detach(pid_);
+    alive_ = false;
+    threads_.clear();
+}
+
+void remote_process::kill() {
+    require_alive();
+    rsp().kill(pid_);
+    alive_ = false;
+    threads_.clear();
+    stop_reason why;
+    why.kind = stop_kind::terminated;
+    why.signo = SIGKILL;
+    end_ = why;
+}
+
+}  // namespace ompdbg::tracer

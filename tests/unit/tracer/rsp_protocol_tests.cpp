@@ -1,0 +1,207 @@
+// gdb's Remote Serial Protocol below the remote process: framing, checksums, acks, escapes,
+// run-length encoding, and what a malformed, truncated or silent agent does to the
+// packet layer and the client. A scripted transport plays the agent (the real gdbserver
+// cannot be made to send garbage); the e2e tests run the real one (remote_targets.cpp).
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <deque>
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/tracer/rsp_client.hpp"
+#include "ompdbg/tracer/rsp_packets.hpp"
+
+using namespace ompdbg::tracer;
+using namespace ompdbg::tracer::rsp;
+
+namespace {
+
+/// An agent that answers from a script: each entry is what arrives after our next write
+/// (nullopt: the stream closes). Everything written is recorded.
+struct scripted_transport final : transport {
+    std::deque<std::optional<std::string>> replies;
+    std::string written;
+    std::string pending;
+    bool closed = false;
+
+    void write(std::string_view bytes) override {
+        written += bytes;
+        // Acks and the interrupt byte get no reply of their own; a '-' gets the next
+        // scripted reply (the agent's resend).
+        if (bytes != "-" && bytes.size() < 2) {
+            return;
+        }
+        if (!replies.empty()) {
+            auto r = replies.front();
+            replies.pop_front();
+            if (!r) {
+                closed = true;
+            } else {
+                pending += *r;
+            }
+        }
+    }
+    std::optional<std::string> read(int) override {
+        if (!pending.empty()) {
+            std::string out;
+            out.swap(pending);
+            return out;
+        }
+        if (closed) {
+            return std::nullopt;
+        }
+        return std::string();   // the timeout: nothing came
+    }
+    void write_byte_async(char c) noexcept override { written += c; }
+    std::string describe() const override { return "| scripted"; }
+    std::string end_reason() override { return "agent gone (exit status 1)"; }
+};
+
+packet_io make_io(scripted_transport*& t, int timeout_ms = 200) {
+    auto owned = std::make_unique<scripted_transport>();
+    t = owned.get();
+    return packet_io(std::move(owned), timeout_ms);
+}
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const ompdbg::error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("rsp frames a packet with its checksum and escapes the reserved bytes", "[tracer]") {
+    CHECK(frame("OK") == "$OK#9a");
+    CHECK(frame("qSupported") == "$qSupported#37");
+    // '$', '#', '}' and '*' travel as '}' and the byte XOR 0x20.
+    CHECK(escape_binary(std::string("a$#}*b")) == "a}\x04}\x03}]}\x0a" "b");
+    CHECK(unescape_binary(escape_binary(std::string("\x00$#}*\xff", 6))) == std::string("\x00$#}*\xff", 6));
+    CHECK(checksum("") == 0);
+}
+
+TEST_CASE("rsp expands run-length encoding and rejects a count with nothing to repeat", "[tracer]") {
+    // "0* " is '0' and 3 more ('*' then ' ' = 32 - 29).
+    CHECK(expand_rle("0* ") == "0000");
+    CHECK(expand_rle("ab") == "ab");
+    CHECK_THROWS_WITH(expand_rle("*#"), Catch::Contains("nothing to repeat"));
+    CHECK_THROWS_WITH(expand_rle("a*\x01"), Catch::Contains("out of range"));
+    CHECK(from_hex("00ff41") == std::string("\x00\xff" "A", 3));
+    CHECK_THROWS_WITH(from_hex("0g"), Catch::Contains("malformed hex"));
+    CHECK_THROWS_WITH(from_hex("123"), Catch::Contains("odd length"));
+}
+
+TEST_CASE("rsp acknowledges good packets, asks again after a bad checksum, and gives up after three", "[tracer]") {
+    scripted_transport* t;
+    auto io = make_io(t);
+    t->replies.push_back("+$OK#9a");
+    CHECK(io.exchange("qC") == "OK");
+    CHECK(t->written == "$qC#b4+");
+
+    // A corrupted packet is answered with '-'; the resent one is accepted.
+    t->written.clear();
+    t->replies.push_back("+$OK#00");
+    t->replies.push_back("$OK#9a");
+    CHECK(io.exchange("qC") == "OK");
+    CHECK(t->written == "$qC#b4-+");
+
+    // In no-ack mode a bad checksum is an error at once, never a wait.
+    io.set_no_ack(true);
+    t->replies.push_back("$OK#00");
+    CHECK(error_of([&] { io.exchange("qC"); }).find("bad checksum") != std::string::npos);
+}
+
+TEST_CASE("rsp ends a truncated or missing reply with one line after its timeout", "[tracer]") {
+    scripted_transport* t;
+    auto io = make_io(t, 100);
+    io.set_no_ack(true);
+    auto start = std::chrono::steady_clock::now();
+    t->replies.push_back("$T05thread:p1.1;");   // cut short: no '#'
+    CHECK(error_of([&] { io.exchange("?"); }).find("sent a truncated packet: \"$T05thread:p1.1;\"") != std::string::npos);
+    t->replies.push_back("");   // nothing at all
+    CHECK(error_of([&] { io.exchange("?"); }).find("did not answer within") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("rsp reports a closed stream with the remote shell's own message", "[tracer]") {
+    scripted_transport* t;
+    auto io = make_io(t);
+    io.set_no_ack(true);
+    t->replies.push_back(std::nullopt);
+    CHECK(error_of([&] { io.exchange("qSupported"); }) ==
+          "Remote connection closed (| scripted): agent gone (exit status 1)");
+}
+
+TEST_CASE("rsp parses stop replies with gdb's signal numbers", "[tracer]") {
+    auto r = parse_stop_reply("T05thread:p1f.20;swbreak:;core:1;");
+    CHECK(r.what == stop_reply::kind::stopped);
+    CHECK(r.signo == SIGTRAP);
+    CHECK(r.pid == 0x1f);
+    CHECK(r.tid == 0x20);
+    CHECK(r.swbreak);
+    CHECK(r.fields.at("core") == "1");
+    // gdb numbers SIGUSR1 30 and SIGCHLD 20; Linux 10 and 17.
+    CHECK(parse_stop_reply("S1e").signo == SIGUSR1);
+    CHECK(parse_stop_reply("T14thread:p2.2;").signo == SIGCHLD);
+    auto w = parse_stop_reply("W03;process:2a");
+    CHECK(w.what == stop_reply::kind::exited);
+    CHECK(w.exit_code == 3);
+    CHECK(w.pid == 0x2a);
+    CHECK(parse_stop_reply("X09").what == stop_reply::kind::terminated);
+    CHECK(parse_stop_reply("X09").signo == SIGKILL);
+    CHECK_THROWS_WITH(parse_stop_reply("Q"), Catch::Contains("malformed stop reply"));
+    CHECK_THROWS_WITH(parse_stop_reply("Tzz"), Catch::Contains("malformed stop reply"));
+    CHECK(signal_to_gdb(SIGUSR1) == 30);
+    CHECK(signal_from_gdb(signal_to_gdb(SIGRTMIN + 1)) == SIGRTMIN + 1);
+}
+
+TEST_CASE("rsp client negotiates features once and reads thread and library lists", "[tracer]") {
+    auto owned = std::make_unique<scripted_transport>();
+    auto* t = owned.get();
+    t->replies.push_back("+" + frame("PacketSize=47ff;qXfer:threads:read+;qXfer:libraries-svr4:read+;multiprocess+;"
+                                     "QStartNoAckMode+;swbreak+"));
+    t->replies.push_back("+" + frame("OK"));   // QStartNoAckMode (still acked)
+    t->replies.push_back(frame("OK"));         // !
+    client c(std::make_unique<packet_io>(std::move(owned), 200), true);
+    CHECK(c.supported().packet_size == 0x47ff);
+    CHECK(c.supported().multiprocess);
+    CHECK(c.supported().xfer_threads);
+    CHECK_FALSE(c.supported().xfer_auxv);
+    CHECK(c.is_extended());
+
+    t->replies.push_back(frame("l<?xml version=\"1.0\"?><threads><thread id=\"p1a.1a\" core=\"0\" name=\"a&amp;b\"/>"
+                               "<thread id=\"p1a.1b\" core=\"1\" name=\"w\"/></threads>"));
+    auto threads = c.threads();
+    REQUIRE(threads.size() == 2);
+    CHECK(threads[0].pid == 0x1a);
+    CHECK(threads[0].tid == 0x1a);
+    CHECK(threads[0].name == "a&b");
+    CHECK(threads[1].tid == 0x1b);
+
+    // The library list of process 0x1a: Hg selects it first.
+    t->replies.push_back(frame("OK"));
+    t->replies.push_back(frame("m<library-list-svr4 version=\"1.0\" main-lm=\"0x10\">"));
+    t->replies.push_back(frame("l<library name=\"/lib/libc.so.6\" lm=\"0x20\" l_addr=\"0x7f00\" l_ld=\"0x7f80\"/>"
+                               "</library-list-svr4>"));
+    std::uint64_t main_lm = 0;
+    auto libs = c.libraries(0x1a, &main_lm);
+    CHECK(main_lm == 0x10);
+    REQUIRE(libs.size() == 1);
+    CHECK(libs[0].name == "/lib/libc.so.6");
+    CHECK(libs[0].l_addr == 0x7f00);
+    CHECK(libs[0].l_ld == 0x7f80);
+    CHECK(t->written.find("$Hgp1a.1a#") != std::string::npos);
+
+    // Malformed XML is one error line, not a crash.
+    t->replies.push_back(frame("l<threads><thread id=\"p1.1 name=\"x\"/>"));
+    CHECK_THROWS_WITH(c.threads(), Catch::Contains("malformed"));
+    // An error reply to a memory read is a short read, not an exception.
+    t->replies.push_back(frame("E14"));
+    std::byte buf[8];
+    CHECK(c.read_memory(0x1a, 0x1000, buf) == 0);
+}
