@@ -67,6 +67,10 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
+    if (s.remote()) {
+        error::send("Running a program through the remote agent is not supported yet: start it on its host and "
+                    "`attach PID`.");
+    }
     if (is_mpi2dd_starter(*s.program())) {
         // `run -- mpi2dd-run -np N prog`: acquire every rank through MPI2DD (preferred over
         // MPIR when the starter has both).
@@ -155,19 +159,17 @@ void cmd_attach(session& s, std::string_view args) {
     if (!s.is_batch()) {
         s.out().line(fmt::format("Attaching to process {}", pid));
     }
-    auto proc = tracer::process::attach(pid, s.elf_provider());
-    if (attach_mpi2dd_job(s, proc) || attach_mpi_job(s, proc, false)) {
+    auto proc = s.attach_process(pid);
+    // An MPI starter's ranks are attached on this host: not yet for a starter reached
+    // through an agent, whose ranks live on other hosts (issue 18).
+    if (!s.remote() && (attach_mpi2dd_job(s, proc) || attach_mpi_job(s, proc, false))) {
         return;   // an MPI starter: its ranks are the inferiors now
     }
-    if (!s.program()) {
-        std::error_code ec;
-        auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec);
-        if (!ec) {
-            try {
-                s.set_program(exe, {});
-            } catch (const std::exception& e) {
-                s.out().error(e.what());
-            }
+    if (!s.program() && !proc->executable().empty()) {
+        try {
+            s.set_program(proc->executable(), {});
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
         }
     }
     s.set_process(std::move(proc));

@@ -99,7 +99,18 @@ void cmd_info_inferiors(session& s, std::string_view) {
     prune_inferiors(s);
     auto& list = s.inferiors();
     const std::size_t current = static_cast<std::size_t>(current_inferior_number(s) - 1);
+    // gdb's Connection column: "1 (native)", "1 (extended-remote | CMD)", as wide as its
+    // widest entry (at least 20).
+    auto connection_of = [&](const inferior& inf) -> std::string {
+        if (inf.process && inf.process->is_alive()) {
+            return fmt::format("1 ({})", inf.process->connection());
+        }
+        return s.remote() ? fmt::format("1 ({})", s.remote()->describe()) : std::string();
+    };
     std::size_t connection_width = 20;
+    for (auto& inf : list) {
+        connection_width = std::max(connection_width, connection_of(*inf).size());
+    }
     s.out().line(cell("", 1) + cell("Num", 4) + cell("Description", 17) + cell("Connection", connection_width) +
                  cell("Executable", 17));
     nlohmann::json rows = nlohmann::json::array();
@@ -108,7 +119,7 @@ void cmd_info_inferiors(session& s, std::string_view) {
         bool live = inf.process && inf.process->is_alive();
         std::string exe = executable_of(s, inf);
         s.out().line(cell(i == current ? "*" : "", 1) + cell(std::to_string(i + 1), 4) + cell(description(inf), 17) +
-                     cell(live ? "1 (native)" : "", connection_width) + cell(exe, 17));
+                     cell(connection_of(inf), connection_width) + cell(exe, 17));
         nlohmann::json row{{"number", i + 1}, {"current", i == current}, {"executable", exe}};
         if (live) {
             row["pid"] = inf.process->pid();

@@ -73,6 +73,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_core_commands(commands_);
     register_signal_commands(commands_);
     register_inferior_commands(commands_);
+    register_remote_commands(commands_);
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
@@ -174,6 +175,13 @@ tracer::process& session::require_process() {
         error::send("The program is not being run.");
     }
     return *p;
+}
+
+std::unique_ptr<tracer::process> session::attach_process(pid_t pid) {
+    if (remote_) {
+        return tracer::remote_process::attach(remote_, pid, elf_provider());
+    }
+    return tracer::process::attach(pid, elf_provider());
 }
 
 void session::set_process(std::unique_ptr<tracer::process> p) {

@@ -26,6 +26,7 @@
 #include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/remote_process.hpp"
 #include "ompdbg/tracer/target.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
@@ -190,6 +191,12 @@ public:
     /// Throws "The program is not being run." when there is no live process.
     tracer::process& require_process();
     void set_process(std::unique_ptr<tracer::process> p);
+    /// Attaches process `pid`: on this host, or on the host of the agent connected with
+    /// `target extended-remote` (commands_remote.cpp).
+    std::unique_ptr<tracer::process> attach_process(pid_t pid);
+    /// The agent connection of `target remote` / `target extended-remote`, or nullptr.
+    const std::shared_ptr<tracer::remote_connection>& remote() const { return remote_; }
+    void set_remote(std::shared_ptr<tracer::remote_connection> c) { remote_ = std::move(c); }
     void drop_process();                    ///< after exit/kill/detach
 
     // ---- inferiors: several for an MPI job (one per rank), one otherwise ----
@@ -304,6 +311,8 @@ public:
 private:
     output out_;
     bool batch_;
+    /// Declared before the inferiors: their remote processes detach through it first.
+    std::shared_ptr<tracer::remote_connection> remote_;
     command_table commands_;
     std::optional<std::filesystem::path> program_;
     std::vector<std::string> args_;
@@ -341,6 +350,7 @@ void register_prompt_commands(command_table& t);      ///< file
 void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value
 void register_core_commands(command_table& t);        ///< core-file (core)
+void register_remote_commands(command_table& t);      ///< target remote|extended-remote, disconnect, monitor
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 void register_symbol_commands(command_table& t);      ///< info functions, info variables, info types, info sources
 void register_info_line_command(command_table& t);    ///< info line
