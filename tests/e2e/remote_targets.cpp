@@ -1,0 +1,195 @@
+// Processes on other hosts through gdbserver agents (issue 18), on hosts simulated with
+// Linux namespaces (tests/cluster/, support/cluster.hpp) and the real gdbserver, as a user
+// runs them: `target extended-remote | RSH HOST gdbserver --multi -`, `attach PID`, bt,
+// print, break, continue, detach; `target remote`; HOST:PORT; and the faults: gdbserver
+// missing on the host, the remote shell failing, the agent killed mid-command. Every wait
+// is bounded; each test removes every host it made, also when it fails.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "cli_common.hpp"
+#include "cluster.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+constexpr auto step_timeout = 60s;
+const std::regex prompt_re(R"(\(ompdbg\) $)");
+
+/// The counter example running on `host`: its pid there (the first line it prints).
+struct remote_counter {
+    background_process proc;
+    std::string pid;
+
+    remote_counter(const simulated_cluster& cluster, const std::string& host)
+        : proc(cluster.on_host(host, {example_path("counter")}), cluster.options()) {
+        auto first = proc.next_line(step_timeout);
+        REQUIRE(first);
+        pid = *first;
+        REQUIRE(proc.wait_for_line(std::regex("^counter 3$"), step_timeout));
+    }
+
+    /// The last "counter N" it printed so far.
+    long last_value() const {
+        static const std::regex re(R"(^counter (\d+)$)");
+        long last = -1;
+        for (auto& l : proc.consumed_lines()) {
+            std::smatch m;
+            if (std::regex_match(l, m, re)) {
+                last = std::stol(m[1]);
+            }
+        }
+        return last;
+    }
+
+    /// Checks that it keeps counting without a gap or a repeat (it ran on after a detach).
+    void check_runs_on() {
+        long from = last_value();
+        INFO("counter lines: " << joined(proc.consumed_lines()));
+        REQUIRE(proc.wait_for_line(std::regex("^counter " + std::to_string(from + 3) + "$"), step_timeout));
+        static const std::regex re(R"(^counter (\d+)$)");
+        long prev = -1;
+        for (auto& l : proc.consumed_lines()) {
+            std::smatch m;
+            if (std::regex_match(l, m, re)) {
+                long v = std::stol(m[1]);
+                CHECK((prev < 0 || v == prev + 1));
+                prev = v;
+            }
+        }
+    }
+};
+
+/// Masks what differs between two runs on one process: numbers in values and addresses.
+std::string masked(const std::string& text) {
+    std::string t = std::regex_replace(text, std::regex("0x[0-9a-f]+"), "0xADDR");
+    t = std::regex_replace(t, std::regex(R"(n=\d+)"), "n=N");
+    return std::regex_replace(t, std::regex(R"(process \d+)"), "process P");
+}
+
+}  // namespace
+
+TEST_CASE("target extended-remote through a remote shell attaches a process of another host: bt, print, break, "
+          "continue, detach, as gdb does",
+          "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    remote_counter prog(cluster, "node1");
+    std::string connect = "target extended-remote " + cluster.agent("node1");
+    std::vector<std::string> cmds{connect, "attach " + prog.pid, "info inferiors", "bt", "print current > 2",
+                                  "info threads", "monitor help", "break print_counter", "continue",
+                                  "bt", "print n == current + 1", "detach"};
+    auto r = ompdbg_batch(ex_args(cmds), cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << r.out << "\nompdbg stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    // The connection, named as gdb names it.
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote \| .*/rsh node1 gdbserver --multi -\) +.*/counter)")));
+    // The stack of a process on the other host, symbolized from the same files here.
+    CHECK(std::regex_search(r.out, std::regex(R"(#\d+ +0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:\d+)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(\$1 = 1)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +Thread .*"counter")")));
+    CHECK(has_line(r.out, "The following monitor commands are supported:"));
+    int line = example_line("counter.c", "print") - 1;
+    CHECK(std::regex_search(r.out, std::regex(R"(Breakpoint 1, print_counter \(n=\d+\) at .*counter\.c:)" + std::to_string(line))));
+    CHECK(std::regex_search(r.out, std::regex(R"(#0 +print_counter \(n=\d+\) at .*counter\.c:)" + std::to_string(line))));
+    CHECK(std::regex_search(r.out, std::regex(R"(\$2 = 1)")));
+    CHECK(has_line(r.out, "[Inferior 1 (process " + prog.pid + ") detached]"));
+    prog.check_runs_on();
+
+    // gdb, through the same agent command on the same process, prints the same lines from
+    // the breakpoint on (before it, gdb reads the files through the agent and says so).
+    std::vector<std::string> same{connect, "attach " + prog.pid, "break print_counter", "continue", "bt", "detach"};
+    auto ours = ompdbg_batch(ex_args(same), cluster.options(run_options().timeout_after(step_timeout)));
+    std::vector<std::string> gdb_args{"-ex", "set sysroot /"};
+    for (auto& a : ex_args(same)) {
+        gdb_args.push_back(a);
+    }
+    auto theirs = gdb_batch(gdb_args, cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg:\n" << ours.out << ours.err << "\ngdb:\n" << theirs.out << theirs.err);
+    REQUIRE(ours.ok());
+    auto from_break = [](const std::string& out) {
+        auto at = out.find("Breakpoint 1 at");
+        return at == std::string::npos ? std::string() : masked(out.substr(at));
+    };
+    CHECK_FALSE(from_break(ours.out).empty());
+    CHECK(from_break(ours.out) == from_break(theirs.out));
+    prog.check_runs_on();
+}
+
+TEST_CASE("target remote takes the process a gdbserver started with --attach holds, and target extended-remote "
+          "HOST:PORT reaches an agent over TCP on loopback",
+          "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    remote_counter prog(cluster, "node1");
+    auto r = ompdbg_batch(ex_args({"target remote | " + cluster.rsh() + " node1 gdbserver - --attach " + prog.pid, "bt",
+                                   "info inferiors", "detach"}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << r.out << "\nompdbg stderr:\n" << r.err);
+    CHECK(r.ok());
+    CHECK(std::regex_search(r.out, std::regex(R"(in main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:\d+)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(1 \(remote \| .*gdbserver - --attach )" + prog.pid + R"(\))")));
+    CHECK(has_line(r.out, "[Inferior 1 (process " + prog.pid + ") detached]"));
+    prog.check_runs_on();
+
+    // An agent listening on a port of the host (loopback is shared by the hosts).
+    background_process agent({cluster.rsh(), "node1", "exec gdbserver --multi --once 127.0.0.1:0 2>&1"}, cluster.options());
+    auto listening = agent.wait_for_line(std::regex("^Listening on port [0-9]+$"), step_timeout);
+    REQUIRE(listening);
+    std::string port = listening->substr(listening->rfind(' ') + 1);
+    auto t = ompdbg_batch(ex_args({"target extended-remote 127.0.0.1:" + port, "attach " + prog.pid, "bt", "detach"}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << t.out << "\nompdbg stderr:\n" << t.err);
+    CHECK(t.ok());
+    CHECK(std::regex_search(t.out, std::regex(R"(in main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:\d+)")));
+    prog.check_runs_on();
+}
+
+TEST_CASE("a host without gdbserver and a remote shell that fails are one line each, naming the host", "[cli][remote]") {
+    simulated_cluster cluster({"node1"}, {"node1"});
+    auto r = ompdbg_batch(ex_args({"target extended-remote " + cluster.agent("node1"), "info inferiors"}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << r.out << "\nompdbg stderr:\n" << r.err);
+    CHECK_FALSE(r.ok());
+    CHECK_FALSE(r.timed_out);
+    CHECK(has_line(r.err, "gdbserver is not installed on host node1 (bash: line 1: gdbserver: command not found (exit status "
+                          "127)): install it there (Debian, Ubuntu: apt-get install gdbserver)."));
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +<null>)")));   // the debugger goes on
+
+    auto s = ompdbg_batch(ex_args({"target extended-remote " + cluster.agent("node9")}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stderr:\n" << s.err);
+    CHECK(has_line(s.err, "Cannot start the remote agent on host node9: ssh: Could not resolve hostname node9: Name or "
+                          "service not known (exit status 255)"));
+}
+
+TEST_CASE("the agent killed while the remote process runs ends the command with one line, without a hang", "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    remote_counter prog(cluster, "node1");
+    background_process dbg({ompdbg_binary}, cluster.options());
+    REQUIRE(dbg.wait_for_output(prompt_re, step_timeout));
+    dbg.write_stdin("target extended-remote " + cluster.agent("node1") + "\n");
+    REQUIRE(dbg.wait_for_output(prompt_re, step_timeout));
+    dbg.write_stdin("attach " + prog.pid + "\n");
+    REQUIRE(dbg.wait_for_output(prompt_re, step_timeout));
+    long stopped_at = prog.last_value();
+    dbg.write_stdin("continue\n");
+    // Running again under the agent: the counter goes on.
+    REQUIRE(prog.proc.wait_for_line(std::regex("^counter " + std::to_string(stopped_at + 2) + "$"), step_timeout));
+    auto killed = run({cluster.rsh(), "node1", "kill -KILL $(pgrep -x gdbserver)"}, cluster.options());
+    REQUIRE(killed.ok());
+    auto out = dbg.wait_for_output(prompt_re, step_timeout);
+    INFO("ompdbg stderr:\n" << dbg.stderr_text());
+    REQUIRE(out);
+    CHECK(dbg.stderr_text().find("Remote connection closed (| " + cluster.rsh() + " node1 gdbserver --multi -)") !=
+          std::string::npos);
+    // The debugger still answers, and the program (let go by the kernel) runs on.
+    dbg.write_stdin("info inferiors\n");
+    REQUIRE(dbg.wait_for_output(prompt_re, step_timeout));
+    dbg.write_stdin("quit\n");
+    auto end = dbg.wait_exit(step_timeout);
+    REQUIRE(end);
+    prog.check_runs_on();
+}
