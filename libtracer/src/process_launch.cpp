@@ -301,6 +301,8 @@ std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     d.pid = pid;
     d.attached = true;
     d.elves = std::move(elves);
+    // Read before we seize it: once traced, a stopped task shows as t either way.
+    d.job_control_stopped = internal::thread_state_letter(pid, pid) == 'T';
 
     // Threads can be created while we attach: walk /proc/PID/task until a pass finds no
     // task we have not seized yet (LLDB's NativeProcessLinux::Attach).
@@ -351,6 +353,11 @@ std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     d.running = false;
     // Signals seen while attaching are not reported as stops, but stay pending.
     d.queue.clear();
+    // A SIGSTOP sent just before we came, still pending: the job-control stop is about
+    // to begin (slurmstepd's SIGSTOP, dequeued after its PTRACE_DETACH).
+    if (auto* l = d.leader(); l && l->pending_signal == SIGSTOP) {
+        d.job_control_stopped = true;
+    }
     d.open_mem();
     d.init_shared_libraries();
     if (auto* l = d.leader()) {

@@ -124,6 +124,9 @@ std::vector<std::unique_ptr<inferior>> attach_ranks(session& s, const std::vecto
         inf->pid = d.pid;
         try {
             inf->process = tracer::process::attach(d.pid, s.elf_provider());
+            // srun's tasks wait in a SIGSTOP for the debugger, which must continue them
+            // (slurmstepd wakes only the untraced ones); they stay held under ptrace.
+            inf->process->end_job_control_stop();
         } catch (const std::exception& e) {
             error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
                                     e.what()));

@@ -76,6 +76,7 @@ public:
 struct ptrace_process::impl {
     pid_t pid = 0;
     bool attached = false;
+    bool job_control_stopped = false;   ///< attached in a job-control stop (state T)
     bool alive = true;
     bool running = false;         ///< resumed and not yet reported as stopped
     bool stopping_all = false;    ///< inside stop_all(): traps are expected

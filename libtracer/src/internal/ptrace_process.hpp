@@ -24,6 +24,8 @@ public:
     const std::vector<loaded_module>& modules() override;
     bool is_attached() const override;
     bool is_alive() const override;
+    bool was_job_control_stopped() const override;
+    void end_job_control_stop() override;
     void resume() override;
     stop_reason step_instruction(pid_t tid) override;
     stop_reason wait_for_stop() override;

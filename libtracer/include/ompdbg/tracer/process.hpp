@@ -72,6 +72,17 @@ public:
 
     virtual bool is_attached() const = 0;          ///< attached (vs launched)
     virtual bool is_alive() const = 0;             ///< false once exited/terminated/killed/detached
+    /// Attached while in a job-control stop (SIGSTOP, /proc state T): resumed as it is,
+    /// it would stay stopped, as it would without us. Slurm leaves the tasks of a step
+    /// launched for a debugger so (slurmstepd's pdebug_trace_process). A process reached
+    /// through a remote agent never is (the agent owns its stops).
+    virtual bool was_job_control_stopped() const { return false; }
+    /// Ends that stop as the SIGCONT its owner would send (srun's MPIR protocol leaves it
+    /// to the debugger: slurmstepd wakes only the tasks nobody traces), without running
+    /// any of the program's code: the process stays stopped under ptrace, and the SIGCONT
+    /// is not reported later. Does nothing when it was not job-control stopped. Throws when
+    /// the process ends meanwhile.
+    virtual void end_job_control_stop() {}
 
     /// Resumes every thread (all-stop → running). A thread sitting on an enabled
     /// breakpoint is moved over it first without a second user-visible stop. Pending

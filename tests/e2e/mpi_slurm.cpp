@@ -1,0 +1,176 @@
+// srun jobs (issue 17, item 11) against a real one-node Slurm that each test starts as
+// root under a temp dir (tests/support/slurm_cluster.sh: munged with its own key and
+// socket, slurmctld and slurmd with a private SLURM_CONF, all on loopback) and shuts down
+// when it ends, also when it fails. Slurm starts the tasks of a debugged step stopped with
+// SIGSTOP; ompdbg must acquire them through srun's MPIR and let them run. The tasks are
+// examples/slurm_task, no MPI program: what they print about themselves is the truth.
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "cli_common.hpp"
+#include "ompdbg_test_paths.hpp"
+#include "process_runner.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+bool slurm_installed() {
+    for (const char* b : {"/usr/bin/srun", "/usr/bin/scontrol", "/usr/bin/sinfo", "/usr/sbin/slurmctld",
+                          "/usr/sbin/slurmd", "/usr/sbin/slurmstepd", "/usr/sbin/munged"}) {
+        if (!std::filesystem::exists(b)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// A private Slurm up for the lifetime of the object (slurm_cluster.sh up/down).
+class slurm_cluster {
+public:
+    slurm_cluster() {
+        char tmpl[] = "/tmp/ompdbg-slurm-XXXXXX";
+        REQUIRE(::mkdtemp(tmpl) != nullptr);
+        dir_ = tmpl;
+        auto r = run({script(), "up", dir_}, run_options().timeout_after(std::chrono::seconds(60)));
+        up_ = r.ok();
+        up_output_ = r.all();
+    }
+    ~slurm_cluster() { run({script(), "down", dir_}, run_options().timeout_after(std::chrono::seconds(60))); }
+    slurm_cluster(const slurm_cluster&) = delete;
+    slurm_cluster& operator=(const slurm_cluster&) = delete;
+
+    bool is_up() const { return up_; }
+    const std::string& up_output() const { return up_output_; }
+    std::string conf() const { return dir_ + "/slurm.conf"; }
+    run_options options(std::chrono::seconds timeout = std::chrono::seconds(120)) const {
+        return run_options().set_env("SLURM_CONF", conf()).timeout_after(timeout);
+    }
+
+private:
+    static std::string script() { return std::string(support_source_dir) + "/slurm_cluster.sh"; }
+    std::string dir_;
+    bool up_ = false;
+    std::string up_output_;
+};
+
+std::string task_program() { return std::string(examples_dir) + "/slurm_task"; }
+
+/// rank -> pid from the tasks' own "task R of N pid P" lines.
+std::map<int, int> pids_printed(const std::string& out) {
+    std::map<int, int> m;
+    std::regex re(R"(^task (\d+) of \d+ pid (\d+)$)");
+    for (auto& l : lines_of(out)) {
+        std::smatch mm;
+        if (std::regex_match(l, mm, re)) {
+            m[std::stoi(mm[1])] = std::stoi(mm[2]);
+        }
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in each, srun's exit status is shown",
+          "[e2e][mpi][slurm]") {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    slurm_cluster cluster;
+    INFO(cluster.up_output());
+    REQUIRE(cluster.is_up());
+    // Task 2 exits with 5: srun exits with the largest exit code of its tasks.
+    auto args = ex_args({"break task_work", "run", "continue", "continue", "continue", "continue"});
+    for (const char* a : {"run", "/usr/bin/srun", "-O", "-n", "4"}) {
+        args.push_back(a);
+    }
+    args.insert(args.end(), {task_program(), "2", "5"});
+    auto r = ompdbg_batch(args, cluster.options());
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "[MPI job: 4 ranks of " + task_program() + " acquired]"));
+    auto printed = pids_printed(r.out);
+    REQUIRE(printed.size() == 4);
+    // Each hit is labelled with its rank ("[rank N]", then the stop report) and shows the
+    // argument the task computed its rank from (Slurm's SLURM_PROCID).
+    std::set<int> hit;
+    auto lines = lines_of(r.out);
+    std::regex label(R"(^\[rank (\d+)\]$)");
+    std::regex hit_re(R"(Breakpoint 1, task_work \(rank=(\d+)\) at .*slurm_task\.c:)");
+    for (std::size_t i = 0; i + 2 < lines.size(); ++i) {
+        std::smatch m1, m2;
+        if (std::regex_match(lines[i], m1, label)) {
+            for (std::size_t j = i + 1; j <= i + 2; ++j) {
+                if (std::regex_search(lines[j], m2, hit_re)) {
+                    CHECK(m1[1] == m2[1]);
+                    hit.insert(std::stoi(m2[1]));
+                }
+            }
+        }
+    }
+    CHECK(hit == std::set<int>{0, 1, 2, 3});
+    for (auto& [rank, pid] : printed) {
+        CHECK(has_line(r.out, "task " + std::to_string(rank) + " sum " + std::to_string(rank * (rank + 1) / 2)));
+        CHECK(has_line(r.out, "[rank " + std::to_string(rank) + "] process " + std::to_string(pid) +
+                                  " exited with code " + (rank == 2 ? "05" : "00")));
+    }
+    CHECK(has_line(r.out, "[srun exited with code 05]"));
+}
+
+TEST_CASE("slurm: attach to a running srun acquires every task of its step; detach lets them finish",
+          "[e2e][mpi][slurm]") {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    slurm_cluster cluster;
+    INFO(cluster.up_output());
+    REQUIRE(cluster.is_up());
+    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster.options());
+    std::map<int, int> printed;
+    std::regex re(R"(^task (\d+) of 3 pid (\d+)$)");
+    while (printed.size() < 3) {
+        auto l = job.wait_for_line(re, std::chrono::seconds(60));
+        REQUIRE(l);
+        auto one = pids_printed(*l);
+        printed.insert(one.begin(), one.end());
+    }
+    // The tasks wait in park() until `released` is set: release them from the debugger.
+    auto r = ompdbg_batch({"-ex", "mpi ranks", "-ex", "rank all", "-ex", "print released = 1", "-ex", "detach",
+                           "attach", std::to_string(job.pid())},
+                          cluster.options());
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "[MPI job: 3 ranks of " + task_program() + " acquired]"));
+    // `mpi ranks` lists each task with the pid it printed ("* 0     ompdbgnode  1234  ...").
+    for (auto& [rank, pid] : printed) {
+        std::regex row("^[* ] " + std::to_string(rank) + R"(\s+\S+\s+)" + std::to_string(pid) + R"(\s)");
+        bool listed = false;
+        for (auto& l : lines_of(r.out)) {
+            listed = listed || std::regex_search(l, row);
+        }
+        CHECK(listed);
+    }
+    CHECK(has_line(r.out, "[MPI job: 3 ranks detached]"));
+    std::set<std::string> done;
+    while (done.size() < 3) {
+        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
+        REQUIRE(l);
+        done.insert(*l);
+    }
+    auto end = job.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK(end->ok());
+}
