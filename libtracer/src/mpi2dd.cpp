@@ -13,7 +13,6 @@
 #include "internal/starter_run.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
-#include "ompdbg/dwarf/elf_file.hpp"
 
 namespace ompdbg::tracer::mpi2dd {
 
@@ -105,6 +104,16 @@ std::vector<directory_entry> read_directories(target& t, std::uint64_t addr, std
         out.push_back(std::move(d));
     }
     return out;
+}
+
+// Whether the dynamic loader has loaded the program's libraries (libc is among them).
+bool libraries_loaded(target& t) {
+    for (const auto& m : t.modules()) {
+        if (m.path.filename().string().starts_with("libc.so")) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -257,25 +266,6 @@ void interface::set_debugger_flags(target& t, std::uint32_t bits) const {
     t.write_memory(a, std::as_bytes(std::span(&v, 1)));
 }
 
-std::optional<std::uint32_t> initial_mpi_flags(const std::filesystem::path& program) {
-    try {
-        auto elf = dwarf::elf_file::open(program);
-        for (const auto& sym : elf->find_symbols("MPI2DD_info")) {
-            if (sym.value == 0) {
-                continue;
-            }
-            auto bytes = elf->read_bytes(sym.value + MPI2DD_INFO_OFF_MPI_FLAGS, 4);
-            if (bytes.size() != 4) {
-                return 0u;   // in .bss: all zero
-            }
-            return field<std::uint32_t>(bytes.data(), 0);
-        }
-    } catch (const error& e) {
-        log::write(log::channel::ptrace, "MPI2DD: {}: {}", program.string(), e.what());
-    }
-    return std::nullopt;
-}
-
 interface run_to_start(process& starter) {
     std::optional<interface> iface;
     std::string name = starter.executable().filename().string();
@@ -287,10 +277,16 @@ interface run_to_start(process& starter) {
         if (!iface) {
             return;
         }
-        iface->read_header(starter);
+        // No header check here: a starter may fill MPI2DD_info in main (all zero until
+        // then); it is read at START. MPI2DD_info may be the program's copy of a library's
+        // variable (a copy relocation) while MPI2DD_breakpoint is still to be loaded.
         if (!iface->breakpoint_address()) {
-            error::send(fmt::format("{} defines MPI2DD_info but no MPI2DD_breakpoint: it cannot report its job.",
-                                    name));
+            iface.reset();
+            if (libraries_loaded(starter)) {
+                error::send(fmt::format(
+                    "{} defines MPI2DD_info but no MPI2DD_breakpoint: it cannot report its job.", name));
+            }
+            return;
         }
         iface->set_debugger_flags(starter, MPI2DD_FLAG_BEING_DEBUGGED | MPI2DD_FLAG_REQUEST_DIRECTORY_EVENTS);
         starter.add_breakpoint_site(*iface->breakpoint_address(), true);
@@ -307,6 +303,12 @@ interface run_to_start(process& starter) {
              }
              int state = iface->debug_state(starter);
              if (state == MPI2DD_DEBUG_START) {
+                 auto header = iface->read_header(starter);
+                 if (!header.is_starter() && !header.is_directory() && !header.is_metadirectory()) {
+                     error::send(fmt::format("{} raised MPI2DD START, but its mpi_flags ({}) do not make it a "
+                                             "starter or a directory.",
+                                             name, describe_mpi_flags(header.mpi_flags)));
+                 }
                  return true;
              }
              if (state == MPI2DD_DEBUG_ABORT) {

@@ -487,8 +487,15 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
 }  // namespace
 
 bool is_mpi2dd_starter(const std::filesystem::path& program) {
-    auto flags = mdd::initial_mpi_flags(program);
-    return flags && (*flags & MPI2DD_MPIFLAG_I_AM_STARTER);
+    // The interface is MPI2DD_info with MPI2DD_breakpoint, in the program or a library.
+    // Flags initialised in the file without I_AM_STARTER declare a rank (the reference
+    // rank library's IGNORE_QUEUE): it runs as a program of its own. Flags still zero in
+    // the file are filled at run time: only the START event will say (run_to_start).
+    auto f = mdd::find_in_file(program);
+    if (!f || !f->has_breakpoint) {
+        return false;
+    }
+    return f->initial_mpi_flags == 0 || (f->initial_mpi_flags & MPI2DD_MPIFLAG_I_AM_STARTER);
 }
 
 void start_mpi2dd_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {

@@ -70,8 +70,9 @@ private:
 /// Registers `mpi directories`.
 void register_mpi2dd_commands(command_table& t);
 
-/// Whether `program` is an MPI2DD starter: its ELF file defines MPI2DD_info with
-/// MPI2DD_MPIFLAG_I_AM_STARTER in its initial mpi_flags.
+/// Whether `program` is run as an MPI2DD starter: it or a library it names defines
+/// MPI2DD_info and MPI2DD_breakpoint, and the mpi_flags initialised in the file either
+/// have MPI2DD_MPIFLAG_I_AM_STARTER or are still zero (filled at run time).
 bool is_mpi2dd_starter(const std::filesystem::path& program);
 /// `run` of an MPI2DD starter: launches it, runs it to MPI2DD_DEBUG_START, acquires every
 /// process of its tables (following directories), opens their gates, plants the

@@ -107,17 +107,31 @@ private:
     std::optional<virt_addr> breakpoint_;
 };
 
-/// The initial mpi_flags of `MPI2DD_info` as the ELF file `program` defines it (read from
-/// its .data, before it runs), nullopt when it defines no MPI2DD_info or the file cannot be
-/// read. Tells a starter (MPI2DD_MPIFLAG_I_AM_STARTER) from a rank program.
-std::optional<std::uint32_t> initial_mpi_flags(const std::filesystem::path& program);
+/// MPI2DD as an executable file presents it before it runs.
+struct file_interface {
+    std::filesystem::path module;         ///< the program, or a library it names, defining MPI2DD_info
+    bool has_breakpoint = false;          ///< MPI2DD_breakpoint is defined there too (or in another of them)
+    std::uint32_t initial_mpi_flags = 0;  ///< as MPI2DD_info is initialised in that file (0 in .bss)
+};
+
+/// Looks for MPI2DD_info and MPI2DD_breakpoint in `program` and then in the libraries it
+/// names (DT_NEEDED, found as the dynamic loader would: DT_RPATH, LD_LIBRARY_PATH,
+/// DT_RUNPATH with $ORIGIN, then the default directories; not their own dependencies).
+/// nullopt when none defines MPI2DD_info or `program` cannot be read. An MPI
+/// implementation may fill mpi_flags at run time (then they are 0 here): only the START
+/// event says for sure that a process is a starter.
+std::optional<file_interface> find_in_file(const std::filesystem::path& program);
 
 /// Runs a freshly launched starter until it calls MPI2DD_breakpoint with
 /// debug_state == MPI2DD_DEBUG_START: sets MPI2DD_FLAG_BEING_DEBUGGED and
-/// MPI2DD_FLAG_REQUEST_DIRECTORY_EVENTS as soon as MPI2DD_info is found, plants an internal
-/// breakpoint on MPI2DD_breakpoint. Returns the interface with the starter stopped there.
-/// Throws when the starter exits or is killed first, is not an MPI2DD starter, has a bad
-/// header, or aborts before START ("... aborted the job: <abort_string>").
+/// MPI2DD_FLAG_REQUEST_DIRECTORY_EVENTS as soon as MPI2DD_info and MPI2DD_breakpoint are
+/// found (in the program at its exec, or in a library when it is loaded: before the
+/// starter runs its own code), plants an internal breakpoint on MPI2DD_breakpoint. The
+/// header and mpi_flags are read at START, since a starter may fill them at run time.
+/// Returns the interface with the starter stopped there. Throws when the starter exits or
+/// is killed first, has no MPI2DD_breakpoint once its libraries are loaded, has a bad
+/// header or mpi_flags that do not make it a starter or directory at START, or aborts
+/// before START ("... aborted the job: <abort_string>").
 interface run_to_start(process& starter);
 
 }  // namespace ompdbg::tracer::mpi2dd
