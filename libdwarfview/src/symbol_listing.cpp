@@ -35,11 +35,32 @@ std::string unit_file(Dwarf_Die die) {
     return name;
 }
 
+/// `path` (a file of the unit holding `die`, joined to its comp_dir) as gdb names it in
+/// its listings: a unit compiled from a relative path (`cmake` builds: ../src/a.cpp) has
+/// its relative directory entries kept relative (../src/a.hpp), not joined to comp_dir.
+std::string listed_file_name(Dwarf_Die die, std::string path) {
+    Dwarf_Die cu;
+    Dwarf_Attribute attr;
+    if (dwarf_diecu(&die, &cu, nullptr, nullptr) == nullptr) {
+        return path;
+    }
+    const char* name = dwarf_formstring(dwarf_attr(&cu, DW_AT_name, &attr));
+    const char* dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr));
+    if (name == nullptr || name[0] == '/' || dir == nullptr || dir[0] != '/') {
+        return path;
+    }
+    const std::string prefix = std::string(dir) + "/";
+    if (path.starts_with(prefix) && path.size() > prefix.size()) {
+        path.erase(0, prefix.size());
+    }
+    return path;
+}
+
 /// Where `die` is declared: its DW_AT_decl_file (through a specification or abstract
 /// origin) resolved in its unit's file table, else the unit's file; and the line.
 void fill_location(listed_symbol& s, std::unordered_map<const void*, std::string>& unit_files) {
     if (auto index = udata_of(s.die, DW_AT_decl_file)) {
-        s.file = cu_file_name(s.die, *index);
+        s.file = listed_file_name(s.die, cu_file_name(s.die, *index));
     }
     if (s.file.empty()) {
         Dwarf_Die cu;

@@ -40,7 +40,7 @@ script_runs run_script_with_both(const std::string& script_text, const std::vect
     daily::scratch_dir dir;
     const std::string script = (dir.path() / "commands.gdb").string();
     std::ofstream(script) << script_text;
-    std::vector<std::string> ours_args{"-x", script};
+    std::vector<std::string> ours_args{"-x", script, "--args"};
     ours_args.insert(ours_args.end(), prog.begin(), prog.end());
     std::vector<std::string> gdb_args{"-x", script, "--args"};
     gdb_args.insert(gdb_args.end(), prog.begin(), prog.end());

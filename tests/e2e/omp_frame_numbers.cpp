@@ -191,15 +191,25 @@ TEST_CASE("a function inlined into a parallel region shows its own variables as 
     auto gdb = gdb_cmds(dmpl_example(program), cmds);
     INFO(ours.all() << gdb.all());
     REQUIRE_FALSE(ours.timed_out);
+    // Pointers into the stack differ between two runs (gdb's environment is not ours):
+    // compared as "an address" only.
+    const auto unaddressed = [](const std::vector<std::string>& lines) {
+        static const std::regex address(R"(0x[0-9a-f]+)");
+        std::vector<std::string> out;
+        for (const auto& l : lines) {
+            out.push_back(std::regex_replace(l, address, "0x..."));
+        }
+        return out;
+    };
     for (const std::string section : {"locals", "args"}) {
         CAPTURE(section);
-        auto expected = lines_of(after_mark(gdb.out, section));
+        auto expected = unaddressed(lines_of(after_mark(gdb.out, section)));
         // gdb reads gcc's abstract block of the inlined copy (no addresses, no concrete
         // block refers to it) into the function's scope and so lists `sum` twice; a name
         // appears once here.
         expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
         REQUIRE_FALSE(expected.empty());
-        CHECK(joined(lines_of(after_mark(ours.out, section))) == joined(expected));
+        CHECK(joined(unaddressed(lines_of(after_mark(ours.out, section)))) == joined(expected));
     }
     // The region line names the pragma's line, not the inlined function's.
     const std::string bt = after_mark(ours.out, "bt");
