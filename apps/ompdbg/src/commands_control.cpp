@@ -165,19 +165,7 @@ void cmd_attach(session& s, std::string_view args) {
     if (!s.remote() && (attach_mpi2dd_job(s, proc) || attach_mpi_job(s, proc, false))) {
         return;   // an MPI starter: its ranks are the inferiors now
     }
-    if (!s.program() && !proc->executable().empty()) {
-        try {
-            s.set_program(proc->executable(), {});
-        } catch (const std::exception& e) {
-            s.out().error(e.what());
-        }
-    }
-    s.set_process(std::move(proc));
-    s.count_start();
-    s.out().field("pid", pid);
-    refresh_breakpoints(s, false);
-    s.refresh_thread_numbers();
-    print_location(s, s.selected_tid(), true);
+    take_attached_process(s, std::move(proc));
 }
 
 void cmd_detach(session& s, std::string_view) {

@@ -329,4 +329,21 @@ void register_inferior_commands(command_table& t) {
            cmd_inferior, false, nullptr});
 }
 
+void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
+    const pid_t pid = proc->pid();
+    if (!s.program() && !proc->executable().empty()) {
+        try {
+            s.set_program(proc->executable(), {});
+        } catch (const std::exception& e) {
+            s.out().error(e.what());
+        }
+    }
+    s.set_process(std::move(proc));
+    s.count_start();
+    s.out().field("pid", pid);
+    refresh_breakpoints(s, false);
+    s.refresh_thread_numbers();
+    print_location(s, s.selected_tid(), true);
+}
+
 }  // namespace ompdbg::app

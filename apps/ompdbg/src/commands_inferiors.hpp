@@ -49,6 +49,11 @@ bool qualified_thread_numbers(session& s);
 /// gdb's number of the current inferior (1 for the only one).
 int current_inferior_number(session& s);
 
+/// A process just attached (through ptrace or an agent) becomes the current inferior:
+/// its program is loaded when none is, breakpoints are planted, its threads numbered and
+/// its location printed as gdb does after `attach`.
+void take_attached_process(session& s, std::unique_ptr<tracer::process> proc);
+
 /// info inferiors, inferior [N].
 void register_inferior_commands(command_table& t);
 

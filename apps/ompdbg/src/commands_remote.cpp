@@ -41,20 +41,7 @@ void connect(session& s, std::string_view args, bool extended) {
     }
     // target remote: the agent holds its process already (gdbserver PROG / --attach PID).
     auto proc = tracer::remote_process::current(conn, s.elf_provider());
-    pid_t pid = proc->pid();
-    if (!s.program() && !proc->executable().empty()) {
-        try {
-            s.set_program(proc->executable(), {});
-        } catch (const std::exception& e) {
-            s.out().error(e.what());
-        }
-    }
-    s.set_process(std::move(proc));
-    s.count_start();
-    s.out().field("pid", pid);
-    refresh_breakpoints(s, false);
-    s.refresh_thread_numbers();
-    print_location(s, s.selected_tid(), true);
+    take_attached_process(s, std::move(proc));
 }
 
 void cmd_disconnect(session& s, std::string_view) {
