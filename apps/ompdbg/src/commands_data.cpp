@@ -558,25 +558,6 @@ void cmd_info_symbol(session& s, std::string_view args) {
     s.out().line(text);
 }
 
-/// The module (or the static program) and its debug info for a run-time address.
-struct module_view {
-    std::shared_ptr<dwarf::elf_file> elf;
-    std::uint64_t bias = 0;
-};
-
-module_view module_for(session& s, std::uint64_t addr) {
-    module_view mv;
-    if (tracer::target* tgt = s.target()) {
-        if (const tracer::loaded_module* m = tgt->module_at(virt_addr(addr))) {
-            mv.elf = m->elf;
-            mv.bias = m->load_bias;
-        }
-    } else if (s.program()) {
-        mv.elf = s.elf_for(*s.program());
-    }
-    return mv;
-}
-
 void cmd_info_address(session& s, std::string_view args) {
     std::string_view name = trim(args);
     if (name.empty()) {

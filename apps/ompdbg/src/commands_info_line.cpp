@@ -20,26 +20,6 @@ namespace ompdbg::app {
 
 namespace {
 
-/// The module (or the static program) and its debug info for a run-time address.
-struct module_view {
-    std::shared_ptr<dwarf::elf_file> elf;
-    std::uint64_t bias = 0;
-    dwarf::debug_info* debug() const { return elf && elf->has_debug_info() ? elf->debug() : nullptr; }
-};
-
-module_view module_for(session& s, std::uint64_t addr) {
-    module_view mv;
-    if (tracer::target* tgt = s.target()) {
-        if (const tracer::loaded_module* m = tgt->module_at(virt_addr(addr))) {
-            mv.elf = m->elf;
-            mv.bias = m->load_bias;
-        }
-    } else if (s.program()) {
-        mv.elf = s.elf_for(*s.program());
-    }
-    return mv;
-}
-
 /// An address expression's value: arrays and functions by their address (`*main`).
 std::uint64_t value_as_address(const dwarf::value& v) {
     dwarf::type t = v.val_type.strip_cv_typedef();

@@ -160,6 +160,19 @@ std::string drop_return_type(const std::string& demangled) {
     return last_space == std::string::npos ? demangled : demangled.substr(last_space + 1);
 }
 
+module_view module_for(session& s, std::uint64_t addr) {
+    module_view mv;
+    if (tracer::target* tgt = s.target()) {
+        if (const tracer::loaded_module* m = tgt->module_at(virt_addr(addr))) {
+            mv.elf = m->elf;
+            mv.bias = m->load_bias;
+        }
+    } else if (s.program()) {
+        mv.elf = s.elf_for(*s.program());
+    }
+    return mv;
+}
+
 std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
     tracer::target* tgt = s.target();
     std::shared_ptr<dwarf::elf_file> elf;

@@ -24,6 +24,16 @@ struct symbolized {
     std::uint64_t file_addr = 0;               ///< the address in that file
 };
 
+/// The module that maps run-time address `addr` (with no process: the program, bias 0);
+/// `elf` is null when no module covers it.
+struct module_view {
+    std::shared_ptr<dwarf::elf_file> elf;
+    std::uint64_t bias = 0;   ///< run-time address - file address
+    /// Its debug info, or nullptr when it has none.
+    dwarf::debug_info* debug() const { return elf && elf->has_debug_info() ? elf->debug() : nullptr; }
+};
+module_view module_for(session& s, std::uint64_t addr);
+
 /// The symbol containing run-time address `addr` (with no process: a file address of the
 /// program). nullopt when no module or symbol covers it.
 std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr);
