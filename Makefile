@@ -101,7 +101,7 @@ clean:
 # land in tests/fuzz_regressions/<target>/, which the suite replays (fuzz_replay_*).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= elf_dwarf core_file mpir mpi2dd dmpl
+FUZZ_TARGETS ?= elf_dwarf core_file mpir mpi2dd dmpl msgq ompd
 FUZZ_CORPUS ?= $(FUZZ_BUILD)/corpus
 
 $(FUZZ_BUILD)/build.ninja:

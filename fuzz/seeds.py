@@ -10,6 +10,8 @@ grows from run to run):
   mpir        a two-rank MPIR_proctable image (layout of fuzz/mpir.cpp)
   mpi2dd      an MPI2DD_info image with a proctable, a spawn descriptor and a directory
   dmpl        a few answer streams (fuzz_dmpl_plugin.c reads them byte by byte)
+  msgq        the same for the message-queue DLL (fuzz_msgq_dll.cpp)
+  ompd        the same for libompd (fuzz_ompd_lib.c)
 """
 import os
 import resource
@@ -101,6 +103,28 @@ def dmpl_seed(corpus):
     put(corpus, "dmpl", "callbacks", bytes(range(256)) * 2)
 
 
+def msgq_seed(corpus):
+    # Answers: image and process set up without callbacks, one communicator of size 4 with
+    # its group, then one pending send whose extra_text names a request; then memory.
+    ok = bytes([0])
+    answers = ok * 2 + bytes([0]) + ok + ok * 2 + bytes([0]) + ok
+    answers += ok * 2  # update_communicator_list, setup_communicator_iterator
+    comm = struct.pack("<Q", 0x1234) + bytes([1, 2, 1, 4]) + b"MPI_COMM_WORLD".ljust(64, b"\0") + ok
+    group = b"".join(bytes([1, r]) for r in range(4)) + ok
+    op = bytes([0, 1, 1, 1, 1, 0]) + struct.pack("<IQ", 7, 64) + bytes([1, 1, 0x20, 0x00])
+    op += bytes([1, 1, 1, 1]) + struct.pack("<IQ", 7, 64) + bytes([0, 0, 0x40, 0x00]) + bytes(64 * 4) + ok
+    answers += comm + group + ok + op
+    put(corpus, "msgq", "one-send", answers + bytes(len(answers)))
+    put(corpus, "msgq", "callbacks", bytes([5]) + bytes(range(256)) * 4)
+
+
+def ompd_seed(corpus):
+    # Zero answers take the library's happy path (ompd_rc_ok, its first handle, no
+    # callbacks); the second seed exercises every callback.
+    put(corpus, "ompd", "zeros", bytes(4096))
+    put(corpus, "ompd", "callbacks", bytes([3]) + bytes(range(256)) * 8)
+
+
 def main():
     examples, corpus = (os.path.abspath(p) for p in sys.argv[1:3])
     elf_seeds(examples, corpus)
@@ -108,6 +132,8 @@ def main():
     mpir_seed(corpus)
     mpi2dd_seed(corpus)
     dmpl_seed(corpus)
+    msgq_seed(corpus)
+    ompd_seed(corpus)
 
 
 if __name__ == "__main__":

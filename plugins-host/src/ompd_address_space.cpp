@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "internal/ompd_api.hpp"
 #include "internal/ompd_contexts.hpp"
@@ -382,7 +384,14 @@ const std::vector<omp_icv>& ompd_address_space::icvs() {
             if (rc != ompd_rc_ok) {
                 break;
             }
-            impl_->icvs->push_back(omp_icv{next, name ? name : "", static_cast<omp_scope>(scope)});
+            // The library's scope as the integer it wrote: a value outside ompd_scope_t
+            // must not be loaded as one (undefined behaviour), and an ICV of no known scope
+            // cannot be asked for.
+            std::underlying_type_t<ompd_scope_t> raw_scope = 0;
+            std::memcpy(&raw_scope, &scope, sizeof raw_scope);
+            if (raw_scope >= ompd_scope_global && raw_scope <= ompd_scope_task) {
+                impl_->icvs->push_back(omp_icv{next, name ? name : "", static_cast<omp_scope>(raw_scope)});
+            }
             std::free(const_cast<char*>(name));  // allocated through our alloc_memory
             current = next;
             if (!more) {

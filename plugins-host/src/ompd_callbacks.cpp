@@ -205,10 +205,15 @@ ompd_rc_t cb_write_memory(ompd_address_space_context_t* ctx, ompd_thread_context
 }
 
 // §20.4.4 device_to_host / host_to_device: target and host are both little-endian x86-64,
-// so conversion is a copy (memmove: libompd converts in place).
+// so conversion is a copy (memmove: libompd converts in place). A unit is one of the basic
+// types of ompd_device_type_sizes_t (1 to 8 bytes): any other size is a library's bug, not
+// a count of bytes to copy.
 ompd_rc_t cb_convert(ompd_address_space_context_t* ctx, const void* input, ompd_size_t unit_size,
                      ompd_size_t count, void* output) noexcept {
     if (input == nullptr || output == nullptr) {
+        return ompd_rc_bad_input;
+    }
+    if (unit_size != 1 && unit_size != 2 && unit_size != 4 && unit_size != 8) {
         return ompd_rc_bad_input;
     }
     if (owner_of(ctx) == nullptr) {

@@ -198,6 +198,12 @@ TEST_CASE("the OMPD callbacks answer as the spec says, bad input included", "[om
         CHECK(std::memcmp(in, outv, sizeof in) == 0);
         REQUIRE(cb->host_to_device(ctx, outv, 4, 3, in) == ompd_rc_ok);
         CHECK(cb->device_to_host(ctx, nullptr, 4, 3, outv) == ompd_rc_bad_input);
+        // A unit is a basic type of 1 to 8 bytes: a library's bogus unit size is refused,
+        // not taken as a byte count to copy (found by fuzz/ompd.cpp).
+        CHECK(cb->device_to_host(ctx, in, 3, 1, outv) == ompd_rc_bad_input);
+        CHECK(cb->host_to_device(ctx, in, 0xca710acd29d1dc84ull, 1, outv) == ompd_rc_bad_input);
+        CHECK(cb->device_to_host(ctx, in, 0, 3, outv) == ompd_rc_bad_input);
+        CHECK(std::memcmp(in, outv, sizeof in) == 0);
     }
     SECTION("get_thread_context_for_thread_id maps LWPs and pthread_t, rejects the rest") {
         ompd_thread_context_t* tc = nullptr;
