@@ -272,9 +272,11 @@ std::vector<Dwarf_Die> debug_info::impl::scope_chain(Dwarf_Die cudie, std::uint6
                     return true;
                 }
                 // gcc nests the routines it outlines for OpenMP (main._omp_fn.0) inside the
-                // function's DIE although their code lies elsewhere: look inside.
-                if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_haschildren(&child) &&
-                    self(self, child, depth + 1)) {
+                // function's DIE although their code lies elsewhere, and a nested region's
+                // routine (main._omp_fn.1) inside the lexical block of the enclosing
+                // region's body: look inside both.
+                if ((dwarf_tag(&child) == DW_TAG_subprogram || dwarf_tag(&child) == DW_TAG_lexical_block) &&
+                    dwarf_haschildren(&child) && self(self, child, depth + 1)) {
                     return true;
                 }
                 break;

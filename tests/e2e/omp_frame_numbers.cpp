@@ -218,3 +218,66 @@ TEST_CASE("a function inlined into a parallel region shows its own variables as 
           std::string::npos);
     CHECK_FALSE(std::regex_search(ours.out, std::regex(R"(\((firstprivate|shared|private|reduction)\))")));
 }
+
+TEST_CASE("bt in a nested region folds each region on its own and keeps the outer region's body",
+          "[dmpl][ompd][stack]") {
+    // omp_nested: libomp through OMPD (clang), and libgomp (gcc, which nests the inner
+    // region's routine main._omp_fn.1 inside the outer one's lexical block in DWARF).
+    auto program = GENERATE(std::string("omp_nested"), std::string("omp_nested_libgomp"));
+    const std::string path = std::string(examples_dir) + "/openmp/" + program;
+    if (!fs::exists(path)) {
+        WARN("skipped: examples/openmp not built (no libomp in the bootstrap cache; run scripts/bootstrap)");
+        return;
+    }
+    CAPTURE(program);
+    constexpr int depth = 16;
+    // Inner thread 0 of outer thread 0 reaches the checkpoint: it encountered both regions.
+    std::vector<std::string> cmds{"break " + example_location("openmp/omp_nested.c", "nested-checkpoint"), "run",
+                                  "echo @@bt\\n", "bt", "echo @@locals\\n", "info locals", "echo @@end\\n"};
+    auto each = select_each("frame-", depth);
+    cmds.insert(cmds.end(), each.begin(), each.end());
+    auto r = ompdbg_cmds(path, cmds);
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    const std::string bt = after_mark(r.out, "bt");
+    const std::string inner_at = example_location("openmp/omp_nested.c", "nested-inner");
+    const std::string outer_at = example_location("openmp/omp_nested.c", "nested-outer");
+    const bool ompd = program == "omp_nested";
+
+    // Both regions, innermost first, each with this thread's place in its own team where
+    // the runtime tells it (OMPD); libgomp's enclosing team is not readable: no numbers there.
+    const std::string inner_label = "[omp parallel in main at " + inner_at + ", thread 0 of 3]";
+    const std::string outer_label = "[omp parallel in main at " + outer_at + (ompd ? ", thread 0 of 2]" : "]");
+    auto inner_pos = bt.find(inner_label), outer_pos = bt.find(outer_label);
+    REQUIRE(inner_pos != std::string::npos);
+    REQUIRE(outer_pos != std::string::npos);
+    CHECK(inner_pos < outer_pos);
+    // Between them, the outer region's body that encountered the inner construct (user
+    // code, at the inner pragma's line), never folded into the runtime's frames.
+    auto rows = numbered(bt);
+    const std::string* body = nullptr;
+    for (const auto& [n, line] : rows) {
+        auto at = bt.find(line);
+        if (at > inner_pos && at < outer_pos) {
+            body = &line;
+        }
+    }
+    REQUIRE(body != nullptr);
+    CHECK_THAT(*body, Catch::Contains("omp_nested.c:" + inner_at.substr(inner_at.find(':') + 1)));
+    CHECK_THAT(*body, Catch::Contains(ompd ? "omp_outlined" : "main._omp_fn.0"));
+    CHECK(function_of(rows.rbegin()->second) == "main");
+    CHECK(bt.find("__kmp") == std::string::npos);
+    CHECK(bt.find("GOMP_parallel") == std::string::npos);
+    // Every number bt printed is the frame `frame N` selects.
+    auto selected = selected_lines(r.out, "frame-", depth);
+    for (const auto& [n, line] : rows) {
+        CAPTURE(n);
+        REQUIRE(selected.count(n) == 1);
+        CHECK(selected[n] == line);
+    }
+    // The innermost frame is the region's body with its source line and its variables.
+    CHECK_THAT(rows.begin()->second, Catch::Contains(" at ") && Catch::Contains("omp_nested.c:"));
+    const std::string locals = after_mark(r.out, "locals");
+    CHECK_THAT(locals, Catch::Contains("inner = 0"));
+    CHECK_THAT(locals, Catch::Contains("outer = 0"));
+}

@@ -274,15 +274,20 @@ private:
     std::string problem_;
 };
 
-/// OpenMP thread number and team size of `tid`: through OMPD (libomp with OMP_DEBUG), or
-/// from libgomp's own per-thread data (gomp_team_reader); nullopt when neither can tell.
-std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid) {
+/// OpenMP thread number and team size of `tid` in its innermost region, or `levels_out`
+/// regions outward of it: through OMPD (libomp with OMP_DEBUG; an enclosing region's number
+/// is the member index whose thread is this one), or for the innermost region from
+/// libgomp's own per-thread data (gomp_team_reader); nullopt when neither can tell.
+std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid, int levels_out = 0) {
     try {
         tracer::target* tgt = s.target();
         if (tgt == nullptr) {
             return std::nullopt;
         }
         if (runtime_info rt = find_runtime(*tgt); rt.kind == runtime_kind::libgomp && rt.module != nullptr) {
+            if (levels_out > 0) {
+                return std::nullopt;   // libgomp's enclosing team states are beyond its exported code
+            }
             if (auto place = gomp_team_reader(*tgt, *rt.module).of(tid)) {
                 return std::make_pair(place->thread_num, place->team_size);
             }
@@ -315,13 +320,28 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
         if (!t) {
             return std::nullopt;
         }
-        auto num = st.ompd->icv_number(*t, "thread-num-var");
         auto par = st.ompd->current_parallel(*t);
+        if (levels_out == 0) {
+            auto num = st.ompd->icv_number(*t, "thread-num-var");
+            auto team = par ? st.ompd->icv_number(*par, "team-size-var") : std::nullopt;
+            if (!num || !team) {
+                return std::nullopt;
+            }
+            return std::make_pair(*num, *team);
+        }
+        for (int k = 0; k < levels_out && par; ++k) {
+            par = st.ompd->enclosing_parallel(*par);
+        }
         auto team = par ? st.ompd->icv_number(*par, "team-size-var") : std::nullopt;
-        if (!num || !team) {
+        if (!team || *team <= 0 || *team > 4096) {
             return std::nullopt;
         }
-        return std::make_pair(*num, *team);
+        for (int member = 0; member < *team; ++member) {
+            if (auto m = st.ompd->thread_in_parallel(*par, member); m && st.ompd->same(*m, *t)) {
+                return std::make_pair(std::int64_t{member}, *team);
+            }
+        }
+        return std::nullopt;
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "OMPD for DMPL: {}", e.what());
         return std::nullopt;
@@ -476,15 +496,28 @@ std::optional<std::pair<std::string, std::size_t>> innermost_outlined(const fold
 }
 
 /// "[omp parallel in main at fig8.c:21, thread 2 of 4]".
-std::string region_line(fold_context& fc, pid_t tid, const std::string& parent, const std::string& where) {
+/// The label of a region `levels_out` regions outward of the innermost one `tid` runs in:
+/// the thread's number and team size in that region where the runtime can tell.
+std::string region_line(fold_context& fc, pid_t tid, const std::string& parent, const std::string& where,
+                        int levels_out) {
     std::string l = "[omp parallel in " + parent;
     if (!where.empty()) {
         l += " at " + where;
     }
-    if (auto pos = omp_position(*fc.s, tid)) {
+    if (auto pos = omp_position(*fc.s, tid, levels_out)) {
         l += fmt::format(", thread {} of {}", pos->first, pos->second);
     }
     return l + "]";
+}
+
+/// How many regions `frames[0..end)` entered through the runtime's dispatcher: the labels
+/// of a thread's stack count outward from its innermost region by these.
+int dispatched_regions(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t end) {
+    int n = 0;
+    for (std::size_t k = 0; k < end && k < frames.size(); ++k) {
+        n += is_dispatcher(fc, frames[k]) ? 1 : 0;
+    }
+    return n;
 }
 
 /// Where a team member's region was encountered: the thread and the index of its first
@@ -563,20 +596,28 @@ void print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& f
         std::size_t j = i + 1;
         bool saw_dispatcher = false;
         std::size_t outermost = i;
-        while (j < frames.size() && (outlined_parent(fc, frames[j]) || in_runtime(fc, frames[j]))) {
+        // The routine's wrappers and the runtime up to the frame that encountered the
+        // construct: after the dispatcher, the first frame outside the runtime is that
+        // frame, even when it is an enclosing region's outlined routine (nested regions).
+        while (j < frames.size()) {
+            bool runtime = in_runtime(fc, frames[j]);
+            if (!runtime && (saw_dispatcher || !outlined_parent(fc, frames[j]))) {
+                break;
+            }
             saw_dispatcher = saw_dispatcher || is_dispatcher(fc, frames[j]);
-            if (!in_runtime(fc, frames[j])) {
+            if (!runtime) {
                 outermost = j;
             }
             ++j;
         }
+        const int levels_out = dispatched_regions(fc, frames, i);
         const std::string construct = construct_where(frames[outermost]);
         auto where = [&](const stack_frame& parent_frame) {
             return construct.empty() ? where_of(parent_frame) : construct;
         };
         if (saw_dispatcher && j < frames.size()) {
             // This thread encountered the construct: its caller's frames follow.
-            std::string l = region_line(fc, tid, *parent, where(frames[j]));
+            std::string l = region_line(fc, tid, *parent, where(frames[j]), levels_out);
             s.out().line(l);
             rows.push_back({{"region", l}, {"lwp", tid}});
             i = j - 1;
@@ -592,7 +633,8 @@ void print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& f
         }
         auto enc = depth < 8 ? find_encounter(fc, tid, outermost_outlined, *parent) : std::nullopt;
         const auto* other = enc ? &s.stack(enc->tid) : nullptr;
-        std::string l = region_line(fc, tid, *parent, other != nullptr ? where((*other)[enc->frame]) : construct);
+        std::string l =
+            region_line(fc, tid, *parent, other != nullptr ? where((*other)[enc->frame]) : construct, levels_out);
         s.out().line(l);
         nlohmann::json region{{"region", l}, {"lwp", tid}};
         if (enc) {
