@@ -673,10 +673,10 @@ std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr
             frame_base = chain[i];
         }
     }
-    // Names of inner scopes shadow the same names of outer scopes. Inside one scope a local
-    // and a parameter may share a name (clang's outlined routines: the parameter points to
-    // the shared variable, the local is the private copy): both are kept, as gdb does.
-    std::set<std::string> seen;
+    // Innermost scope first, so that a name finds the innermost variable that has it; a
+    // variable an inner one shadows is still listed, as gdb's `info locals` does. Inside one
+    // scope a local and a parameter may share a name (clang's outlined routines: the
+    // parameter points to the shared variable, the local is the private copy): both are kept.
     for (std::size_t i = chain.size(); i-- > start;) {
         std::set<std::pair<std::string, bool>> here;
         // With what the abstract instance holds: a parameter a compiler dropped from an
@@ -690,8 +690,7 @@ std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr
                 continue;   // `extern int x;` inside a function
             }
             std::string name = name_of(child);
-            if (name.empty() || seen.count(name) != 0 ||
-                !here.emplace(name, tag == DW_TAG_formal_parameter).second) {
+            if (name.empty() || !here.emplace(name, tag == DW_TAG_formal_parameter).second) {
                 continue;
             }
             variable v;
@@ -705,9 +704,6 @@ std::vector<variable> debug_info::impl::variables_at_uncached(std::uint64_t addr
             v.decl_line = decl_line_of(child);
             v.frame_base_die = frame_base;
             out.push_back(std::move(v));
-        }
-        for (const auto& [name, is_parameter] : here) {
-            seen.insert(name);
         }
     }
     return out;

@@ -353,6 +353,9 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
 struct location_facts {
     bool tls = false;    ///< DW_OP_form_tls_address / DW_OP_GNU_push_tls_address
     bool deref = false;  ///< DW_OP_deref: reached through a pointer (gcc's .omp_data_i)
+    /// One expression for the whole scope (not a location list, not absent): where the
+    /// variable lives can tell how the region shares it.
+    bool single = false;
 };
 
 location_facts facts_of(const dwarf::variable& v) {
@@ -367,6 +370,7 @@ location_facts facts_of(const dwarf::variable& v) {
     if (dwarf_getlocation(&attr, &ops, &n) != 0) {
         return f;  // a location list: not a global, never TLS in practice
     }
+    f.single = true;
     for (std::size_t i = 0; i < n; ++i) {
         if (ops[i].atom == DW_OP_form_tls_address || ops[i].atom == DW_OP_GNU_push_tls_address) {
             f.tls = true;
@@ -913,6 +917,15 @@ bool outlined_locals(session& s) {
     }
     const std::set<std::string> originals = copied_names(f.function->die);
     std::vector<slot_facts> code = code_facts(s, *fc, ctx, f, locals);
+    // Optimised code (gcc -O2) keeps the routine's copies and .omp_data_i in registers,
+    // described by location lists: nothing tells a shared variable from a private copy
+    // there, so no label is better than a wrong one (the values print as gdb's).
+    bool evidence = false;
+    for (const auto* vars : {&locals, &params}) {
+        for (const auto& v : *vars) {
+            evidence = evidence || facts_of(v).single;
+        }
+    }
     nlohmann::json js = nlohmann::json::array();
     int shown = 0;
     auto show = [&](const dwarf::variable& v, bool is_param, const slot_facts& sf) {
@@ -938,7 +951,7 @@ bool outlined_locals(session& s) {
             return;
         }
         std::string name = d.rc == DMPL_ok ? d.name : v.name;
-        std::string scope = plugins::dmpl_varinfo_name(d.varinfo);
+        std::string scope = evidence ? plugins::dmpl_varinfo_name(d.varinfo) : std::string();
         std::string value;
         try {
             dwarf::value val = ctx.read_variable(v);

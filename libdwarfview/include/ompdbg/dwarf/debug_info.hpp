@@ -115,9 +115,10 @@ public:
     std::vector<line_entry> line_rows_of_function(const function& fn) const;
 
     /// Locals and parameters in scope at `addr`, innermost block first; parameters of the
-    /// innermost function instance included (is_parameter). A name shadowed by an inner
-    /// block appears once (the inner one); a local and a parameter of the same name in one
-    /// scope (clang's outlined routines) both appear.
+    /// innermost function instance included (is_parameter). A variable shadowed by an inner
+    /// block's appears too, after it (gdb's `info locals`): the first of a name is the one
+    /// the name means. A local and a parameter of the same name in one scope (clang's
+    /// outlined routines) both appear.
     std::vector<variable> variables_at(std::uint64_t addr) const;
     /// Globals, file statics (a `preferred_cu_addr` picks the static of that CU first),
     /// `__thread` variables and C++ class statics / namespace variables ("ns::v").
