@@ -2,6 +2,7 @@
 #include "command_args.hpp"
 #include "inline_frames.hpp"
 
+#include "commands_compare.hpp"
 #include "commands_inferiors.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
@@ -70,6 +71,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_mpi_commands(commands_);
     register_mpi_queue_commands(commands_);
     register_mpi2dd_commands(commands_);
+    register_compare_commands(commands_);   // adds to omp, thread, mpi and rank
     register_core_commands(commands_);
     register_signal_commands(commands_);
     register_inferior_commands(commands_);
