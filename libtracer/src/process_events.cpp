@@ -884,7 +884,7 @@ void ptrace_process::impl::resume_all() {
     // can run through the site while its int3 is out.
     for (std::size_t i = 0; i < threads.size(); ++i) {
         thread_record& t = *threads[i];
-        if (t.st != tstate::stopped || !t.step_over_pc) {
+        if (t.st != tstate::stopped || !t.step_over_pc || is_held(t.tid_)) {
             continue;
         }
         pid_t tid = t.tid_;
@@ -931,7 +931,7 @@ void ptrace_process::impl::resume_all() {
         }
     }
     for (auto& t : threads) {
-        if (t->st == tstate::stopped || t->st == tstate::listening) {
+        if ((t->st == tstate::stopped || t->st == tstate::listening) && !is_held(t->tid_)) {
             int sig = t->pending_signal;
             t->pending_signal = 0;
             cont(*t, sig);
@@ -945,6 +945,19 @@ void ptrace_process::resume() {
     impl_->require_stopped();
     impl_->release_deferred_children();
     impl_->resume_all();
+}
+
+void ptrace_process::hold_threads(std::vector<pid_t> tids) { impl_->held = std::move(tids); }
+
+std::optional<std::uint64_t> ptrace_process::step_over_pc(pid_t tid) const {
+    thread_record* t = impl_->find(tid);
+    return t ? t->step_over_pc : std::nullopt;
+}
+
+void ptrace_process::set_step_over_pc(pid_t tid, std::optional<std::uint64_t> pc) {
+    if (thread_record* t = impl_->find(tid)) {
+        t->step_over_pc = pc;
+    }
 }
 
 stop_reason ptrace_process::step_instruction(pid_t tid) {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
@@ -82,6 +83,8 @@ struct ptrace_process::impl {
     bool stopping_all = false;    ///< inside stop_all(): traps are expected
     /// set_early_breakpoint_reports: a lone hit of a user site is reported before stop_all.
     bool early_reports = false;
+    /// hold_threads: threads resume_all leaves stopped (an inferior call).
+    std::vector<pid_t> held;
     /// An early report was made and stop_all has not run since: only some threads stopped.
     bool others_running = false;
     std::vector<std::unique_ptr<thread_record>> threads;   // creation order, leader first
@@ -132,6 +135,7 @@ struct ptrace_process::impl {
 
     // --- threads
     thread_record* find(pid_t tid);
+    bool is_held(pid_t tid) const { return std::find(held.begin(), held.end(), tid) != held.end(); }
     thread_record& add_thread(pid_t tid, tstate st);
     void remove_thread(pid_t tid);
     thread_record* leader() { return find(pid); }

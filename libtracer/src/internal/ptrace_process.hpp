@@ -28,6 +28,9 @@ public:
     void end_job_control_stop() override;
     void resume() override;
     stop_reason step_instruction(pid_t tid) override;
+    void hold_threads(std::vector<pid_t> tids) override;
+    std::optional<std::uint64_t> step_over_pc(pid_t tid) const override;
+    void set_step_over_pc(pid_t tid, std::optional<std::uint64_t> pc) override;
     stop_reason wait_for_stop() override;
     std::optional<stop_reason> wait_for_stop(int timeout_ms) override;
     void set_early_breakpoint_reports(bool on) override;

@@ -88,6 +88,15 @@ public:
     /// breakpoint is moved over it first without a second user-visible stop. Pending
     /// signals of threads are delivered unless cleared with set_pending_signal(tid, 0).
     virtual void resume() = 0;
+    /// Threads that resume() leaves stopped until the next call (an inferior function call
+    /// runs the selected thread alone, as gdb's calls leave the others stopped); empty: none
+    /// held. Threads created meanwhile run. Default (remote targets): every thread runs.
+    virtual void hold_threads(std::vector<pid_t> tids) { (void)tids; }
+    /// The pc at which `tid` was last reported stopped, where resume() steps over a
+    /// breakpoint instead of hitting it again; nullopt when none. An inferior call saves it
+    /// and puts it back with the caller's registers.
+    virtual std::optional<std::uint64_t> step_over_pc(pid_t tid) const { (void)tid; return std::nullopt; }
+    virtual void set_step_over_pc(pid_t tid, std::optional<std::uint64_t> pc) { (void)tid; (void)pc; }
     /// Single-steps one thread (others stay stopped); steps over a breakpoint at pc.
     /// Returns the stop (single_step, or exited/signal...).
     virtual stop_reason step_instruction(pid_t tid) = 0;
