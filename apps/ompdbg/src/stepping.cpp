@@ -15,6 +15,7 @@
 #include "stack.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/call_abi.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/tracer/unwinder.hpp"
@@ -411,96 +412,16 @@ bool step_loop(session& s, pid_t tid, step_mode mode, step_state& st) {
     }
 }
 
-/// SysV x86-64 classes of the (at most two) eightbytes of a small aggregate.
-enum class arg_class { none, integer, sse };
-
-/// Classifies `t` placed at `offset` into `classes` (the psABI's classification of
-/// aggregates up to 16 bytes); false when the value is not returned in registers (long
-/// double, unaligned fields: memory or x87).
-bool classify(const dwarf::type& t, std::uint64_t offset, arg_class (&classes)[2]) {
-    auto st = t.strip_cv_typedef();
-    std::uint64_t size = st.size();
-    switch (st.kind()) {
-    case dwarf::type_kind::structure:
-    case dwarf::type_kind::class_:
-    case dwarf::type_kind::union_:
-        for (const auto& m : st.members()) {
-            if (m.is_static) {
-                continue;
-            }
-            if (m.bit_size) {
-                std::uint64_t word = (m.byte_offset + offset) / 8;
-                if (word > 1) {
-                    return false;
-                }
-                classes[word] = arg_class::integer;
-                continue;
-            }
-            if (!classify(m.get_type(), offset + m.byte_offset, classes)) {
-                return false;
-            }
-        }
-        return true;
-    case dwarf::type_kind::array: {
-        auto elem = st.target();
-        if (!elem) {
-            return false;
-        }
-        std::uint64_t esize = elem->strip_cv_typedef().size();
-        if (esize == 0) {
-            return true;
-        }
-        for (std::uint64_t at = 0; at + esize <= size; at += esize) {
-            if (!classify(*elem, offset + at, classes)) {
-                return false;
-            }
-        }
-        return true;
-    }
-    default:
-        break;
-    }
-    if (size == 0) {
-        return true;
-    }
-    if (offset % std::min<std::uint64_t>(size, 8) != 0 || offset + size > 16 || size > 8) {
-        return false;   // unaligned, or long double / __int128 (not handled here)
-    }
-    std::uint64_t word = offset / 8;
-    bool is_float = st.kind() == dwarf::type_kind::base && st.encoding() == dwarf::base_encoding::floating;
-    if (!is_float) {
-        classes[word] = arg_class::integer;
-    } else if (classes[word] == arg_class::none) {
-        classes[word] = arg_class::sse;
-    }
-    return true;
-}
-
 /// The bytes of a returned aggregate of at most 16 bytes, gathered from rax/rdx and
-/// xmm0/xmm1 eightbyte by eightbyte as the psABI assigns them; nullopt when it is not
-/// returned in registers.
+/// xmm0/xmm1 eightbyte by eightbyte as the psABI assigns them (dwarf/call_abi.hpp, shared
+/// with function calls); nullopt when it is not returned in registers.
 std::optional<std::vector<std::byte>> small_aggregate_return(const dwarf::type& t, const tracer::registers& regs) {
-    arg_class classes[2] = {arg_class::none, arg_class::none};
-    if (!classify(t, 0, classes)) {
-        return std::nullopt;
-    }
-    std::uint64_t ints[2] = {regs.gp().rax, regs.gp().rdx};
-    const auto* xmm = regs.fp_regs().xmm_space;   // 4 words per register
-    std::uint64_t sses[2];
-    std::memcpy(&sses[0], xmm + 0, 8);
-    std::memcpy(&sses[1], xmm + 4, 8);
-    std::uint64_t words[2] = {0, 0};
-    int next_int = 0, next_sse = 0;
-    for (int w = 0; w < 2; ++w) {
-        if (classes[w] == arg_class::sse) {
-            words[w] = sses[next_sse++];
-        } else if (classes[w] == arg_class::integer) {
-            words[w] = ints[next_int++];
-        }
-    }
-    std::vector<std::byte> bytes(t.size());
-    std::memcpy(bytes.data(), words, std::min<std::size_t>(bytes.size(), sizeof words));
-    return bytes;
+    dwarf::return_registers r;
+    r.rax = regs.gp().rax;
+    r.rdx = regs.gp().rdx;
+    std::memcpy(r.xmm0.data(), regs.fp_regs().xmm_space, 16);
+    std::memcpy(r.xmm1.data(), regs.fp_regs().xmm_space + 4, 16);
+    return dwarf::returned_bytes(t, r);
 }
 
 /// gdb's "finish" out of an inlined frame (finish_command): there is no return to run to,

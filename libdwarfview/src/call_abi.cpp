@@ -1,0 +1,193 @@
+// The x86-64 System V classification of arguments and return values (psABI 3.2.3): the
+// algorithm gdb's amd64_classify implements, for the C and C++ types DWARF describes.
+
+#include "ompdbg/dwarf/call_abi.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace ompdbg::dwarf {
+
+namespace {
+
+using classes = std::array<abi_class, 2>;
+
+// The psABI merge of two classes of one eightbyte: memory wins, then integer, then sse.
+abi_class merge(abi_class a, abi_class b) {
+    if (a == b || b == abi_class::none) {
+        return a;
+    }
+    if (a == abi_class::none) {
+        return b;
+    }
+    if (a == abi_class::memory || b == abi_class::memory) {
+        return abi_class::memory;
+    }
+    if (a == abi_class::integer || b == abi_class::integer) {
+        return abi_class::integer;
+    }
+    return abi_class::sse;
+}
+
+bool is_float_type(const type& st) {
+    return st.kind() == type_kind::base && st.encoding() == base_encoding::floating;
+}
+
+// Classifies the part of an aggregate at `offset`; false when it forces memory.
+bool classify_at(const type& t, std::uint64_t offset, classes& out) {
+    type st = t.strip_cv_typedef();
+    std::uint64_t size = st.size();
+    switch (st.kind()) {
+    case type_kind::structure:
+    case type_kind::class_:
+    case type_kind::union_:
+        for (const auto& m : st.members()) {
+            if (m.is_static) {
+                continue;
+            }
+            if (m.bit_size) {
+                std::uint64_t word = (m.byte_offset + offset) / 8;
+                if (word > 1) {
+                    return false;
+                }
+                out[word] = merge(out[word], abi_class::integer);
+                continue;
+            }
+            if (!classify_at(m.get_type(), offset + m.byte_offset, out)) {
+                return false;
+            }
+        }
+        return true;
+    case type_kind::array: {
+        auto elem = st.target();
+        if (!elem) {
+            return false;
+        }
+        std::uint64_t esize = elem->strip_cv_typedef().size();
+        for (std::uint64_t at = 0; esize != 0 && at + esize <= size; at += esize) {
+            if (!classify_at(*elem, offset + at, out)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    default:
+        break;
+    }
+    if (size == 0) {
+        return true;
+    }
+    // Unaligned fields, long double and __int128 halves: memory (x87 is not decoded here).
+    if (size > 8 || offset % size != 0 || offset + size > 16) {
+        return false;
+    }
+    std::uint64_t word = offset / 8;
+    out[word] = merge(out[word], is_float_type(st) ? abi_class::sse : abi_class::integer);
+    return true;
+}
+
+void append_word(std::vector<std::byte>& stack, std::span<const std::byte> bytes) {
+    std::size_t at = stack.size();
+    stack.resize(at + (bytes.size() + 7) / 8 * 8);
+    std::memcpy(stack.data() + at, bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+std::array<abi_class, 2> classify_eightbytes(const type& t) {
+    type st = t.strip_cv_typedef();
+    std::uint64_t size = st.size();
+    classes memory{abi_class::memory, abi_class::memory};
+    if (st.kind() == type_kind::reference || st.kind() == type_kind::rvalue_reference) {
+        return {abi_class::integer, abi_class::none};
+    }
+    if (size > 16 || (is_float_type(st) && size > 8)) {
+        return memory;
+    }
+    classes out{abi_class::none, abi_class::none};
+    if (!classify_at(st, 0, out)) {
+        return memory;
+    }
+    if (out[0] == abi_class::memory || out[1] == abi_class::memory) {
+        return memory;
+    }
+    // A padding-only first eightbyte of a small aggregate still travels in a register.
+    if (out[0] == abi_class::none && size > 0) {
+        out[0] = abi_class::sse;
+    }
+    if (size > 8 && out[1] == abi_class::none) {
+        out[1] = abi_class::sse;
+    }
+    return out;
+}
+
+bool returned_in_memory(const type& t) {
+    if (t.is_void()) {
+        return false;
+    }
+    return classify_eightbytes(t)[0] == abi_class::memory;
+}
+
+call_layout lay_out_call(std::span<const value> args, std::optional<std::uint64_t> sret) {
+    call_layout out;
+    if (sret) {
+        out.int_regs.push_back(*sret);
+    }
+    for (const value& v : args) {
+        auto cls = classify_eightbytes(v.val_type);
+        std::span<const std::byte> bytes(v.bytes);
+        int need_int = 0;
+        int need_sse = 0;
+        for (abi_class c : cls) {
+            need_int += c == abi_class::integer ? 1 : 0;
+            need_sse += c == abi_class::sse ? 1 : 0;
+        }
+        bool fits = cls[0] != abi_class::memory && out.int_regs.size() + need_int <= 6 &&
+                    out.sse_regs.size() + need_sse <= 8;
+        if (!fits) {
+            // The whole argument goes on the stack, eightbyte-aligned.
+            append_word(out.stack, bytes);
+            continue;
+        }
+        for (std::size_t w = 0; w < 2; ++w) {
+            if (cls[w] == abi_class::none || w * 8 >= bytes.size()) {
+                continue;
+            }
+            std::array<std::byte, 16> word{};
+            std::size_t n = std::min<std::size_t>(8, bytes.size() - w * 8);
+            std::memcpy(word.data(), bytes.data() + w * 8, n);
+            if (cls[w] == abi_class::integer) {
+                std::uint64_t r = 0;
+                std::memcpy(&r, word.data(), 8);
+                out.int_regs.push_back(r);
+            } else {
+                out.sse_regs.push_back(word);
+            }
+        }
+    }
+    return out;
+}
+
+std::optional<std::vector<std::byte>> returned_bytes(const type& t, const return_registers& r) {
+    auto cls = classify_eightbytes(t);
+    if (cls[0] == abi_class::memory) {
+        return std::nullopt;
+    }
+    std::uint64_t ints[2] = {r.rax, r.rdx};
+    const std::array<std::byte, 16>* sses[2] = {&r.xmm0, &r.xmm1};
+    std::byte words[16] = {};
+    int next_int = 0;
+    int next_sse = 0;
+    for (int w = 0; w < 2; ++w) {
+        if (cls[w] == abi_class::sse) {
+            std::memcpy(words + w * 8, sses[next_sse++]->data(), 8);
+        } else if (cls[w] == abi_class::integer) {
+            std::memcpy(words + w * 8, &ints[next_int++], 8);
+        }
+    }
+    std::vector<std::byte> bytes(std::min<std::uint64_t>(t.strip_cv_typedef().size(), 16));
+    std::memcpy(bytes.data(), words, bytes.size());
+    return bytes;
+}
+
+}  // namespace ompdbg::dwarf
