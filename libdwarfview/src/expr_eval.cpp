@@ -7,6 +7,7 @@
 #include <string>
 
 #include "internal/expr_ast.hpp"
+#include "internal/expr_call.hpp"
 #include "internal/std_printers.hpp"
 #include "internal/value_util.hpp"
 #include "ompdbg/base/error.hpp"
@@ -144,9 +145,15 @@ public:
             case K::index:
                 return index(e);
             case K::call:
-                error::send("Calling functions of the program is not supported yet.");
-            case K::cast:
-                return cast(rv(*e.kids[0]), resolve_type_spec(*e.ts, ctx_));
+                return call(e, std::nullopt);
+            case K::cast: {
+                type to = resolve_type_spec(*e.ts, ctx_);
+                if (e.kids[0]->k == K::call) {
+                    // `(int) getpid()`: the cast gives a function without debug info its type.
+                    return cast(call(*e.kids[0], to), to);
+                }
+                return cast(rv(*e.kids[0]), to);
+            }
             case K::sizeof_type:
                 return make_int(detail::int_type(), resolve_type_spec(*e.ts, ctx_).size());
             case K::sizeof_expr: {
@@ -179,6 +186,15 @@ public:
     }
 
 private:
+    value call(const expression& e, const std::optional<type>& forced_return) {
+        detail::call_hooks hooks{
+            [this](const expression& x) { return eval(x); },
+            [this](const expression& x) { return rv(x); },
+            [this](const value& v, const type& t) { return cast(v, t); },
+        };
+        return detail::evaluate_call(e, ctx_, hooks, forced_return);
+    }
+
     value boolean_result(bool b) {
         if (ctx_.language_cplus()) {
             return make_int(detail::bool_type(), b ? 1 : 0);

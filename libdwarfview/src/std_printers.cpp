@@ -514,4 +514,92 @@ std::optional<value> libstdcxx_pointee(const value& v, const type& stripped, eva
     return lvalue_at(ptr->t.strip_cv_typedef().target().value_or(type()), r.own_u64(ptr->offset));
 }
 
+namespace {
+
+// The element count of a container the printers know, read from its header alone.
+std::optional<std::uint64_t> container_size(std::string_view name, const type& s, const layout_reader& r) {
+    if (name == "std::__cxx11::basic_string" || name == "std::basic_string") {
+        auto len = find_field(s, "_M_string_length");
+        return len ? std::optional(r.own_u64(len->offset)) : std::nullopt;
+    }
+    if (name == "std::vector") {
+        auto start = find_field(s, "_M_start");
+        auto finish = find_field(s, "_M_finish");
+        if (!start || !finish || start->t.strip_cv_typedef().kind() != type_kind::pointer) {
+            return std::nullopt;
+        }
+        std::uint64_t size = start->t.strip_cv_typedef().target().value_or(type()).size();
+        std::uint64_t b = r.own_u64(start->offset), f = r.own_u64(finish->offset);
+        return size == 0 || f < b ? std::nullopt : std::optional((f - b) / size);
+    }
+    const char* count_field = nullptr;
+    if (name == "std::map" || name == "std::multimap" || name == "std::set" || name == "std::multiset") {
+        count_field = "_M_node_count";
+    } else if (name == "std::unordered_map" || name == "std::unordered_multimap" || name == "std::unordered_set" ||
+               name == "std::unordered_multiset") {
+        count_field = "_M_element_count";
+    }
+    auto count = count_field ? find_field(s, count_field) : std::nullopt;
+    return count ? std::optional(r.own_u64(count->offset)) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<value> libstdcxx_method(const value& obj, const type& stripped, const std::string& name,
+                                      const std::vector<value>& args, eval_context& ctx) {
+    std::string tag = stripped.tag_name();
+    std::string_view tname = template_name(tag);
+    if (!tag.starts_with("std::") || tname.size() == tag.size()) {
+        return std::nullopt;
+    }
+    layout_reader r(obj, ctx);
+    bool is_string = tname == "std::__cxx11::basic_string" || tname == "std::basic_string";
+    if (args.empty() && (name == "size" || name == "empty" || (is_string && name == "length"))) {
+        auto n = container_size(tname, stripped, r);
+        if (!n) {
+            return std::nullopt;
+        }
+        return name == "empty" ? make_int(bool_type(), *n == 0 ? 1 : 0) : make_int(ulong_type(), *n);
+    }
+    if (is_string && args.empty() && (name == "c_str" || name == "data")) {
+        auto p = find_field(stripped, "_M_p");
+        if (!p) {
+            return std::nullopt;
+        }
+        return make_int(type::pointer_to(type::const_of(char_type())), r.own_u64(p->offset));
+    }
+    if (name == "get" && args.empty()) {
+        auto ptr = tname == "std::unique_ptr" ? unique_ptr_pointer(stripped)
+                   : (tname == "std::shared_ptr" || tname == "std::weak_ptr") ? find_field(stripped, "_M_ptr")
+                                                                               : std::nullopt;
+        if (!ptr) {
+            return std::nullopt;
+        }
+        return make_int(ptr->t, r.own_u64(ptr->offset));
+    }
+    if (tname != "std::vector") {
+        return std::nullopt;
+    }
+    auto n = container_size(tname, stripped, r);
+    if (!n) {
+        return std::nullopt;
+    }
+    std::optional<std::int64_t> index;
+    if (name == "front" && args.empty()) {
+        index = 0;
+    } else if (name == "back" && args.empty()) {
+        index = static_cast<std::int64_t>(*n) - 1;
+    } else if ((name == "at" || name == "operator[]") && args.size() == 1 && is_integral(args[0].val_type)) {
+        index = to_int(args[0]);
+        if (name == "at" && (*index < 0 || static_cast<std::uint64_t>(*index) >= *n)) {
+            // gdb's xmethod raises IndexError with this text.
+            error::send("Vector index \"" + std::to_string(*index) + "\" should not be >= " + std::to_string(*n) + ".");
+        }
+    }
+    if (!index) {
+        return std::nullopt;
+    }
+    return libstdcxx_subscript(obj, stripped, *index, ctx);
+}
+
 }  // namespace ompdbg::dwarf::detail

@@ -50,4 +50,12 @@ std::optional<value> libstdcxx_subscript(const value& v, const type& stripped, s
 /// style errors as the pointer's own dereference would.
 std::optional<value> libstdcxx_pointee(const value& v, const type& stripped, eval_context& ctx);
 
+/// gdb's libstdc++ xmethods for calls that need no code of the program: `size()`,
+/// `empty()`, `length()` of strings, vectors, maps, sets and unordered containers,
+/// `at(i)`, `front()`, `back()` of a vector, `get()` of smart pointers, `c_str()` and
+/// `data()` of a string. nullopt for any other type or method (a real call then).
+/// Throws gdb's range error for `at(i)` past the end.
+std::optional<value> libstdcxx_method(const value& obj, const type& stripped, const std::string& name,
+                                      const std::vector<value>& args, eval_context& ctx);
+
 }  // namespace ompdbg::dwarf::detail

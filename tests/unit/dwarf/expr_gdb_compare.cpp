@@ -115,9 +115,9 @@ TEST_CASE("pathological input fails cleanly", "[dwarf][expr]") {
     }
     CHECK_THROWS_AS(ompdbg::dwarf::evaluate(binary_noise, ctx), ompdbg::error);
     CHECK_THROWS_AS(ompdbg::dwarf::evaluate("", ctx), ompdbg::error);
-    // gdb would call the function in a live process; we cannot, and say so.
+    // A context without a process cannot run the call: gdb's message.
     CHECK_THROWS_WITH(ompdbg::dwarf::evaluate("g_fn(1)", ctx),
-                      "Calling functions of the program is not supported yet.");
+                      "You can't do that without a process to debug.");
     CHECK_THROWS_WITH(ompdbg::dwarf::evaluate("*g_big_arr@100000", ctx),
                       "value requires 400000 bytes, which is more than max-value-size");
 }

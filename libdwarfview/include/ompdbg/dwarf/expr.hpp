@@ -12,11 +12,21 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ompdbg/dwarf/type.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
 namespace ompdbg::dwarf {
+
+/// A call of a function of the program, as the evaluator asks the debugger to make it.
+struct function_call {
+    std::uint64_t address = 0;      ///< entry point of the callee
+    std::string name;               ///< as gdb names it in messages ("sq", "at 0x0x0")
+    std::vector<value> args;        ///< converted to the parameter types, bytes filled
+    type return_type;               ///< void: no value
+    bool is_variadic = false;       ///< AL holds the number of xmm registers used
+};
 
 /// What evaluation needs from the debugger (implemented in apps/ over the selected frame).
 class eval_context {
@@ -55,6 +65,14 @@ public:
     /// True when the selected frame's language is C++ (comparisons yield bool, true/false
     /// are literals).
     virtual bool language_cplus() { return false; }
+    /// Every function definition named `name` (C++ overloads); default: lookup_function's.
+    virtual std::vector<value> lookup_functions(std::string_view name);
+    /// Runs `call` in the program and returns its result (a void value for void). Throws
+    /// gdb's messages; default: "You can't do that without a process to debug."
+    virtual value call_function(const function_call& call);
+    /// Copies `bytes` into the program's memory for the next call (a string literal passed
+    /// as `char *`) and returns its address; default throws as call_function.
+    virtual std::uint64_t push_to_target(std::span<const std::byte> bytes);
 };
 
 /// Every enumerator constant of a DWARF file by name ("RED", and for C++ the qualified
