@@ -78,7 +78,8 @@ dwarf::format_options print_options(session& s, const std::string& fmtspec) {
     return opts;
 }
 
-void cmd_print(session& s, std::string_view args) {
+// `print` and `call` (which prints nothing for a void result, as gdb's call_command).
+void print_value(session& s, std::string_view args, bool is_call) {
     auto [fmtspec, expr] = split_format(args);
     dwarf::format_options opts = print_options(s, fmtspec);
     frame_context ctx = frame_context::for_selection(s);
@@ -93,6 +94,9 @@ void cmd_print(session& s, std::string_view args) {
     } else {
         v = dwarf::evaluate(expr, ctx);
     }
+    if (is_call && v.val_type.is_void() && v.synthetic_type_name.empty()) {
+        return;
+    }
     std::string text = dwarf::format_value(v, ctx, opts);
     int n = s.record_value(v);
     s.out().line(fmt::format("${} = {}", n, text));
@@ -100,6 +104,8 @@ void cmd_print(session& s, std::string_view args) {
     s.out().field("value", text);
     s.out().field("type", v.synthetic_type_name.empty() ? v.val_type.name() : v.synthetic_type_name);
 }
+
+void cmd_print(session& s, std::string_view args) { print_value(s, args, false); }
 
 void cmd_output(session& s, std::string_view args) {
     auto [fmtspec, expr] = split_format(args);
@@ -742,10 +748,14 @@ void cmd_list(session& s, std::string_view args) {
 }  // namespace
 
 void register_data_commands(command_table& t) {
-    t.add(command{"print", {"p", "inspect", "call"}, "Print value of expression EXP.",
+    t.add(command{"print", {"p", "inspect"}, "Print value of expression EXP.",
                   "print[/FMT] EXP\nEvaluate EXP in the selected frame and print it as $N = value.\n"
                   "FMT is one of x d u o t c a f s.",
                   cmd_print, false, nullptr});
+    t.add(command{"call", {}, "Call a function in the program.",
+                  "call[/FMT] EXP\nEvaluate EXP, calling the program's functions in it, and print the value "
+                  "unless it is void.",
+                  [](session& s, std::string_view a) { print_value(s, a, true); }, false, nullptr});
     t.add(command{"output", {}, "Like \"print\" but don't put in value history and don't print newline.",
                   "output[/FMT] EXP", cmd_output, false, nullptr});
     t.add(command{"ptype", {}, "Print definition of type TYPE.",

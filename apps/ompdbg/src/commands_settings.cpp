@@ -110,6 +110,17 @@ const setting top_settings[] = {
      [](session& s) {
          return "Argument list to give program being debugged when it is started is \"" + s.settings().args_text + "\".";
      }},
+    {"may-call-functions", "Set permission to call functions in the program.",
+     [](session& s, std::string_view a) { s.settings().may_call_functions = parse_on_off(a); },
+     [](session& s) {
+         return "Permission to call functions in the program is " + on_off(s.settings().may_call_functions) + ".";
+     }},
+    {"unwindonsignal", "Set unwinding of stack if a signal is received while in a call dummy.",
+     [](session& s, std::string_view a) { s.settings().unwind_on_signal = parse_on_off(a); },
+     [](session& s) {
+         return "Unwinding of stack if a signal is received while in a call dummy is " +
+                on_off(s.settings().unwind_on_signal) + ".";
+     }},
     // LLVM's OMPD plugin for gdb has `ompd bt on|off`; here the fold is on by default, and
     // `omp bt continued` is where a worker's stack goes on in the encountering thread.
     {"omp-bt-filter", "Set whether bt folds the OpenMP runtime's frames of a parallel region into one line.",

@@ -86,6 +86,12 @@ public:
     void write_dwarf_register(int regno, std::uint64_t v) override;
     /// True when the frame's compilation unit is C++.
     bool language_cplus() override;
+    /// Every definition named `name` in the search order (C++ overloads); infcall/.
+    std::vector<dwarf::value> lookup_functions(std::string_view name) override;
+    /// Runs the call in this context's thread (infcall/inferior_call.hpp); the frame is
+    /// found again afterwards, the stacks having been read anew.
+    dwarf::value call_function(const dwarf::function_call& call) override;
+    std::uint64_t push_to_target(std::span<const std::byte> bytes) override;
 
 private:
     /// The modules to search, this frame's first (static context: the program's ELF).
@@ -102,6 +108,8 @@ private:
     tracer::loaded_module static_module_;   ///< static context: the program, bias 0
     std::vector<std::pair<std::uint64_t, std::size_t>>* read_log_ = nullptr;
     bool read_named_register_ = false;
+    /// Bottom of the bytes pushed for this expression's calls (push_to_target); nullopt: none.
+    std::optional<std::uint64_t> scratch_bottom_;
 };
 
 }  // namespace ompdbg::app

@@ -160,6 +160,8 @@ struct user_settings {
     std::optional<unsigned> width, height;   ///< nullopt: unlimited
     std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
     std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
+    bool may_call_functions = true;   ///< `set may-call-functions`
+    bool unwind_on_signal = false;    ///< `set unwindonsignal`: restore a signalled call's caller
 };
 
 class session {

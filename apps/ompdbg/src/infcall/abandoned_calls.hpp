@@ -1,0 +1,32 @@
+#pragma once
+/// Calls abandoned in a stop (a breakpoint or a signal inside the called function, gdb's
+/// "When the function is done executing, GDB will silently stop."): their return
+/// breakpoint stays planted, and when the function returns to it the caller's registers
+/// come back and the program stops without a word, as gdb pops its dummy frame.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/registers.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+
+namespace ompdbg::app {
+
+class session;
+
+namespace infcall {
+
+/// Remembers a call of thread `tid` abandoned with its return site at `return_to` (planted,
+/// owned from now on by this registry), whose return leaves sp at `return_sp`.
+void remember_abandoned(tracer::process& p, pid_t tid, std::uint64_t return_sp, std::uint64_t return_to,
+                        const tracer::registers& caller, std::optional<std::uint64_t> step_over);
+
+/// True when `why` is the return of an abandoned call: the caller's registers are back, the
+/// site removed, and the stop is to end the command silently.
+bool finish_abandoned(session& s, const tracer::stop_reason& why);
+
+}  // namespace infcall
+}  // namespace ompdbg::app
