@@ -1,0 +1,218 @@
+// Calling the program's functions from print and call (issue 22): C functions, function
+// pointers, structs in registers and through a hidden pointer, varargs, shared-library
+// functions, C++ members, overloads and libstdc++ xmethods, a breakpoint or a signal inside
+// the call, calls refused, and a call in a worker thread of an OpenMP team. Every answer gdb
+// can give on the same binary is compared with gdb's.
+
+#include "cli_common.hpp"
+#include "inspect_common.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <regex>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string ready = example_location("calls.c", "calls-ready");
+const std::string cxx_ready = example_location("calls_cxx.cpp", "cxx-calls-ready");
+
+bool has_text(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+/// gdb's error lines and ours (stderr), in order.
+std::vector<std::string> error_lines(const std::string& err) {
+    std::vector<std::string> out;
+    for (const auto& l : lines_of(err)) {
+        // ompdbg's batch mode names each failed command; gdb does not.
+        if (!l.empty() && l.rfind("warning:", 0) != 0 && l.rfind("ompdbg: command", 0) != 0) {
+            out.push_back(l);
+        }
+    }
+    return out;
+}
+
+void compare_errors(const run_result& ours, const run_result& gdb) {
+    CHECK(joined(error_lines(ours.err)) == joined(error_lines(gdb.err)));
+}
+
+}  // namespace
+
+TEST_CASE("print calls C functions: integers, doubles, structs in registers and in memory, varargs, pointers",
+          "[cli][inspect][calls]") {
+    auto program = GENERATE(example_path("calls"), example_path("calls", "clang", 4));
+    compare_with_gdb(program, {"break " + ready, "run", "print sq(7)", "print add3(1, 2, 3)", "print scale(1.5, 2)",
+                               "print many(1, 2, 3, 4, 5, 6, 7, 8)", "print make_point(1, 2)",
+                               "print make_mixed(2.5, 7)", "print make_big(10)", "print make_pair_d(1.5, 2.25)",
+                               "print make_fi(1.5, 3)", "print norm1(origin)", "print sum_big(make_big(1))",
+                               "print pair_sum(make_pair_d(1, 2))", "print sum_ints(3, 1, 2, 3)",
+                               "print sum_doubles(2, 1.5, 2.25)", "print fp(5)", "print op(4)", "print (*fp)(6)",
+                               "print sq(1) + sq(2) * 3", "print my_strlen(greeting)", "print my_strlen(\"abcd\")",
+                               "print sq(sq(2))", "print $", "print number", "next", "print number"});
+}
+
+TEST_CASE("call prints nothing for void, and the calls' side effects are the program's", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "call bump()", "call bump()", "print calls_made",
+                                  "print bump()", "call sq(3)", "call dump(&origin)", "print calls_made"};
+    compare_with_gdb(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    CHECK(has_line(ours.out, "$1 = 2"));
+    CHECK(has_line(ours.out, "point 3 -4"));
+    CHECK(has_line(ours.out, "$4 = 3"));
+}
+
+TEST_CASE("a shared-library function without debug info needs a cast, as in gdb", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "print strlen(greeting)", "print (int)getpid()",
+                                  "print (int)my_strlen(greeting)", "continue"};
+    auto ours = ompdbg_cmds(program, cmds);
+    INFO(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.err, "'strlen' has unknown return type; cast the call to its declared return type"));
+    // The pid the program prints about itself is what getpid() returned in the call.
+    std::smatch m;
+    REQUIRE(std::regex_search(ours.out, m, std::regex(R"(pid (\d+) made 0)")));
+    CHECK(has_line(ours.out, "$1 = " + m[1].str()));
+    CHECK(has_line(ours.out, "$2 = 5"));
+}
+
+TEST_CASE("bad calls give gdb's messages and leave the program as it was", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "print number(1)", "print sq()", "print add3(1)",
+                                  "print origin(1)", "print sq(1, 2)", "print nosuch(1)",
+                                  "set may-call-functions off", "show may-call-functions", "print sq(2)",
+                                  "set may-call-functions on", "print sq(2)", "next", "print number"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    compare_errors(ours, gdb);
+    compare_with_gdb(program, cmds);
+}
+
+TEST_CASE("an address that is not code: the call faults and stays there, as gdb's does", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "print ((int (*)(int))0)(1)"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    compare_errors(ours, gdb);
+    compare_with_gdb(program, cmds);
+}
+
+TEST_CASE("a breakpoint inside a called function stops there; continue ends the call silently",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "break sq", "print sq(9)", "print x", "continue",
+                                  "print number", "delete 2", "print sq(2)", "next", "print number"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.err, "The program being debugged stopped while in a function called from GDB."));
+    compare_errors(ours, gdb);
+    compare_with_gdb(program, cmds);
+}
+
+TEST_CASE("a call that segfaults: unwindonsignal off stays in the frame, on restores the caller",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    for (std::string setting : {"off", "on"}) {
+        CAPTURE(setting);
+        std::vector<std::string> cmds{"break " + ready, "run", "set unwindonsignal " + setting,
+                                      "show unwindonsignal", "print crash(0)", "frame", "print sq(4)"};
+        if (setting == "on") {
+            cmds.insert(cmds.end(), {"next", "print number"});
+        }
+        auto ours = ompdbg_cmds(program, cmds);
+        auto gdb = gdb_cmds(program, cmds);
+        INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+        REQUIRE_FALSE(ours.timed_out);
+        CHECK(has_line(ours.out, "Program received signal SIGSEGV, Segmentation fault."));
+        compare_errors(ours, gdb);
+        compare_with_gdb(program, cmds);
+    }
+}
+
+TEST_CASE("calls are refused without a process, and on a core file", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    auto before_run = ompdbg_cmds(program, {"print sq(2)"});
+    CHECK(has_line(before_run.err, "You can't do that without a process to debug."));
+    fs::path core = fs::temp_directory_path() / ("ompdbg-calls-core-" + std::to_string(::getpid()));
+    auto dump = ompdbg_cmds(program, {"break " + ready, "run", "generate-core-file " + core.string(), "kill"});
+    INFO(dump.all());
+    REQUIRE(fs::exists(core));
+    auto r = ompdbg_batch({"-ex", "print sq(2)", "-ex", "print number", program, core.string()},
+                          run_options().timeout_after(60s));
+    fs::remove(core);
+    INFO(r.all());
+    CHECK(has_line(r.err, "You can't do that without a process to debug."));
+    CHECK(has_line(r.out, "$1 = 6"));
+}
+
+TEST_CASE("C++: member functions through an object, a pointer and this, overloads, namespaces",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls_cxx");
+    std::vector<std::string> cmds{"break " + cxx_ready, "run", "print c.get()", "print pc->get()",
+                                  "print c.doubled()", "print twice(3)", "print twice(1.5)",
+                                  "print geo::area(2, 3)", "print c.add(2)", "print counter::limit()",
+                                  "print c.nosuch()", "print twice()", "print c.get() + pc->get()"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+    compare_errors(ours, gdb);
+    compare_with_gdb(program, cmds);
+}
+
+TEST_CASE("C++: std containers answer size, empty, at, front, back and get without running code",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls_cxx");
+    std::vector<std::string> cmds{"break " + cxx_ready, "run", "print v.size()", "print v[1]", "print v.at(2)",
+                                  "print v.front()", "print v.back()", "print m.size()", "print s.empty()",
+                                  "print m.empty()", "print str.size()", "print str.length()",
+                                  "print *up.get()", "print v.size() + m.size()"};
+    compare_with_gdb(program, cmds);
+    // Nothing ran: with calls forbidden the same answers come.
+    std::vector<std::string> forbidden{"break " + cxx_ready, "run", "set may-call-functions off", "print v.size()",
+                                       "print s.empty()", "print c.get()"};
+    auto ours = ompdbg_cmds(program, forbidden);
+    INFO(ours.all());
+    CHECK(has_line(ours.out, "$1 = 3"));
+    CHECK(has_line(ours.out, "$2 = true"));
+    CHECK(has_line(ours.err, "Cannot call functions in the program: may-call-functions is off."));
+}
+
+TEST_CASE("OpenMP: a call runs in the selected worker thread while the team stays stopped",
+          "[cli][inspect][calls][ompd]") {
+    std::string program = std::string(examples_dir) + "/openmp/omp_calls";
+    if (!fs::exists(program)) {
+        WARN("no OpenMP examples (scripts/bootstrap builds their runtime)");
+        return;
+    }
+    std::vector<std::string> cmds{"break omp_checkpoint if id == 1", "run", "print id", "info threads",
+                                  "print times_ten(id)", "print (int)omp_get_thread_num()", "info threads",
+                                  "print id", "continue"};
+    std::vector<std::string> args = ex_args(cmds);
+    args.push_back(program);
+    auto r = ompdbg_batch(args, run_options().timeout_after(90s));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "$1 = 1"));
+    CHECK(has_line(r.out, "$2 = 10"));
+    CHECK(has_line(r.out, "$3 = 1"));   // the worker's own thread number: it ran there
+    CHECK(has_line(r.out, "$4 = 1"));
+    // The other threads did not move: both `info threads` tables are the same.
+    auto tables = grep(r.out, R"(^[ *] +[0-9]+ +Thread )");
+    REQUIRE(tables.size() % 2 == 0);
+    REQUIRE(tables.size() >= 6);
+    std::vector<std::string> first(tables.begin(), tables.begin() + tables.size() / 2);
+    std::vector<std::string> second(tables.begin() + tables.size() / 2, tables.end());
+    CHECK(joined(first) == joined(second));
+    CHECK(has_text(r.out, "truth: done team_size=3"));
+}
