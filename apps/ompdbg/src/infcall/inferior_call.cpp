@@ -63,7 +63,11 @@ class caller_state {
 public:
     caller_state(session& s, tracer::process& p, pid_t tid)
         : s_(s), p_(p), tid_(tid), regs_(require_thread(p, tid).regs()), step_over_(p.step_over_pc(tid)),
-          frame_(s.selected_frame()) {}
+          signal_(p.pending_signal(tid)), frame_(s.selected_frame()) {
+        // gdb's calls resume with no signal: one the thread stopped with (a call abandoned
+        // in a SIGSEGV) waits, and comes back with the registers.
+        p_.set_pending_signal(tid_, 0);
+    }
     caller_state(const caller_state&) = delete;
     caller_state& operator=(const caller_state&) = delete;
     ~caller_state() {
@@ -81,7 +85,7 @@ public:
                 if (tracer::thread* t = p_.find_thread(tid_)) {
                     t->write_regs(regs_);
                     p_.set_step_over_pc(tid_, step_over_);
-                    p_.set_pending_signal(tid_, 0);
+                    p_.set_pending_signal(tid_, signal_);
                 }
             }
         } catch (const std::exception&) {
@@ -102,6 +106,7 @@ private:
     pid_t tid_;
     tracer::registers regs_;
     std::optional<std::uint64_t> step_over_;
+    int signal_;
     int frame_;
     bool kept_ = false;
 };
