@@ -56,7 +56,7 @@ double sum_doubles(int n, ...) {
     return total;
 }
 int crash(int *p) { return *p; }                                 /* LINE-MARK: crash */
-void spin(void) { for (volatile int i = 0;; ++i) {} }
+void spin(void) { puts("spinning"); fflush(stdout); for (volatile int i = 0;; ++i) {} }
 size_t my_strlen(const char *s) { return strlen(s); }
 int (*op)(int) = sq;
 

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <filesystem>
 #include <regex>
 
@@ -215,4 +216,31 @@ TEST_CASE("OpenMP: a call runs in the selected worker thread while the team stay
     std::vector<std::string> second(tables.begin() + tables.size() / 2, tables.end());
     CHECK(joined(first) == joined(second));
     CHECK(has_text(r.out, "truth: done team_size=3"));
+}
+
+TEST_CASE("Ctrl-C interrupts a call that does not return, with gdb's message, and the prompt answers",
+          "[cli][inspect][calls]") {
+    background_process dbg({ompdbg_binary, example_path("calls")});
+    const std::regex prompt(R"(\(ompdbg\) $)");
+    REQUIRE(dbg.wait_for_output(prompt, 60s));
+    dbg.write_stdin("break " + ready + "\n");
+    REQUIRE(dbg.wait_for_output(prompt, 60s));
+    dbg.write_stdin("run\n");
+    REQUIRE(dbg.wait_for_output(prompt, 60s));
+    dbg.write_stdin("print spin()\n");
+    REQUIRE(dbg.wait_for_line(std::regex("^spinning$"), 60s));   // the call runs
+    dbg.send_signal(SIGINT);   // what the terminal does on Ctrl-C
+    auto stop = dbg.wait_for_output(std::regex(R"(Program received signal SIGINT, Interrupt\.[\s\S]*\(ompdbg\) $)"),
+                                    60s);
+    REQUIRE(stop);
+    // Interrupted in the call (in spin, or in the write of its line just before).
+    dbg.write_stdin("bt\n");
+    CHECK(dbg.wait_for_output(std::regex(R"(spin \(\) at [\s\S]*\(ompdbg\) $)"), 60s));
+    // The thread stays in the interrupted call (unwindonsignal is off); calls still work.
+    dbg.write_stdin("print sq(3)\n");
+    auto p = dbg.wait_for_output(std::regex(R"(\$1 = 9\n\(ompdbg\) $)"), 60s);
+    CHECK(p);
+    dbg.close_stdin();   // EOF: quits and kills the program
+    auto end = dbg.wait_exit(60s);
+    REQUIRE(end);
 }
