@@ -26,8 +26,11 @@ std::vector<value> eval_context::lookup_functions(std::string_view name) {
     return out;
 }
 
+void eval_context::check_can_call() { error::send("You can't do that without a process to debug."); }
+
 value eval_context::call_function(const function_call& call) {
     (void)call;
+    check_can_call();
     error::send("You can't do that without a process to debug.");
 }
 
@@ -319,6 +322,7 @@ private:
 
     value call(value fn, const std::string& given_name, std::vector<value> args, std::optional<value> self,
                const std::optional<type>& forced) {
+        ctx_.check_can_call();   // gdb refuses before it looks at the callee or the arguments
         fn = deref_reference(fn, ctx_);
         type s = fn.val_type.strip_cv_typedef();
         function_call c;

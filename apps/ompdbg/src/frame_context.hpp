@@ -90,6 +90,7 @@ public:
     std::vector<dwarf::value> lookup_functions(std::string_view name) override;
     /// Runs the call in this context's thread (infcall/inferior_call.hpp); the frame is
     /// found again afterwards, the stacks having been read anew.
+    void check_can_call() override;
     dwarf::value call_function(const dwarf::function_call& call) override;
     std::uint64_t push_to_target(std::span<const std::byte> bytes) override;
 

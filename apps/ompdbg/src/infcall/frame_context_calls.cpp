@@ -64,6 +64,15 @@ bool is_ifunc(tracer::process& p, std::uint64_t addr, const std::string& name) {
 
 }  // namespace
 
+void frame_context::check_can_call() {
+    if (frame_ == nullptr || s_.process() == nullptr || !s_.process()->is_alive()) {
+        error::send("You can't do that without a process to debug.");
+    }
+    if (!s_.settings().may_call_functions) {
+        error::send("Cannot call functions in the program: may-call-functions is off.");
+    }
+}
+
 dwarf::value frame_context::call_function(const dwarf::function_call& call_in) {
     if (frame_ == nullptr || s_.process() == nullptr) {
         error::send("You can't do that without a process to debug.");

@@ -67,6 +67,9 @@ public:
     virtual bool language_cplus() { return false; }
     /// Every function definition named `name` (C++ overloads); default: lookup_function's.
     virtual std::vector<value> lookup_functions(std::string_view name);
+    /// Throws when no call can be made now (gdb checks this before the arguments): no
+    /// process ("You can't do that without a process to debug."), calls forbidden.
+    virtual void check_can_call();
     /// Runs `call` in the program and returns its result (a void value for void). Throws
     /// gdb's messages; default: "You can't do that without a process to debug."
     virtual value call_function(const function_call& call);
