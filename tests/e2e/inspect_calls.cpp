@@ -244,3 +244,18 @@ TEST_CASE("Ctrl-C interrupts a call that does not return, with gdb's message, an
     auto end = dbg.wait_exit(60s);
     REQUIRE(end);
 }
+
+TEST_CASE("the program exiting inside a call ends the call with gdb's message, the debugger goes on",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "call (void)exit(3)", "print number", "info threads"};
+    compare_with_gdb(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    INFO(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.term_signal == 0);
+    CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited with code 03\])")));
+    CHECK(has_line(ours.err, "The program being debugged exited while in a function called from GDB."));
+    // gdb names the function by libc's internal alias (__GI_exit); ompdbg by the name called.
+    CHECK(has_line(ours.err, "(exit) will be abandoned."));
+}

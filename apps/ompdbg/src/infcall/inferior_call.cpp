@@ -57,6 +57,10 @@ std::uint64_t entry_point(tracer::process& p) {
     error::send("Cannot find the program's entry point to return to.");
 }
 
+// True while `p` is still the session's process: one that ended during the call may have
+// been destroyed with its inferior, and must not be touched.
+bool is_current(session& s, const tracer::process& p) { return s.process() == &p; }
+
 // The registers, step-over address and selected frame of the calling thread, put back
 // when the call ends unless the user is to see where it stopped (keep()).
 class caller_state {
@@ -80,6 +84,9 @@ public:
     void keep() { kept_ = true; }
     void restore() {
         kept_ = true;
+        if (!is_current(s_, p_)) {
+            return;   // the process ended during the call and is gone
+        }
         try {
             if (p_.is_alive()) {
                 if (tracer::thread* t = p_.find_thread(tid_)) {
@@ -114,7 +121,7 @@ private:
 // The other threads stay stopped while the call runs (held), released at the end.
 class held_threads {
 public:
-    held_threads(tracer::process& p, pid_t running) : p_(p) {
+    held_threads(session& s, tracer::process& p, pid_t running) : s_(s), p_(p) {
         std::vector<pid_t> others;
         for (tracer::thread* t : p.threads()) {
             if (t->tid() != running) {
@@ -126,12 +133,13 @@ public:
     held_threads(const held_threads&) = delete;
     held_threads& operator=(const held_threads&) = delete;
     ~held_threads() {
-        if (p_.is_alive()) {
+        if (is_current(s_, p_) && p_.is_alive()) {
             p_.hold_threads({});
         }
     }
 
 private:
+    session& s_;
     tracer::process& p_;
 };
 
@@ -139,13 +147,13 @@ private:
 // in a stop, so that its later return is recognised (abandoned_calls.hpp).
 class return_breakpoint {
 public:
-    return_breakpoint(tracer::process& p, std::uint64_t addr) : p_(p), addr_(addr) {
+    return_breakpoint(session& s, tracer::process& p, std::uint64_t addr) : s_(s), p_(p), addr_(addr) {
         p_.add_breakpoint_site(virt_addr(addr_), true);
     }
     return_breakpoint(const return_breakpoint&) = delete;
     return_breakpoint& operator=(const return_breakpoint&) = delete;
     ~return_breakpoint() {
-        if (planted_ && p_.is_alive()) {
+        if (planted_ && is_current(s_, p_) && p_.is_alive()) {
             try {
                 p_.remove_breakpoint_site(virt_addr(addr_));
             } catch (const std::exception&) {
@@ -155,6 +163,7 @@ public:
     void release() { planted_ = false; }
 
 private:
+    session& s_;
     tracer::process& p_;
     std::uint64_t addr_;
     bool planted_ = true;
@@ -257,10 +266,10 @@ dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& ca
     tracer::registers regs = saved.regs();
     std::uint64_t top = stack_top ? *stack_top : regs.sp() - red_zone;
     auto [sret, entry_sp] = build_frame(p, regs, call, top, return_to);
-    return_breakpoint ret_bp(p, return_to);
+    return_breakpoint ret_bp(s, p, return_to);
     require_thread(p, tid).write_regs(regs);
     p.set_step_over_pc(tid, std::nullopt);
-    held_threads hold(p, tid);
+    held_threads hold(s, p, tid);
     while (true) {
         tracer::stop_reason why = resume_and_wait(s);
         if (why.kind == tracer::stop_kind::breakpoint && why.tid == tid && why.breakpoint_addr &&
