@@ -259,3 +259,9 @@ TEST_CASE("the program exiting inside a call ends the call with gdb's message, t
     // gdb names the function by libc's internal alias (__GI_exit); ompdbg by the name called.
     CHECK(has_line(ours.err, "(exit) will be abandoned."));
 }
+
+TEST_CASE("finish out of a call stopped at a breakpoint returns its value to the caller's frame, as gdb",
+          "[cli][inspect][calls]") {
+    compare_with_gdb(example_path("calls"), {"break " + ready, "run", "break sq", "print sq(5)", "finish", "bt",
+                                             "print number", "next", "print number"});
+}

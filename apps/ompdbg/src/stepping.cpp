@@ -10,6 +10,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "frame_context.hpp"
+#include "infcall/abandoned_calls.hpp"
 #include "inline_frames.hpp"
 #include "run_control.hpp"
 #include "stack.hpp"
@@ -532,6 +533,8 @@ void finish_frame(session& s) {
     if (run_to_address(s, tid, ret, cfa - 8)) {
         return;
     }
+    // Out of a function called from the debugger and abandoned: its caller comes back.
+    auto returned = infcall::pop_abandoned_return(s, tid);
     s.select_thread(tid);
     print_location(s, tid, true);
     // The returned value, from rax/rdx or xmm0 as the SysV ABI puts it.
@@ -549,7 +552,7 @@ void finish_frame(session& s) {
         return;
     }
     auto* thr = p.find_thread(tid);
-    const auto& regs = thr->regs();
+    const auto& regs = returned ? *returned : thr->regs();
     dwarf::value v;
     v.val_type = t;
     std::uint64_t size = t.size();

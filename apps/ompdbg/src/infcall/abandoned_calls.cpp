@@ -32,30 +32,40 @@ void remember_abandoned(tracer::process& p, pid_t tid, std::uint64_t return_sp, 
     registry().push_back({p.pid(), tid, return_sp, return_to, caller, step_over});
 }
 
+std::optional<tracer::registers> pop_abandoned_return(session& s, pid_t tid) {
+    tracer::process* p = s.process();
+    if (p == nullptr || !p->is_alive()) {
+        return std::nullopt;
+    }
+    tracer::thread* t = p->find_thread(tid);
+    if (t == nullptr) {
+        return std::nullopt;
+    }
+    auto& calls = registry();
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+        if (it->pid != p->pid() || it->tid != tid || it->return_to != t->regs().pc() ||
+            it->return_sp != t->regs().sp()) {
+            continue;
+        }
+        tracer::registers returned = t->regs();
+        t->write_regs(it->caller);
+        p->set_step_over_pc(tid, it->step_over);
+        p->remove_breakpoint_site(virt_addr(it->return_to));
+        calls.erase(std::next(it).base());
+        s.on_resume();
+        return returned;
+    }
+    return std::nullopt;
+}
+
 bool finish_abandoned(session& s, const tracer::stop_reason& why) {
     tracer::process* p = s.process();
     if (p == nullptr || why.kind != tracer::stop_kind::breakpoint || !why.breakpoint_addr) {
         return false;
     }
-    auto& calls = registry();
     // Calls of processes that are gone are forgotten on the way.
-    std::erase_if(calls, [&](const abandoned_call& c) { return c.pid == p->pid() && !p->is_alive(); });
-    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
-        if (it->pid != p->pid() || it->tid != why.tid || it->return_to != why.breakpoint_addr->addr()) {
-            continue;
-        }
-        tracer::thread* t = p->find_thread(why.tid);
-        if (t == nullptr || t->regs().sp() != it->return_sp) {
-            continue;
-        }
-        t->write_regs(it->caller);
-        p->set_step_over_pc(why.tid, it->step_over);
-        p->remove_breakpoint_site(virt_addr(it->return_to));
-        calls.erase(std::next(it).base());
-        s.on_resume();
-        return true;
-    }
-    return false;
+    std::erase_if(registry(), [&](const abandoned_call& c) { return c.pid == p->pid() && !p->is_alive(); });
+    return pop_abandoned_return(s, why.tid).has_value();
 }
 
 }  // namespace ompdbg::app::infcall

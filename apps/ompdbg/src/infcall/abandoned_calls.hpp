@@ -28,5 +28,10 @@ void remember_abandoned(tracer::process& p, pid_t tid, std::uint64_t return_sp, 
 /// site removed, and the stop is to end the command silently.
 bool finish_abandoned(session& s, const tracer::stop_reason& why);
 
+/// `finish` out of an abandoned call's function: when thread `tid` stands at that call's
+/// return, the caller's registers come back (as gdb pops the dummy frame) and the
+/// registers the function returned with are given for its value; nullopt otherwise.
+std::optional<tracer::registers> pop_abandoned_return(session& s, pid_t tid);
+
 }  // namespace infcall
 }  // namespace ompdbg::app
