@@ -15,6 +15,7 @@
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
 #include "commands_watch.hpp"
+#include "command_block.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
@@ -495,20 +496,7 @@ void register_breakpoint_commands(command_table& t) {
                if (it == s.breakpoints().end()) {
                    error::send(fmt::format("No breakpoint number {}.", n));
                }
-               std::vector<std::string> body;
-               while (true) {
-                   auto line = s.read_body_line(">");
-                   if (!line) {
-                       break;
-                   }
-                   auto l = trim_copy(*line);
-                   if (l == "end") {
-                       break;
-                   }
-                   if (!l.empty()) {
-                       body.push_back(l);
-                   }
-               }
+               std::vector<std::string> body = read_block(s, block_kind::commands, 0).lines;
                // Looked up again: reading the body cannot change the table, but be safe.
                if (auto again = s.breakpoints().find(n); again != s.breakpoints().end()) {
                    again->second.commands = std::move(body);

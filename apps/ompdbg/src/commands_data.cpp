@@ -273,6 +273,34 @@ std::uint64_t value_as_address(const dwarf::value& v) {
     return static_cast<std::uint64_t>(dwarf::as_integer(v));
 }
 
+/// The type of one unit `x` shows (gdb's builtin int8..int64, or float/double for /f):
+/// $_ points to it, $__ holds it.
+dwarf::type examined_type(char f, std::size_t size) {
+    if (f == 'f' && (size == 4 || size == 8)) {
+        return dwarf::type::make_base(size == 4 ? "float" : "double", size, dwarf::base_encoding::floating);
+    }
+    return dwarf::type::make_base(fmt::format("int{}_t", size * 8), size, dwarf::base_encoding::signed_int);
+}
+
+/// gdb's $_ (the last address examined, typed as a pointer to its unit) and $__ (its
+/// contents; void when `x` did not read it as a unit: x/s, x/i).
+void set_examined(std::uint64_t addr, const dwarf::type& unit, std::span<const std::byte> contents) {
+    dwarf::value p;
+    p.val_type = dwarf::type::pointer_to(unit);
+    p.bytes.resize(8);
+    std::memcpy(p.bytes.data(), &addr, 8);
+    set_convenience_variable("_", p);
+    if (contents.empty()) {
+        set_convenience_variable("__", std::nullopt);
+        return;
+    }
+    dwarf::value v;
+    v.val_type = unit;
+    v.bytes.assign(contents.begin(), contents.end());
+    v.address = addr;
+    set_convenience_variable("__", v);
+}
+
 void cmd_x(session& s, std::string_view args) {
     auto [fmtspec, expr] = split_format(args);
     x_state& st = last_x();
@@ -332,6 +360,7 @@ void cmd_x(session& s, std::string_view args) {
                 text += static_cast<char>(b[0]);
             }
             s.out().line(fmt::format("{}\t{}", x_label(s, addr), quote_string(text)));
+            set_examined(addr, examined_type('x', 1), {});
             addr += text.size() + 1;
         }
         st.next = addr;
@@ -366,6 +395,7 @@ void cmd_x(session& s, std::string_view args) {
                                          [&](std::uint64_t a) { return symbol_label(s, a); });
             std::string marker = (pc && *pc == addr) ? "=> " : "   ";
             s.out().line(fmt::format("{}{}\t{}", marker, x_label(s, addr), ins.text));
+            set_examined(addr, examined_type('x', 1), {});
             addr += ins.size;
         }
         st.next = addr;
@@ -401,6 +431,11 @@ void cmd_x(session& s, std::string_view args) {
         s.out().line(line);
     }
     st.next = addr + count * size;
+    if (count > 0) {
+        std::array<std::byte, 8> last{};
+        ctx.read_memory(addr + (count - 1) * size, std::span<std::byte>(last.data(), size));
+        set_examined(addr + (count - 1) * size, examined_type(f, size), std::span<const std::byte>(last.data(), size));
+    }
 }
 
 // ---- registers ----

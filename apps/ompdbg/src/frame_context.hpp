@@ -113,4 +113,10 @@ private:
     std::optional<std::uint64_t> scratch_bottom_;
 };
 
+/// Sets the convenience variable $NAME (gdb's internal variables: $_exitcode,
+/// $_shell_exitcode, $_ ...); nullopt makes it void again.
+void set_convenience_variable(std::string_view name, std::optional<dwarf::value> v);
+/// An `int` value, the type gdb gives its integer internal variables.
+dwarf::value int_value(std::int64_t v);
+
 }  // namespace ompdbg::app

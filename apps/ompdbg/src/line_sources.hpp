@@ -42,7 +42,7 @@ private:
 /// The lines of a command file (-x FILE). Throws when the file cannot be opened.
 class file_source final : public line_source {
 public:
-    explicit file_source(const std::string& path) : in_(path) {
+    explicit file_source(const std::string& path) : path_(path), in_(path) {
         if (!in_) {
             error::send_errno(path);
         }
@@ -52,11 +52,15 @@ public:
         if (!std::getline(in_, line)) {
             return std::nullopt;
         }
+        ++line_number_;
         return line;
     }
+    std::string where() const override { return path_ + ":" + std::to_string(line_number_); }
 
 private:
+    std::string path_;
     std::ifstream in_;
+    int line_number_ = 0;
 };
 
 /// A list of lines (consecutive -ex arguments).

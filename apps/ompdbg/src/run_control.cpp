@@ -25,8 +25,10 @@ namespace {
 
 /// The process being waited for; the SIGINT handler interrupts it.
 std::atomic<tracer::process*> g_running{nullptr};
+std::atomic<bool> g_interrupt_requested{false};
 
 extern "C" void on_sigint(int) {
+    g_interrupt_requested.store(true);
     if (auto* p = g_running.load()) {
         p->interrupt();
     }
@@ -94,6 +96,10 @@ bool hit_decidable_alone(session& s, pid_t tid, std::uint64_t addr) {
 }
 
 }  // namespace
+
+bool take_interrupt_request() {
+    return g_interrupt_requested.exchange(false);
+}
 
 void install_interrupt_handler() {
     struct sigaction sa {};

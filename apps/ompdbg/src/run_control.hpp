@@ -13,6 +13,9 @@ namespace ompdbg::app {
 /// Installs the SIGINT handler (Ctrl-C interrupts a running target; at the prompt it is
 /// ignored).
 void install_interrupt_handler();
+/// Whether Ctrl-C was pressed since the last call (which clears it): a `while` loop of
+/// the command language stops there with "Quit", as in gdb.
+bool take_interrupt_request();
 
 /// Handles the events that never end a command (new thread, thread exit, library load,
 /// exec, signals gdb passes silently). Returns true when the event was consumed.

@@ -76,6 +76,8 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err) : out_(j
     register_signal_commands(commands_);
     register_inferior_commands(commands_);
     register_remote_commands(commands_);
+    register_script_commands(commands_);
+    register_shell_commands(commands_);
     register_dmpl_commands(commands_);  // wraps bt, info locals and omp commands: last
 }
 
@@ -412,14 +414,14 @@ void session::on_resume() {
     current_inferior().selected_frame = 0;
 }
 
-bool session::execute(std::string_view line_in) {
+bool session::execute(std::string_view line_in, bool propagate_errors) {
     std::string_view line = trim(line_in);
     if (line.empty()) {
         if (last_repeatable_.empty()) {
             return true;
         }
         std::string again = last_repeatable_;
-        return execute(again);
+        return execute(again, propagate_errors);
     }
     if (line.front() == '#') {
         return true;
@@ -481,8 +483,14 @@ bool session::execute(std::string_view line_in) {
         }
     } catch (const std::exception& e) {
         ok = false;
-        out_.error(e.what());
         last_repeatable_.clear();
+        if (propagate_errors) {
+            out_.end_command(false);
+            throw;
+        }
+        std::string where = sources_.empty() ? std::string() : sources_.back()->where();
+        out_.error(where.empty() ? std::string(e.what())
+                                 : fmt::format("{}: Error in sourced command file:\n{}", where, e.what()));
     }
     out_.end_command(ok);
     out_.flush();

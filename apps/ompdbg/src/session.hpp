@@ -19,6 +19,7 @@
 
 #include "command_table.hpp"
 #include "output.hpp"
+#include "script_state.hpp"
 #include "signal_policy.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -42,6 +43,9 @@ public:
     virtual std::optional<std::string> next_line(std::string_view prompt) = 0;
     /// True for a terminal (questions are asked instead of auto-answered).
     virtual bool is_interactive() const { return false; }
+    /// "FILE:LINE" of the line read last, for a file (gdb's "FILE:LINE: Error in sourced
+    /// command file:"); empty for the terminal and -ex lines.
+    virtual std::string where() const { return {}; }
 };
 
 /// One resolved address of a logical breakpoint.
@@ -240,6 +244,8 @@ public:
     std::map<int, breakpoint>& breakpoints() { return breakpoints_; }
     std::map<int, watchpoint>& watchpoints() { return watchpoints_; }
     int next_breakpoint_number() { return ++last_breakpoint_number_; }
+    /// The number given last (gdb's $bpnum); 0 before the first breakpoint.
+    int last_breakpoint_number() const { return last_breakpoint_number_; }
 
     // ---- debugger plugins (libompd, DMPL, the MPI message-queue DLL) ----
     /// The one trust policy every plugin of this session is loaded under.
@@ -258,7 +264,9 @@ public:
 
     // ---- execution ----
     /// Executes one command line; returns false when it failed (message already printed).
-    bool execute(std::string_view line);
+    /// With `propagate_errors` (the lines of a script body) a failure is not printed but
+    /// rethrown, so that it ends the whole user command or sourced file, as in gdb.
+    bool execute(std::string_view line, bool propagate_errors = false);
     /// Called by run/continue/step... after the target stopped: updates selection, reports
     /// the stop as gdb does, runs breakpoint commands.
     void on_stop(const tracer::stop_reason& why);
@@ -274,6 +282,14 @@ public:
     /// Reads one more line from the source of the running command (`commands` bodies);
     /// nullopt at end of input.
     std::optional<std::string> read_body_line(std::string_view prompt);
+    /// Makes `src` the source that commands read their bodies from (script bodies run by
+    /// command_block.cpp), until pop_source.
+    void push_source(line_source& src) { sources_.push_back(&src); }
+    void pop_source() { sources_.pop_back(); }
+    /// The innermost source: where the running command came from (nullptr: none).
+    line_source* current_source() { return sources_.empty() ? nullptr : sources_.back(); }
+    /// gdb's command language: user commands, loops, the call depth (commands_script.cpp).
+    script_state& script() { return script_; }
     /// The command lines that failed, in order (batch mode names them on stderr).
     const std::vector<std::string>& failed_commands() const { return failed_; }
     /// Asks a yes/no question as gdb's query() "(y or n)": answered Y when input is not a
@@ -335,6 +351,7 @@ private:
     std::string last_repeatable_;
     int start_count_ = 0;
     command_state bp_state_;
+    script_state script_;
     signal_policy signals_;
     process_event_settings process_events_;
     plugins::plugin_policy plugin_policy_;
@@ -356,6 +373,8 @@ void register_remote_commands(command_table& t);      ///< target remote|extende
 void register_signal_commands(command_table& t);      ///< handle, info signals, signal, catch syscall/fork/vfork/exec, follow-fork-mode
 void register_symbol_commands(command_table& t);      ///< info functions, info variables, info types, info sources
 void register_info_line_command(command_table& t);    ///< info line
+void register_script_commands(command_table& t);      ///< define, document, source, if, while, end
+void register_shell_commands(command_table& t);       ///< shell, !
 
 
 }  // namespace ompdbg::app

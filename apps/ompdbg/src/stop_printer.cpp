@@ -1,6 +1,8 @@
 #include "stop_printer.hpp"
 
 #include "commands_inferiors.hpp"
+#include "command_block.hpp"
+#include "frame_context.hpp"
 
 #include <csignal>
 #include <cstring>
@@ -182,6 +184,14 @@ void switch_to_stopped_thread(session& s, pid_t tid) {
 
 void report_process_end(session& s, const tracer::stop_reason& why) {
     pid_t pid = s.process() ? s.process()->pid() : why.tid;
+    // gdb's $_exitcode / $_exitsignal: one holds how the program ended, the other is void.
+    set_convenience_variable("_exitcode", std::nullopt);
+    set_convenience_variable("_exitsignal", std::nullopt);
+    if (why.kind == tracer::stop_kind::exited) {
+        set_convenience_variable("_exitcode", int_value(why.exit_code));
+    } else {
+        set_convenience_variable("_exitsignal", int_value(why.signo));
+    }
     if (why.kind == tracer::stop_kind::exited) {
         std::string text = why.exit_code == 0
                                ? fmt::format("[Inferior {} (process {}) exited normally]", current_inferior_number(s), pid)
@@ -230,14 +240,17 @@ void run_breakpoint_commands(session& s, const std::vector<std::string>& command
     auto& st = s.bp_commands_state();
     const bool was = st.in_breakpoint_commands;
     st.in_breakpoint_commands = true;
-    for (auto& c : commands) {
-        if (c == "silent") {
-            continue;
+    std::vector<std::string> body;
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        if (!(i == 0 && commands[i] == "silent")) {
+            body.push_back(commands[i]);
         }
-        s.execute(c);
-        if (st.resume_requested || !s.process()) {
-            break;
-        }
+    }
+    try {
+        // An error ends the commands of this breakpoint, as in gdb; they may hold if/while.
+        run_lines(s, body, [&] { return st.resume_requested || !s.process(); });
+    } catch (const std::exception& e) {
+        s.out().error(e.what());
     }
     st.in_breakpoint_commands = was;
 }

@@ -1,0 +1,303 @@
+// gdb's command language: `define` user commands ($arg0.., $argc), `document`, `source`,
+// `if`/`else`/`end`, `while` with loop_break / loop_continue, `show user`. Bodies are read
+// and run by command_block.cpp, the same reader as breakpoint `commands`.
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "command_args.hpp"
+#include "command_block.hpp"
+#include "frame_context.hpp"
+#include "line_sources.hpp"
+#include "run_control.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+/// Whether the command came from a terminal (gdb's from_tty with an interactive stdin):
+/// only then are the "Type commands for ..." hints shown.
+bool typed_at_terminal(session& s, line_source* src) {
+    return !s.is_batch() && src != nullptr && src->is_interactive();
+}
+
+/// `expr` evaluated in the selected frame; with no program, over the convenience
+/// variables and literals alone, as gdb allows (`set $i = 0` before `file`).
+dwarf::value evaluate_here(session& s, const std::string& expr) {
+    if (s.target() == nullptr && !s.program()) {
+        frame_context ctx(s);
+        return dwarf::evaluate(expr, ctx);
+    }
+    frame_context ctx = frame_context::for_selection(s);
+    return dwarf::evaluate(expr, ctx);
+}
+
+bool condition_holds(session& s, const std::string& expr) { return dwarf::is_true(evaluate_here(s, expr)); }
+
+/// One user command: its body, run with its arguments.
+void run_user_command(session& s, const std::vector<std::string>& body, std::string_view args) {
+    script_state& st = s.script();
+    if (static_cast<int>(st.call_args.size()) >= st.max_call_depth) {
+        error::send("Max user call depth exceeded -- command aborted.");
+    }
+    st.call_args.push_back(split_user_args(args));
+    struct pop_args {
+        script_state& st;
+        ~pop_args() { st.call_args.pop_back(); }
+    } pop{st};
+    run_lines(s, body);
+}
+
+/// The text of `show user NAME`: the body indented two blanks a level, as gdb prints it.
+void show_user_command(session& s, const std::string& name, const std::vector<std::string>& body) {
+    s.out().line(fmt::format("User command \"{}\":", name));
+    int depth = 1;
+    for (const auto& line : body) {
+        if (line == "end" || line == "else") {
+            --depth;
+        }
+        s.out().line(std::string(static_cast<std::size_t>(std::max(depth, 0)) * 2, ' ') + line);
+        if (line == "else") {
+            ++depth;
+        } else if (line != "end") {
+            std::string_view w = std::string_view(line).substr(0, line.find_first_of(" \t"));
+            if (w == "if" || w == "while" || w == "commands" || w == "define" || w == "document") {
+                ++depth;
+            }
+        }
+    }
+}
+
+void cmd_define(session& s, std::string_view args, line_source* from) {
+    std::string name = trim_copy(args);
+    if (name.empty()) {
+        error::send("Argument required (name of command to define).");
+    }
+    for (char c : name) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+            error::send(fmt::format("Junk in argument list: \"{}\"", name.substr(name.find(c))));
+        }
+    }
+    const command* existing = s.commands().find(name);
+    if (existing != nullptr && existing->name != name) {
+        existing = nullptr;   // a prefix of another command's name: a new command
+    }
+    std::string summary = "User-defined.";
+    std::string help;
+    if (existing != nullptr) {
+        bool user = s.script().user_commands.count(name) > 0;
+        std::string q = user ? fmt::format("Redefine command \"{}\"? ", name)
+                             : fmt::format("Really redefine built-in command \"{}\"? ", name);
+        if (!s.query(q)) {
+            error::send(fmt::format("Command \"{}\" not redefined.", name));
+        }
+        if (user) {
+            summary = existing->summary;
+            help = existing->help;
+        }
+    }
+    if (typed_at_terminal(s, from)) {
+        s.out().line(fmt::format("Type commands for definition of \"{}\".", name));
+        s.out().line("End with a line saying just \"end\".");
+    }
+    auto body = std::make_shared<const std::vector<std::string>>(read_block(s, block_kind::define, 0).lines);
+    s.script().user_commands[name] = body;
+    s.commands().add({name, {}, summary, help,
+                      [body](session& ss, std::string_view a) { run_user_command(ss, *body, a); }, false, nullptr});
+}
+
+void cmd_document(session& s, std::string_view args, line_source* from) {
+    std::string name = trim_copy(args);
+    if (name.empty()) {
+        error::send("Argument required (name of command to define).");
+    }
+    const command* c = s.commands().find(name);
+    if (c == nullptr) {
+        error::send(fmt::format("Undefined command: \"{}\".", name));
+    }
+    std::string full = c->name;
+    if (!s.script().user_commands.count(full)) {
+        error::send(fmt::format("Command \"{}\" is built-in.", full));
+    }
+    if (typed_at_terminal(s, from)) {
+        s.out().line(fmt::format("Type documentation for \"{}\".", full));
+        s.out().line("End with a line saying just \"end\".");
+    }
+    auto lines = read_block(s, block_kind::document, 0).lines;
+    // `help NAME` prints the summary, then the rest: the first line, then the others.
+    std::string summary = lines.empty() ? std::string() : lines.front();
+    std::string rest;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        rest += (i > 1 ? "\n" : "") + lines[i];
+    }
+    if (command* m = s.commands().find_mutable(full)) {
+        m->summary = summary;
+        m->help = rest;
+    }
+}
+
+void cmd_if(session& s, std::string_view args, line_source* from) {
+    std::string cond = trim_copy(args);
+    if (cond.empty()) {
+        error::send("if command requires an argument.");
+    }
+    (void)from;
+    // The whole block is read before anything runs, as gdb does: an error in the
+    // condition leaves no body lines behind to be run as commands.
+    command_block block = read_block(s, block_kind::if_block, 1);
+    std::size_t split = block.else_at.value_or(block.lines.size());
+    bool holds = condition_holds(s, cond);
+    std::vector<std::string> branch(holds ? block.lines.begin() : block.lines.begin() + static_cast<long>(split),
+                                    holds ? block.lines.begin() + static_cast<long>(split) : block.lines.end());
+    run_lines(s, branch);
+}
+
+void cmd_while(session& s, std::string_view args, line_source* from) {
+    std::string cond = trim_copy(args);
+    if (cond.empty()) {
+        error::send("while command requires an argument.");
+    }
+    (void)from;
+    command_block block = read_block(s, block_kind::while_block, 1);
+    script_state& st = s.script();
+    take_interrupt_request();
+    while (condition_holds(s, cond)) {
+        if (take_interrupt_request()) {
+            error::send("Quit");
+        }
+        ++st.loop_depth;
+        try {
+            run_lines(s, block.lines);
+        } catch (...) {
+            --st.loop_depth;
+            st.jump = script_state::loop_jump::none;
+            throw;
+        }
+        --st.loop_depth;
+        auto jump = st.jump;
+        st.jump = script_state::loop_jump::none;
+        if (jump == script_state::loop_jump::break_loop || s.quit_requested()) {
+            break;
+        }
+    }
+}
+
+/// `source [-v] [-s] FILE`: the file's commands, as gdb's script_from_file runs them: the
+/// first error ends the file and is reported as "FILE:LINE: Error in sourced command file:".
+void cmd_source(session& s, std::string_view args, line_source* from) {
+    std::string a = trim_copy(args);
+    bool verbose = false;
+    while (a.rfind("-", 0) == 0) {
+        auto sp = a.find_first_of(" \t");
+        std::string opt = a.substr(0, sp);
+        if (opt == "-v") {
+            verbose = true;
+        } else if (opt != "-s") {
+            break;   // a file name that starts with '-'
+        }
+        a = sp == std::string::npos ? std::string() : trim_copy(std::string_view(a).substr(sp));
+    }
+    if (a.empty()) {
+        error::send("source command requires file name of file to source.");
+    }
+    std::string path = a;
+    if (path.rfind("~/", 0) == 0) {
+        if (const char* home = std::getenv("HOME")) {
+            path = std::string(home) + path.substr(1);
+        }
+    }
+    std::unique_ptr<file_source> file;
+    try {
+        file = std::make_unique<file_source>(path);
+    } catch (const std::exception& e) {
+        // gdb: an error when typed at the terminal, a warning from scripts and batch mode.
+        if (typed_at_terminal(s, from)) {
+            error::send(std::string(e.what()) + ".");
+        }
+        s.out().error(fmt::format("warning: {}", e.what()));
+        return;
+    }
+    script_state& st = s.script();
+    struct restore {
+        script_state& st;
+        bool was;
+        int base;
+        ~restore() {
+            st.trace_commands = was;
+            st.trace_base = base;
+        }
+    } restore_tracing{st, st.trace_commands, st.trace_base};
+    if (verbose && !st.trace_commands) {
+        st.trace_commands = true;
+        st.trace_base = st.body_depth;
+    }
+    try {
+        run_body(s, *file);
+    } catch (const std::exception& e) {
+        error::send(fmt::format("{}: Error in sourced command file:\n{}", file->where(), e.what()));
+    }
+}
+
+/// The handlers above want the source their command was read from (the terminal shows
+/// hints); it is the innermost source when the handler starts.
+command_handler with_source(void (*f)(session&, std::string_view, line_source*)) {
+    return [f](session& s, std::string_view a) { f(s, a, s.current_source()); };
+}
+
+}  // namespace
+
+void register_script_commands(command_table& t) {
+    t.add({"define", {}, "Define a new command name.",
+           "define NAME\nCOMMANDS...\nend\nThe commands run when NAME is typed; $arg0... $argN are its arguments and "
+           "$argc their count.",
+           with_source(cmd_define), false, nullptr});
+    t.add({"document", {}, "Document a user-defined command.",
+           "document NAME\nTEXT...\nend\nThe first line is what `help` lists; `help NAME` shows all of it.",
+           with_source(cmd_document), false, nullptr});
+    t.add({"if", {}, "Execute nested commands once IF the conditional expression is non zero.",
+           "if EXPR\nCOMMANDS...\n[else\nCOMMANDS...]\nend", with_source(cmd_if), false, nullptr});
+    t.add({"while", {}, "Execute nested commands WHILE the conditional expression is non zero.",
+           "while EXPR\nCOMMANDS...\nend\nloop_break leaves the loop, loop_continue starts its next iteration.",
+           with_source(cmd_while), false, nullptr});
+    t.add({"source", {}, "Read commands from a file named FILE.",
+           "source [-v] [-s] FILE\n-v shows each command before it runs (prefixed with +).", with_source(cmd_source),
+           false, nullptr});
+    t.add({"end", {}, "End a block of commands (define, document, commands, if, while).", "",
+           [](session&, std::string_view) { error::send("This command cannot be used at the top level."); }, false,
+           nullptr});
+    // gdb's `set EXPR` when EXPR names no setting (`set $i = $i + 1`, `set x = 3`).
+    if (command* set = t.find_mutable("set"); set != nullptr && !set->handler) {
+        set->handler = [](session& s, std::string_view a) {
+            std::string expr = trim_copy(a);
+            if (expr.empty()) {
+                error::send("Argument required (expression to compute).");
+            }
+            evaluate_here(s, expr);
+        };
+    }
+    auto& show = t.prefix("show");
+    show.add({"user", {}, "Show definitions of non-python/scheme user defined commands.",
+              "show user [NAME]",
+              [](session& s, std::string_view a) {
+                  std::string name = trim_copy(a);
+                  auto& all = s.script().user_commands;
+                  if (!name.empty()) {
+                      const command* c = s.commands().find(name);
+                      if (c == nullptr || !s.script().user_commands.count(c->name)) {
+                          error::send("Not a user command.");
+                      }
+                      show_user_command(s, c->name, *all.at(c->name));
+                      return;
+                  }
+                  for (const auto& [n, body] : all) {
+                      show_user_command(s, n, *body);
+                      s.out().line("");
+                  }
+              },
+              false, nullptr});
+}
+
+}  // namespace ompdbg::app
