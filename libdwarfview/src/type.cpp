@@ -467,6 +467,17 @@ type type::function_of(const type& ret, std::vector<type> params, bool varargs, 
     return t;
 }
 
+type type::record_of(type_kind kind, std::string tag, std::uint64_t size, std::vector<synthetic_field> fields) {
+    auto s = std::make_shared<synthetic_type>();
+    s->kind = kind;
+    s->name = std::move(tag);
+    s->size = size;
+    s->fields = std::move(fields);
+    type t;
+    t.syn_ = std::move(s);
+    return t;
+}
+
 type_kind type::kind() const {
     if (syn_) {
         return syn_->kind;
@@ -524,7 +535,9 @@ std::string declarator_text(const type& t, const std::string& inner, const print
 
 std::string type::tag_name() const {
     if (syn_) {
-        return syn_->kind == type_kind::base ? syn_->name : "";
+        bool named = syn_->kind == type_kind::base || syn_->kind == type_kind::structure ||
+                     syn_->kind == type_kind::union_;
+        return named ? syn_->name : "";
     }
     if (!has_die_) {
         return "void";
@@ -666,6 +679,16 @@ std::vector<std::uint64_t> type::array_counts() const {
 std::vector<member> type::members() const {
     std::vector<member> out;
     type s = strip_cv_typedef();
+    if (s.syn_) {
+        for (const auto& f : s.syn_->fields) {
+            member m{};
+            m.name = f.name;
+            m.byte_offset = f.byte_offset;
+            m.synthetic = std::make_shared<const type>(f.field_type);
+            out.push_back(std::move(m));
+        }
+        return out;
+    }
     if (!s.has_die_) {
         return out;
     }

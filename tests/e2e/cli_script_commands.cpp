@@ -9,6 +9,7 @@
 
 #include "cli_common.hpp"
 #include "daily_common.hpp"
+#include "interactive_pty.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
@@ -208,4 +209,47 @@ TEST_CASE("output, echo, tbreak, until LOCATION and advance LOCATION print what 
                                "echo \\n", "advance factorial", "bt", "until " + std::to_string(after),
                                "advance " + std::to_string(loop), "until", "tbreak structs.c:" + std::to_string(after),
                                "continue", "info breakpoints"});
+}
+
+TEST_CASE("interactive: define, if and while read their bodies at gdb's > prompts, and shell output comes in order",
+          "[cli][script][interactive]") {
+    daily::scratch_dir home;
+    pty_session t({example_path("structs")}, {{"HOME", home.path().string()}, {"NO_COLOR", "1"}});
+    const std::regex prompt(R"(\(ompdbg\) $)");
+    REQUIRE(t.wait_for(prompt));
+    t.type("define twice\r");
+    REQUIRE(t.wait_for(std::regex("Type commands for definition of \"twice\".\\s+End with a line saying just "
+                                  "\"end\".\\s+>$")));
+    t.type("echo [$arg0]\\n\r");
+    REQUIRE(t.wait_for(std::regex(">$")));
+    t.type("if $argc > 1\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));   // one blank more inside the nested block
+    t.type("echo [$arg1]\\n\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));
+    t.type("end\r");
+    REQUIRE(t.wait_for(std::regex(">$")));
+    t.type("end\r");
+    REQUIRE(t.wait_for(prompt));
+    t.type("twice a b\r");
+    auto out = t.wait_for(prompt);
+    INFO(t.last_unmatched());
+    REQUIRE(out);
+    CHECK(out->find("[a]") != std::string::npos);
+    CHECK(out->find("[b]") != std::string::npos);
+    t.type("set $i = 0\r");
+    REQUIRE(t.wait_for(prompt));
+    t.type("while $i < 2\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));
+    t.type("set $i = $i + 1\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));
+    t.type("shell echo sh$((1+1))\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));
+    t.type("end\r");
+    out = t.wait_for(prompt);
+    REQUIRE(out);
+    CHECK(out->find("sh2\r\nsh2") != std::string::npos || out->find("sh2\nsh2") != std::string::npos);
+    t.type("print $_shell_exitcode\r");
+    out = t.wait_for(prompt);
+    REQUIRE(out);
+    CHECK(out->find("= 0") != std::string::npos);
 }

@@ -142,8 +142,13 @@ void cmd_set_var(session& s, std::string_view args) {
     if (expr.empty()) {
         error::send("Argument required (expression to compute).");
     }
-    frame_context ctx = frame_context::for_selection(s);
-    dwarf::evaluate(expr, ctx);
+    {
+        frame_context ctx = frame_context::for_selection(s);
+        dwarf::evaluate(expr, ctx);
+    }
+    // A register or stack slot written ($pc, a saved register) changes the frames: they are
+    // unwound again when next asked, as gdb reinitialises its frame cache.
+    s.current_inferior().stacks.clear();
 }
 
 // ---- x ----

@@ -475,7 +475,8 @@ bool is_job_wide_command(const std::string& name, std::string_view args) {
     static const std::set<std::string> once = {
         "run", "start", "continue", "kill", "detach", "attach", "quit", "mpi", "rank", "break", "tbreak",
         "delete", "disable", "enable", "condition", "commands", "ignore", "help", "echo", "set", "show",
-        "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list", "handle", "inferior"};
+        "file", "catch", "source", "shell", "define", "end", "interrupt", "omp", "list", "handle", "inferior",
+        "document", "if", "while"};
     std::string a = trim_copy(args);
     auto first = a.substr(0, a.find_first_of(" \t"));
     if (name == "set" && (first == "var" || first == "variable")) {
@@ -539,7 +540,8 @@ bool mpi_execute(session& s, const std::string& name, std::string_view args, con
     if (is_step_command(name) && is_mpi_session(s)) {
         return step_focus_together(s, handler);   // every focused rank steps at once
     }
-    if (is_job_wide_command(name, args)) {
+    // A user command runs once: each command of its body is itself run per rank.
+    if (is_job_wide_command(name, args) || s.script().user_commands.count(name) > 0) {
         handler();
         static const std::set<std::string> breakpoint_changes = {"break", "tbreak", "delete", "disable", "enable",
                                                                  "condition"};

@@ -276,6 +276,7 @@ void register_script_commands(command_table& t) {
                 error::send("Argument required (expression to compute).");
             }
             evaluate_here(s, expr);
+            s.current_inferior().stacks.clear();   // frames change with a written $pc or $sp
         };
     }
     auto& show = t.prefix("show");
@@ -290,6 +291,7 @@ void register_script_commands(command_table& t) {
                           error::send("Not a user command.");
                       }
                       show_user_command(s, c->name, *all.at(c->name));
+                      s.out().line("");   // gdb ends each definition with an empty line
                       return;
                   }
                   for (const auto& [n, body] : all) {

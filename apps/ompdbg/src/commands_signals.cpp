@@ -1,6 +1,7 @@
 // Signals: `handle SIGNAL... ACTION...`, `info signals [SIGNAL]`, `signal SIGNAL`; process
 // events: `catch fork|vfork|exec|syscall`, `set follow-fork-mode`, `set detach-on-fork`.
 #include "commands_signals.hpp"
+#include "siginfo_type.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -327,14 +328,10 @@ std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, 
     if (!si) {
         error::send("Unable to read siginfo");
     }
-    // The layout of the C library's siginfo_t (gdb builds the same one itself).
-    auto type = ctx.lookup_type("siginfo_t");
-    if (!type || type->size() != sizeof(siginfo_t)) {
-        error::send("$_siginfo needs the type siginfo_t, which no loaded module describes (install the C library's "
-                    "debug symbols).");
-    }
+    (void)ctx;
+    // gdb's own layout (its field names, not the C library's), as gdb shows it.
     dwarf::value v;
-    v.val_type = *type;
+    v.val_type = gdb_siginfo_type();
     v.bytes.resize(sizeof(siginfo_t));
     std::memcpy(v.bytes.data(), &*si, sizeof(siginfo_t));
     return v;

@@ -1,5 +1,6 @@
 // bt / where, frame, up, down, info frame, info locals, info args: gdb's stack commands.
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "frame_context.hpp"
 #include "omp_stack_view.hpp"
 #include "session.hpp"
+#include "signal_frame.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -214,7 +216,7 @@ void cmd_info_frame(session& s, std::string_view) {
     const std::size_t level = static_cast<std::size_t>(s.selected_frame());
     const stack_frame& f = st[level];
     tracer::target& tgt = *s.target();
-    const std::uint64_t cfa = f.physical.cfa.addr();
+    const std::uint64_t cfa = frame_address(tgt, f);
 
     s.out().line(fmt::format("Stack level {}, frame at 0x{:x}:", f.level, cfa));
     std::string rip = fmt::format(" rip = 0x{:x} in {}", f.pc(), frame_function_name(f));
@@ -224,7 +226,8 @@ void cmd_info_frame(session& s, std::string_view) {
     // The return address sits just below the CFA on x86-64.
     std::uint64_t saved_rip = 0;
     std::array<std::byte, 8> buf{};
-    if (tgt.try_read_memory(virt_addr(cfa - 8), buf) == buf.size()) {
+    const std::uint64_t rip_slot = f.physical.is_signal_frame ? signal_frame_slots(f).rip_slot : cfa - 8;
+    if (tgt.try_read_memory(virt_addr(rip_slot), buf) == buf.size()) {
         std::memcpy(&saved_rip, buf.data(), 8);
         rip += fmt::format("; saved rip = 0x{:x}", saved_rip);
     } else {
@@ -239,13 +242,13 @@ void cmd_info_frame(session& s, std::string_view) {
         // The next outer physical frame.
         for (std::size_t k = level + 1; k < st.size(); ++k) {
             if (st[k].physical_index != f.physical_index) {
-                rel.push_back(fmt::format("called by frame at 0x{:x}", st[k].physical.cfa.addr()));
+                rel.push_back(fmt::format("called by frame at 0x{:x}", frame_address(tgt, st[k])));
                 break;
             }
         }
     }
     if (level > 0) {
-        rel.push_back(fmt::format("caller of frame at 0x{:x}", st[level - 1].physical.cfa.addr()));
+        rel.push_back(fmt::format("caller of frame at 0x{:x}", frame_address(tgt, st[level - 1])));
     }
     if (!rel.empty()) {
         std::string l = " " + rel[0];
@@ -260,6 +263,19 @@ void cmd_info_frame(session& s, std::string_view) {
     if (f.is_inlined) {
         s.out().line(" Arglist at unknown address.");
         s.out().line(" Locals at unknown address, Previous frame's sp in rsp");
+        return;
+    }
+    if (f.physical.is_signal_frame) {
+        // The interrupted registers, saved by the kernel in the frame's sigcontext.
+        sigcontext_slots slots = signal_frame_slots(f);
+        s.out().line(" Arglist at unknown address.");
+        s.out().line(fmt::format(" Locals at unknown address, Previous frame's sp at 0x{:x}", slots.sp_slot));
+        std::string l;
+        for (const auto& [name, addr] : slots.saved) {
+            l += fmt::format("{}{} at 0x{:x}", l.empty() ? "  " : ", ", name, addr);
+        }
+        s.out().line(" Saved registers:");
+        s.out().line(l);
         return;
     }
     frame_context ctx(s, s.selected_tid(), f);
@@ -290,21 +306,31 @@ void cmd_info_frame(session& s, std::string_view) {
         const std::uint64_t hi = cfa - 8;
         std::vector<std::byte> area(hi > lo && hi - lo < 65536 ? hi - lo : 0);
         std::size_t got = area.empty() ? 0 : tgt.try_read_memory(virt_addr(lo), area);
-        std::vector<std::pair<std::uint64_t, std::string>> found;
-        for (auto [regno, name] : callee_saved) {
-            const auto& dregs = caller->physical.dwarf_regs;
-            if (static_cast<std::size_t>(regno) >= dregs.size() || !dregs[regno]) {
-                continue;
-            }
-            // Scan down from the CFA: prologues push callee-saved registers there.
-            for (std::size_t off = (got / 8) * 8; off >= 8; off -= 8) {
-                std::uint64_t v = 0;
-                std::memcpy(&v, area.data() + off - 8, 8);
-                if (v == *dregs[regno]) {
-                    found.emplace_back(lo + off - 8, name);
-                    break;
+        // Prologues push callee-saved registers in one run just below the return address
+        // (gdb reads the CFI): scan down from there while the slots hold the caller's
+        // values; a value further down that merely equals a register is a local.
+        const auto& dregs = caller->physical.dwarf_regs;
+        std::vector<std::pair<std::size_t, std::uint64_t>> hits;   // (index in callee_saved, address)
+        for (std::size_t off = (got / 8) * 8; off >= 8; off -= 8) {
+            std::uint64_t v = 0;
+            std::memcpy(&v, area.data() + off - 8, 8);
+            bool matched = false;
+            for (std::size_t i = 0; i < std::size(callee_saved) && !matched; ++i) {
+                auto regno = static_cast<std::size_t>(callee_saved[i].first);
+                bool taken = std::any_of(hits.begin(), hits.end(), [&](const auto& h) { return h.first == i; });
+                if (!taken && regno < dregs.size() && dregs[regno] && *dregs[regno] == v) {
+                    hits.emplace_back(i, lo + off - 8);
+                    matched = true;
                 }
             }
+            if (!matched) {
+                break;
+            }
+        }
+        std::sort(hits.begin(), hits.end());
+        std::vector<std::pair<std::uint64_t, std::string>> found;
+        for (auto [i, addr] : hits) {
+            found.emplace_back(addr, callee_saved[i].second);
         }
         for (auto& [addr, name] : found) {
             saved.push_back(fmt::format("{} at 0x{:x}", name, addr));

@@ -317,7 +317,8 @@ std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, b
         std::string level = fmt::format("#{}", f.level);
         out = s.out().styled(style::frame_level, level) + std::string(level.size() < 4 ? 4 - level.size() : 1, ' ');
     }
-    if (f.physical.is_signal_frame && !f.function && f.symbol_name.empty()) {
+    // gdb names every signal trampoline so, even one with a symbol (glibc's __restore_rt).
+    if (f.physical.is_signal_frame && !f.function) {
         return out + "<signal handler called>";
     }
     if (show_pc) {

@@ -15,6 +15,7 @@ namespace ompdbg::dwarf {
 
 class type;
 struct synthetic_type;
+struct synthetic_field;
 
 enum class type_kind {
     base, pointer, reference, rvalue_reference, structure, class_, union_, enumeration,
@@ -36,6 +37,8 @@ struct member {
     std::uint8_t accessibility = 1;
     type get_type() const;
     Dwarf_Die type_die;                       ///< the member's DW_AT_type DIE
+    /// The member's type when the struct has no DIE (type::record_of); null otherwise.
+    std::shared_ptr<const type> synthetic;
 };
 
 struct enumerator {
@@ -64,6 +67,10 @@ public:
     /// `void (*)()`): unprototyped when `prototyped` is false.
     static type function_of(const type& ret, std::vector<type> params, bool varargs,
                             bool prototyped);
+    /// A struct or union with no DIE (gdb's own types, such as $_siginfo's `siginfo`):
+    /// `fields` at their byte offsets, `size` bytes, named `tag` (empty: anonymous).
+    static type record_of(type_kind kind, std::string tag, std::uint64_t size,
+                          std::vector<synthetic_field> fields);
     /// The one `void` type (same as a default-constructed type).
     static type void_type() { return type(); }
     bool is_synthetic() const { return syn_ != nullptr; }
@@ -114,6 +121,13 @@ private:
     std::shared_ptr<const synthetic_type> syn_;
 };
 
+/// A field of a synthetic struct or union (type::record_of).
+struct synthetic_field {
+    std::string name;
+    type field_type;
+    std::uint64_t byte_offset = 0;
+};
+
 /// The description of a type that has no DIE (see type::make_base / pointer_to).
 struct synthetic_type {
     type_kind kind = type_kind::base;
@@ -125,8 +139,9 @@ struct synthetic_type {
     std::vector<type> params;      ///< functions
     bool varargs = false;
     bool prototyped = true;
+    std::vector<synthetic_field> fields;   ///< structs and unions (record_of)
 };
 
-inline type member::get_type() const { return type(type_die); }
+inline type member::get_type() const { return synthetic ? *synthetic : type(type_die); }
 
 }  // namespace ompdbg::dwarf
