@@ -13,12 +13,14 @@
 #include "frame_context.hpp"
 #include "omp_stack_view.hpp"
 #include "session.hpp"
+#include "prologue_saves.hpp"
 #include "signal_frame.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/registers.hpp"
+#include "ompdbg/tracer/unwinder.hpp"
 
 namespace ompdbg::app {
 
@@ -301,7 +303,40 @@ void cmd_info_frame(session& s, std::string_view) {
     }
     static constexpr std::pair<int, const char*> callee_saved[] = {{3, "rbx"}, {6, "rbp"}, {12, "r12"},
                                                                    {13, "r13"}, {14, "r14"}, {15, "r15"}};
-    if (caller != nullptr) {
+    // The stack shown ends at main (backtrace past-main off); main's caller is unwound
+    // here only to know the register values main's prologue saved.
+    std::vector<tracer::frame> beyond;
+    const std::vector<std::optional<std::uint64_t>>* caller_regs = caller ? &caller->physical.dwarf_regs : nullptr;
+    if (caller_regs == nullptr && tgt.is_live()) {
+        try {
+            beyond = tracer::backtrace(tgt, s.selected_tid(), f.physical_index + 2);
+        } catch (const std::exception&) {
+            beyond.clear();
+        }
+        if (beyond.size() > f.physical_index + 1) {
+            caller_regs = &beyond[f.physical_index + 1].dwarf_regs;
+        }
+    }
+    // The prologue's pushes, read from the code (gdb reads the same from the CFI); the
+    // scan below for code that saves registers otherwise.
+    std::optional<std::vector<std::pair<std::string, std::uint64_t>>> pushed;
+    if (f.function && f.module != nullptr) {
+        pushed = prologue_saves(tgt, f.module->to_runtime(f.function->entry_pc).addr(), f.pc(), cfa);
+        if (pushed && pushed->empty()) {
+            pushed.reset();
+        }
+    }
+    if (pushed) {
+        static constexpr const char* gdb_order[] = {"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",
+                                                    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+        for (const char* name : gdb_order) {
+            for (const auto& [reg, addr] : *pushed) {
+                if (reg == name) {
+                    saved.push_back(fmt::format("{} at 0x{:x}", reg, addr));
+                }
+            }
+        }
+    } else if (caller_regs != nullptr) {
         const std::uint64_t lo = f.physical.sp.addr();
         const std::uint64_t hi = cfa - 8;
         std::vector<std::byte> area(hi > lo && hi - lo < 65536 ? hi - lo : 0);
@@ -309,7 +344,7 @@ void cmd_info_frame(session& s, std::string_view) {
         // Prologues push callee-saved registers in one run just below the return address
         // (gdb reads the CFI): scan down from there while the slots hold the caller's
         // values; a value further down that merely equals a register is a local.
-        const auto& dregs = caller->physical.dwarf_regs;
+        const auto& dregs = *caller_regs;
         std::vector<std::pair<std::size_t, std::uint64_t>> hits;   // (index in callee_saved, address)
         for (std::size_t off = (got / 8) * 8; off >= 8; off -= 8) {
             std::uint64_t v = 0;
