@@ -1,6 +1,8 @@
 // gdb's command language: `define` user commands ($arg0.., $argc), `document`, `source`,
 // `if`/`else`/`end`, `while` with loop_break / loop_continue, `show user`. Bodies are read
 // and run by command_block.cpp, the same reader as breakpoint `commands`.
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 
@@ -144,7 +146,7 @@ void cmd_if(session& s, std::string_view args, line_source* from) {
     if (cond.empty()) {
         error::send("if command requires an argument.");
     }
-    (void)from;
+    (void)from;   // gdb prompts for the body the same way from any source
     // The whole block is read before anything runs, as gdb does: an error in the
     // condition leaves no body lines behind to be run as commands.
     command_block block = read_block(s, block_kind::if_block, 1);
