@@ -249,6 +249,17 @@ TEST_CASE("interactive: define, if and while read their bodies at gdb's > prompt
     REQUIRE(out);
     const bool twice_in_order = out->find("sh2\r\nsh2") != std::string::npos || out->find("sh2\nsh2") != std::string::npos;
     CHECK(twice_in_order);
+    t.type("break factorial\r");
+    REQUIRE(t.wait_for(prompt));
+    t.type("commands\r");
+    REQUIRE(t.wait_for(std::regex("Type commands for breakpoint\\(s\\) 1, one per line.\\s+End with a line saying "
+                                  "just \"end\".\\s+>$")));
+    t.type("if 1\r");
+    REQUIRE(t.wait_for(std::regex(" >$")));
+    t.type("end\r");
+    REQUIRE(t.wait_for(std::regex(">$")));
+    t.type("end\r");
+    REQUIRE(t.wait_for(prompt));
     t.type("print $_shell_exitcode\r");
     out = t.wait_for(prompt);
     REQUIRE(out);

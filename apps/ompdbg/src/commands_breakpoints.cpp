@@ -496,6 +496,10 @@ void register_breakpoint_commands(command_table& t) {
                if (it == s.breakpoints().end()) {
                    error::send(fmt::format("No breakpoint number {}.", n));
                }
+               if (!s.is_batch() && s.current_source() != nullptr && s.current_source()->is_interactive()) {
+                   s.out().line(fmt::format("Type commands for breakpoint(s) {}, one per line.", n));
+                   s.out().line("End with a line saying just \"end\".");
+               }
                std::vector<std::string> body = read_block(s, block_kind::commands, 0).lines;
                // Looked up again: reading the body cannot change the table, but be safe.
                if (auto again = s.breakpoints().find(n); again != s.breakpoints().end()) {
