@@ -1,6 +1,8 @@
 // gdb's command language: `define` user commands ($arg0.., $argc), `document`, `source`,
 // `if`/`else`/`end`, `while` with loop_break / loop_continue, `show user`. Bodies are read
 // and run by command_block.cpp, the same reader as breakpoint `commands`.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -39,10 +41,25 @@ dwarf::value evaluate_here(session& s, const std::string& expr) {
 
 bool condition_holds(session& s, const std::string& expr) { return dwarf::is_true(evaluate_here(s, expr)); }
 
+/// How much of our stack nested user commands may use: half of its limit.
+std::uintptr_t stack_budget() {
+    struct rlimit rl {};
+    if (::getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) {
+        return std::uintptr_t{64} << 20;
+    }
+    return static_cast<std::uintptr_t>(rl.rlim_cur / 2);
+}
+
 /// One user command: its body, run with its arguments.
 void run_user_command(session& s, const std::vector<std::string>& body, std::string_view args) {
     script_state& st = s.script();
-    if (static_cast<int>(st.call_args.size()) >= st.max_call_depth) {
+    char marker = 0;
+    const auto here = reinterpret_cast<std::uintptr_t>(&marker);
+    if (st.call_args.empty()) {
+        st.stack_base = here;
+    }
+    const bool stack_low = st.stack_base > here && st.stack_base - here > stack_budget();
+    if (static_cast<int>(st.call_args.size()) >= st.max_call_depth || stack_low) {
         error::send("Max user call depth exceeded -- command aborted.");
     }
     st.call_args.push_back(split_user_args(args));

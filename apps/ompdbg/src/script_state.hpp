@@ -3,6 +3,7 @@
 /// command_block.cpp): the user-defined commands, the arguments of the user commands
 /// running, and a pending loop_break / loop_continue.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,10 @@ struct script_state {
     int trace_base = 0;
     /// gdb's max-user-call-depth: a user command calling itself ends with an error there.
     int max_call_depth = 1024;
+    /// Where the outermost user command's frame is on our own stack: nested calls stop
+    /// with the same error before they use half the stack (a sanitizer build's frames are
+    /// several times larger than a release build's).
+    std::uintptr_t stack_base = 0;
 };
 
 }  // namespace ompdbg::app
