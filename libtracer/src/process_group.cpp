@@ -9,28 +9,49 @@
 #include "internal/wakeup.hpp"
 
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/tracer/remote_process.hpp"
 
 #include <algorithm>
 #include <chrono>
+
+#include <fmt/format.h>
 
 namespace ompdbg::tracer {
 
 namespace {
 
-// The group polls its members' ptrace state without draining the shared wake-up pipe:
-// only processes traced here can be members (a remote process waits on its agent).
-ptrace_process& traced(const process& p) {
-    auto* t = dynamic_cast<const ptrace_process*>(&p);
-    if (!t) {
-        error::send("Waiting for several processes at once is not supported yet for processes on other hosts.");
-    }
-    return const_cast<ptrace_process&>(*t);
+// The group polls its traced members' ptrace state without draining the shared wake-up
+// pipe, and its remote members (processes of other hosts) through their agents.
+ptrace_process* traced(const process& p) {
+    return const_cast<ptrace_process*>(dynamic_cast<const ptrace_process*>(&p));
 }
+
+remote_process* remote(const process& p) {
+    return const_cast<remote_process*>(dynamic_cast<const remote_process*>(&p));
+}
+
+/// A remote member whose agent is gone: reported as lost, so that the others go on.
+process_group::event lost(process* p, const std::exception& e) {
+    stop_reason why;
+    why.kind = stop_kind::terminated;
+    why.tid = p->pid();
+    why.connection_lost = true;
+    why.lost_reason = e.what();
+    return process_group::event{p, why};
+}
+
+/// How long a remote member's stop may take after an interrupt.
+constexpr int remote_stop_timeout_ms = 20000;
+/// While remote members run, the group also polls their agents this often: their replies
+/// arrive on pipes or sockets, which do not write to the SIGCHLD wake-up pipe.
+constexpr int remote_poll_ms = 10;
 
 }  // namespace
 
 void process_group::add(process& p) {
-    traced(p);
+    if (!traced(p) && !remote(p)) {
+        error::send("This kind of process cannot be waited for with others.");
+    }
     if (std::find(members_.begin(), members_.end(), &p) == members_.end()) {
         members_.push_back(&p);
     }
@@ -41,8 +62,11 @@ void process_group::remove(const process& p) {
 }
 
 bool process_group::is_running(const process& p) {
-    auto& t = traced(p);
-    return t.impl_->alive && t.impl_->running;
+    if (auto* r = remote(p)) {
+        return r->is_alive() && r->is_running();
+    }
+    auto* t = traced(p);
+    return t && t->impl_->alive && t->impl_->running;
 }
 
 void process_group::resume_all() {
@@ -59,6 +83,7 @@ std::optional<process_group::event> process_group::wait_any(int timeout_ms) {
     bool woke = false;
     for (;;) {
         bool any_running = false;
+        bool any_remote = false;
         bool activity = false;
         internal::wakeup_drain();
         for (auto* p : members_) {
@@ -66,7 +91,18 @@ std::optional<process_group::event> process_group::wait_any(int timeout_ms) {
                 continue;
             }
             any_running = true;
-            if (auto r = traced(*p).impl_->poll_report(activity)) {
+            if (remote(*p)) {
+                any_remote = true;
+                try {
+                    if (auto r = p->wait_for_stop(0)) {
+                        return event{p, *r};
+                    }
+                } catch (const std::exception& e) {
+                    return lost(p, e);
+                }
+                continue;
+            }
+            if (auto r = traced(*p)->impl_->poll_report(activity)) {
                 return event{p, *r};
             }
         }
@@ -89,10 +125,13 @@ std::optional<process_group::event> process_group::wait_any(int timeout_ms) {
             // A wake-up with nothing to collect may be the exit of a clone whose event we
             // never saw: adopt such tasks so that their exits are reaped.
             for (auto* p : members_) {
-                if (is_running(*p)) {
-                    traced(*p).impl_->adopt_unknown_tasks();
+                if (is_running(*p) && traced(*p)) {
+                    traced(*p)->impl_->adopt_unknown_tasks();
                 }
             }
+        }
+        if (any_remote && (wait_ms < 0 || wait_ms > remote_poll_ms)) {
+            wait_ms = remote_poll_ms;
         }
         woke = internal::wakeup_wait(wait_ms);
     }
@@ -107,7 +146,22 @@ std::vector<process_group::event> process_group::stop_all() {
     }
     for (auto* p : members_) {
         while (is_running(*p)) {
-            auto why = p->wait_for_stop();
+            stop_reason why;
+            if (remote(*p)) {
+                try {
+                    auto w = p->wait_for_stop(remote_stop_timeout_ms);
+                    if (!w) {
+                        error::send(fmt::format("Process {} did not stop within {} s.", p->pid(),
+                                                remote_stop_timeout_ms / 1000));
+                    }
+                    why = *w;
+                } catch (const std::exception& e) {
+                    kept.push_back(lost(p, e));
+                    break;
+                }
+            } else {
+                why = p->wait_for_stop();
+            }
             if (why.kind != stop_kind::interrupted) {
                 kept.push_back(event{p, why});
             }

@@ -22,32 +22,6 @@ namespace {
 
 constexpr std::uint64_t page_size = 4096;
 
-/// The host a remote-shell command runs on: the word before `gdbserver` ("rsh node1
-/// gdbserver --multi -" → node1), for messages.
-std::string host_of_command(const std::string& command) {
-    std::vector<std::string> words;
-    std::size_t i = 0;
-    while (i < command.size()) {
-        while (i < command.size() && command[i] == ' ') {
-            ++i;
-        }
-        std::size_t j = command.find(' ', i);
-        if (j == std::string::npos) {
-            j = command.size();
-        }
-        if (j > i) {
-            words.push_back(command.substr(i, j - i));
-        }
-        i = j;
-    }
-    for (std::size_t k = 1; k < words.size(); ++k) {
-        if (words[k].find("gdbserver") != std::string::npos && words[k - 1][0] != '-') {
-            return words[k - 1];
-        }
-    }
-    return {};
-}
-
 }  // namespace
 
 /// One thread of a remote process; registers read with `g` once per stop.
@@ -81,58 +55,6 @@ private:
     std::optional<registers> cache_;
     std::string raw_;
 };
-
-namespace {
-// Set by interrupt() (a signal handler may call it), read when the stop arrives.
-std::atomic<bool> g_interrupt_requested{false};
-}  // namespace
-
-std::shared_ptr<remote_connection> remote_connection::open(std::unique_ptr<rsp::transport> link, bool extended,
-                                                           int timeout_ms) {
-    auto io = std::make_unique<rsp::packet_io>(std::move(link), timeout_ms);
-    return std::shared_ptr<remote_connection>(new remote_connection(std::make_unique<rsp::client>(std::move(io), extended)));
-}
-
-std::shared_ptr<remote_connection> remote_connection::open(const std::string& spec, bool extended, int timeout_ms) {
-    std::string s = spec;
-    s.erase(0, s.find_first_not_of(' '));
-    if (s.empty()) {
-        error::send("To open a remote debug connection, you need to specify what\n"
-                    "serial device is attached to the remote system\n"
-                    "(e.g. /dev/ttyS0, /dev/ttya, COM1, etc.).");
-    }
-    if (s[0] != '|') {
-        return open(rsp::connect_tcp(s), extended, timeout_ms);
-    }
-    std::string command = s.substr(1);
-    command.erase(0, command.find_first_not_of(' '));
-    try {
-        return open(rsp::spawn_command(command), extended, timeout_ms);
-    } catch (const error& e) {
-        // The agent never answered: say on which host, why (the remote shell's own last
-        // words), and what to do when gdbserver is missing there.
-        std::string what = e.what();
-        std::string host = host_of_command(command);
-        const std::string closed = "Remote connection closed (";
-        if (host.empty() || !what.starts_with(closed)) {
-            throw;
-        }
-        auto colon = what.find("): ");
-        std::string reason = colon == std::string::npos ? std::string("it closed the connection") : what.substr(colon + 3);
-        if (reason.find("gdbserver: command not found") != std::string::npos ||
-            reason.find("gdbserver: not found") != std::string::npos) {
-            error::send(fmt::format("gdbserver is not installed on host {} ({}): install it there (Debian, Ubuntu: "
-                                    "apt-get install gdbserver).",
-                                    host, reason));
-        }
-        error::send(fmt::format("Cannot start the remote agent on host {}: {}", host, reason));
-    }
-}
-
-std::string remote_connection::describe() const {
-    auto& link = const_cast<rsp::client&>(*client_).io().link();
-    return fmt::format("{} {}", client_->is_extended() ? "extended-remote" : "remote", link.describe());
-}
 
 remote_process::remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves)
     : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)) {}
@@ -188,6 +110,7 @@ void remote_process::require_alive() const {
 }
 
 void remote_process::disconnect() {
+    conn_->forget(pid_);
     alive_ = false;
     threads_.clear();
 }
@@ -399,10 +322,9 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> remote_process::vdso_rang
     return std::pair(base, base + ((end + page_size - 1) & ~(page_size - 1)));
 }
 
-stop_reason remote_process::take_stop(const rsp::stop_reply& r) {
+stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
     running_ = false;
     forget_after_resume();
-    bool asked = g_interrupt_requested.exchange(false);
     stop_reason why;
     why.tid = r.tid > 0 ? r.tid : pid_;
     if (r.what == rsp::stop_reply::kind::exited) {
@@ -416,6 +338,7 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r) {
         alive_ = false;
         end_ = why;
         threads_.clear();
+        conn_->forget(pid_);
         return why;
     }
     why.signo = r.signo;
@@ -451,7 +374,7 @@ void remote_process::resume() {
     actions.push_back({'c', 0, pid_, 0});
     pending_signals_.clear();
     forget_after_resume();
-    rsp().resume(actions);
+    conn_->request_resume(pid_, std::move(actions));
     running_ = true;
 }
 
@@ -460,7 +383,7 @@ stop_reason remote_process::step_instruction(pid_t tid) {
     int sig = pending_signal(tid);
     pending_signals_.erase(tid);
     forget_after_resume();
-    rsp().resume({{'s', sig, pid_, tid}});
+    conn_->request_resume(pid_, {{'s', sig, pid_, tid}});
     running_ = true;
     auto why = wait_for_stop();
     if (why.kind == stop_kind::signal && why.signo == SIGTRAP) {
@@ -474,14 +397,11 @@ std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
         error::send("The program is not running.");
     }
     try {
-        auto r = rsp().wait_stop(timeout_ms);
-        if (!r) {
+        auto e = conn_->wait_for(pid_, timeout_ms);
+        if (!e) {
             return std::nullopt;
         }
-        if (r->pid != 0 && r->pid != pid_) {
-            error::send(fmt::format("Remote agent reported a stop of process {}, which this session does not debug.", r->pid));
-        }
-        return take_stop(*r);
+        return take_stop(e->reply, e->requested);
     } catch (const error&) {
         // The agent or its connection is gone: the process is lost to us.
         alive_ = false;
@@ -499,8 +419,7 @@ stop_reason remote_process::wait_for_stop() {
 }
 
 void remote_process::interrupt() {
-    g_interrupt_requested.store(true);
-    rsp().interrupt();
+    conn_->interrupt();
 }
 
 void remote_process::set_keep_fork_children(bool on, bool) {
@@ -603,6 +522,7 @@ void remote_process::detach() {
         }
     }
     rsp().detach(pid_);
+    conn_->forget(pid_);
     alive_ = false;
     threads_.clear();
 }
@@ -610,6 +530,7 @@ void remote_process::detach() {
 void remote_process::kill() {
     require_alive();
     rsp().kill(pid_);
+    conn_->forget(pid_);
     alive_ = false;
     threads_.clear();
     stop_reason why;

@@ -229,7 +229,10 @@ std::optional<std::string> packet_io::try_receive(int timeout_ms) {
         }
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>((started ? packet_deadline : deadline) -
                                                                           std::chrono::steady_clock::now());
-        if (left.count() <= 0 || !fill(static_cast<int>(left.count()))) {
+        // Past the deadline, what has arrived is still read (a zero timeout polls once):
+        // a caller polling several agents waits with 0 and must see their replies.
+        bool expired = left.count() <= 0;
+        if ((expired && started) || !fill(expired ? 0 : static_cast<int>(left.count()))) {
             if (started) {
                 // The stream is out of step: what came is dropped with the error.
                 std::string partial = shorten(buf_);

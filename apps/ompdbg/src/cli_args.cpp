@@ -10,7 +10,7 @@ namespace {
 /// The options of ours that take a value (the next argument, or after `=`).
 bool takes_value(const std::string& opt) {
     static const char* with_value[] = {"--ex", "--eval-command", "-x", "--command", "--log",
-                                       "--ompd-library", "--plugin-path", "--dmpl-library"};
+                                       "--ompd-library", "--plugin-path", "--dmpl-library", "--rsh"};
     return std::any_of(std::begin(with_value), std::end(with_value), [&](const char* o) { return opt == o; });
 }
 

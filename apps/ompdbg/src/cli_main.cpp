@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -94,6 +95,9 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     std::string ompd_library;
     app.add_option("--plugin-path", plugin_paths, "Allow debugger plugins (libompd, DMPL, MPI message-queue DLL) from DIR (repeatable)");
     app.add_option("--ompd-library", ompd_library, "libompd.so to use when the OpenMP runtime names none that loads");
+    std::string rsh;
+    app.add_option("--rsh", rsh, "Remote shell that starts gdbserver agents on other hosts (CMD HOST COMMAND; default: "
+                                 "$OMPDBG_RSH, else ssh -T -o BatchMode=yes)");
     std::string dmpl_library;
     app.add_option("--dmpl-library", dmpl_library, "DMPL library to use instead of ompdbg's own for libomp/libgomp");
     try {
@@ -108,6 +112,11 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (!log_channels.empty()) {
         log::enable(log_channels);
+    }
+    if (!rsh.empty()) {
+        // Through the environment, so that every session of this run (triage's too) and
+        // `show remote-shell` see it; `set remote-shell` still overrides it.
+        ::setenv("OMPDBG_RSH", rsh.c_str(), 1);
     }
 
     if (cl.verb == app::target_verb::doctor || cl.verb == app::target_verb::triage) {

@@ -21,6 +21,7 @@
 #include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
 #include "mpi_step.hpp"
+#include "remote_ranks.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -114,24 +115,13 @@ namespace {
 
 /// Attaches every rank of `table` (each is stopped on return) into inferiors; their
 /// modules' ELF files come from the session's cache (one reader per file for the job).
+/// Ranks of other hosts go through their host's agent (remote_ranks.hpp); one that cannot
+/// be reached is listed as lost, with one line naming its host.
 std::vector<std::unique_ptr<inferior>> attach_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table) {
-    std::vector<std::unique_ptr<inferior>> list;
-    for (const auto& d : table) {
-        auto inf = std::make_unique<inferior>();
-        inf->rank = d.rank;
-        inf->host = d.host_name;
-        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
-        inf->pid = d.pid;
-        try {
-            inf->process = tracer::process::attach(d.pid, s.elf_provider());
-            // srun's tasks wait in a SIGSTOP for the debugger, which must continue them
-            // (slurmstepd wakes only the untraced ones); they stay held under ptrace.
-            inf->process->end_job_control_stop();
-        } catch (const std::exception& e) {
-            error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
-                                    e.what()));
-        }
-        list.push_back(std::move(inf));
+    std::vector<std::string> errors;
+    auto list = attach_job_ranks(s, table, errors);
+    for (auto& e : errors) {
+        s.out().error(e);
     }
     return list;
 }
@@ -184,6 +174,16 @@ inferior* inferior_of(session& s, tracer::process* p) {
 void report_rank_end(session& s, inferior& inf, const tracer::stop_reason& why) {
     s.switch_to(index_of(s, inf));
     inf.end = why;
+    if (why.connection_lost) {
+        // Not an end of the rank: the agent of its host is gone, and the rank with it.
+        inf.lost = why.lost_reason;
+        inf.end.reset();
+        s.out().event("rank-lost", {{"rank", inf.rank}, {"pid", inf.pid}, {"host", inf.host}, {"reason", why.lost_reason}},
+                      fmt::format("{} process {} on host {} is lost: {}", rank_label(inf), inf.pid, inf.host,
+                                  why.lost_reason));
+        s.drop_process();
+        return;
+    }
     std::string text =
         why.kind == tracer::stop_kind::exited
             ? fmt::format("{} process {} exited with code {:02o}", rank_label(inf), inf.pid, why.exit_code)
@@ -733,7 +733,7 @@ std::string rank_state(const inferior& inf) {
     if (inf.end) {
         return signal_name(inf.end->signo);
     }
-    return "gone";
+    return inf.lost.empty() ? "gone" : "lost";
 }
 
 namespace {
@@ -747,15 +747,36 @@ void cmd_mpi_ranks(session& s, std::string_view) {
         return;
     }
     std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
-    s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {}", "Rank", "Host", "PID", "State", "Executable"));
+    // A job with ranks on other hosts shows how each rank is reached; one on this host
+    // alone keeps the table it always had.
+    bool across_hosts = std::any_of(s.inferiors().begin(), s.inferiors().end(), [&](auto& inf) {
+        return !inf->host.empty() && !is_local_host(inf->host, s.settings().local_hosts);
+    });
+    if (across_hosts) {
+        s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {:<24} {}", "Rank", "Host", "PID", "State", "Reached through",
+                                 "Executable"));
+    } else {
+        s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {}", "Rank", "Host", "PID", "State", "Executable"));
+    }
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
         auto& inf = *s.inferiors()[i];
         std::string state = rank_state(inf);
-        s.out().line(fmt::format("{} {:<5} {:<16} {:<8} {:<10} {}", focused.count(i) ? "*" : " ", inf.rank, inf.host,
-                                 inf.pid, state, inf.executable.string()));
-        rows.push_back({{"rank", inf.rank}, {"host", inf.host}, {"pid", inf.pid}, {"state", state},
-                        {"executable", inf.executable.string()}, {"focused", focused.count(i) > 0}});
+        std::string reached = reached_through(inf);
+        if (across_hosts) {
+            s.out().line(fmt::format("{} {:<5} {:<16} {:<8} {:<10} {:<24} {}", focused.count(i) ? "*" : " ", inf.rank,
+                                     inf.host, inf.pid, state, reached.empty() ? "-" : reached, inf.executable.string()));
+        } else {
+            s.out().line(fmt::format("{} {:<5} {:<16} {:<8} {:<10} {}", focused.count(i) ? "*" : " ", inf.rank, inf.host,
+                                     inf.pid, state, inf.executable.string()));
+        }
+        nlohmann::json row = {{"rank", inf.rank}, {"host", inf.host}, {"pid", inf.pid}, {"state", state},
+                              {"executable", inf.executable.string()}, {"focused", focused.count(i) > 0},
+                              {"reached", reached}};
+        if (!inf.lost.empty()) {
+            row["lost"] = inf.lost;
+        }
+        rows.push_back(std::move(row));
     }
     s.out().field("ranks", rows);
 }

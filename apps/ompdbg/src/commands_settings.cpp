@@ -1,9 +1,10 @@
 // gdb's `set`/`show` of user settings: confirm, pagination, width, height, listsize, args,
 // print elements/repeats/pretty, breakpoint pending, and `show version`; ompdbg's
-// omp-bt-filter. gdb scripts start with several of
+// omp-bt-filter, remote-shell and mpi-local-hosts. gdb scripts start with several of
 // them (`set pagination off`, `set confirm off`, `set print pretty on`); each either changes
 // what ompdbg does or, for paging and wrapping that ompdbg never does, is honoured as is.
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include "command_args.hpp"
 #include "command_prefix.hpp"
 #include "omp_stack_view.hpp"
+#include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -120,6 +122,41 @@ const setting top_settings[] = {
      [](session& s) {
          return "Unwinding of stack if a signal is received while in a call dummy is " +
                 on_off(s.settings().unwind_on_signal) + ".";
+     }},
+    // Processes of other hosts (remote_ranks.hpp): the command that starts an agent there,
+    // called as `CMD HOST gdbserver --multi -`, and the names that mean this machine.
+    {"remote-shell", "Set the remote shell that starts a gdbserver agent on another host (CMD HOST COMMAND...).",
+     [](session& s, std::string_view a) {
+         std::string v = trim_copy(a);
+         if (v.empty()) {
+             error::send("Argument required (a remote shell command, e.g. \"ssh -T -o BatchMode=yes\").");
+         }
+         s.settings().remote_shell = v;
+     },
+     [](session& s) {
+         return "The remote shell that starts a gdbserver agent on another host is \"" + remote_shell(s) + "\".";
+     }},
+    {"mpi-local-hosts", "Set more names of this host (comma-separated): ranks on them are traced here.",
+     [](session& s, std::string_view a) {
+         std::vector<std::string> names;
+         std::string v = trim_copy(a);
+         std::size_t i = 0;
+         while (i <= v.size()) {
+             std::size_t j = std::min(v.find(',', i), v.size());
+             std::string n = trim_copy(std::string_view(v).substr(i, j - i));
+             if (!n.empty()) {
+                 names.push_back(n);
+             }
+             i = j + 1;
+         }
+         s.settings().local_hosts = names;
+     },
+     [](session& s) {
+         std::string list;
+         for (auto& n : s.settings().local_hosts) {
+             list += (list.empty() ? "" : ",") + n;
+         }
+         return "More names of this host are \"" + list + "\".";
      }},
     // LLVM's OMPD plugin for gdb has `ompd bt on|off`; here the fold is on by default, and
     // `omp bt continued` is where a worker's stack goes on in the encountering thread.

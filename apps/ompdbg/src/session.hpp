@@ -105,6 +105,9 @@ struct inferior {
     std::unique_ptr<tracer::process> process;
     int rank = -1;                      ///< MPI rank; -1 for a program that is not a rank
     std::string host;                   ///< MPIR host name (ranks)
+    /// A rank of another host that could not be reached (its agent, its pid): why. It has
+    /// no process and `mpi ranks` shows it `lost`.
+    std::string lost;
     std::filesystem::path executable;   ///< MPIR executable name (ranks)
     pid_t pid = 0;                      ///< kept after the process ended
     /// How the process ended (exit code / signal), once it did; it stays listed.
@@ -166,6 +169,8 @@ struct user_settings {
     std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
     bool may_call_functions = true;   ///< `set may-call-functions`
     bool unwind_on_signal = false;    ///< `set unwindonsignal`: restore a signalled call's caller
+    std::string remote_shell;                 ///< `set remote-shell` (empty: OMPDBG_RSH or ssh; remote_ranks.hpp)
+    std::vector<std::string> local_hosts;     ///< `set mpi-local-hosts`: more names of this machine
 };
 
 class session {

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,7 +18,13 @@
 
 namespace ompdbg::tracer {
 
-/// One agent and the protocol spoken with it.
+/// One agent and the protocol spoken with it, shared by every process it serves. The
+/// agent runs all-stop: one vCont runs the processes of the connection together, and when
+/// one of them stops the agent stops them all. So a process's resume is only recorded
+/// here; the next wait sends one vCont for every process resumed meanwhile, and a stop
+/// reply is handed to the process it names (queued when another process waits). A packet
+/// about a stopped process while others of the agent run first halts the agent (0x03) and
+/// the others go on at the next wait.
 class remote_connection {
 public:
     /// Opens `spec`: "| COMMAND" runs COMMAND (a remote shell starting `gdbserver --multi
@@ -30,16 +37,53 @@ public:
     /// Over a transport the caller made (tests: a scripted one).
     static std::shared_ptr<remote_connection> open(std::unique_ptr<rsp::transport> link, bool extended, int timeout_ms);
 
-    rsp::client& client() { return *client_; }
+    /// The client for a packet about a stopped process: halts the agent first when a vCont
+    /// is outstanding (the processes that ran go on at the next wait).
+    rsp::client& client();
     bool is_extended() const { return client_->is_extended(); }
     /// As gdb names the connection: "extended-remote | CMD", "remote HOST:PORT".
     std::string describe() const;
+    /// The host the agent runs on: the word before `gdbserver` in a remote-shell command,
+    /// the HOST of HOST:PORT; empty when unknown.
+    std::string host() const;
     /// `monitor CMD`: the agent's output.
-    std::string monitor(const std::string& command) { return client_->monitor(command); }
+    std::string monitor(const std::string& command) { return client().monitor(command); }
+
+    /// A stop reply for one process, and whether the debugger had asked for a stop.
+    struct event {
+        rsp::stop_reply reply;
+        bool requested = false;
+    };
+    /// Records that `pid` runs with `actions`; sent with the others at the next wait.
+    void request_resume(pid_t pid, std::vector<rsp::resume_action> actions);
+    /// Whether `pid` was resumed and has not had its stop handed out since.
+    bool is_running(pid_t pid) const;
+    /// `pid`'s next stop within `timeout_ms` (0: only what is there), or nullopt. Sends the
+    /// outstanding vCont first. After a stop the debugger asked for (interrupt()), every
+    /// other running process of the agent is stopped too and reports `requested` at once.
+    /// Throws when the connection fails (then every process of it is lost).
+    std::optional<event> wait_for(pid_t pid, int timeout_ms);
+    /// Async-signal-safe: asks the running processes to stop (0x03 once while running).
+    void interrupt() noexcept;
+    /// The process is no longer ours (detached, killed, ended): forget its requests.
+    void forget(pid_t pid);
+    /// Whether the connection failed (closed, timed out); why, in one line.
+    bool is_lost() const { return !lost_.empty(); }
+    const std::string& lost_reason() const { return lost_; }
 
 private:
     explicit remote_connection(std::unique_ptr<rsp::client> c) : client_(std::move(c)) {}
+    /// Reads one reply within `timeout_ms` and hands it to its process (queued_).
+    bool receive_one(int timeout_ms);
+    void send_resume();
+
     std::unique_ptr<rsp::client> client_;
+    std::map<pid_t, std::vector<rsp::resume_action>> wanted_;   ///< resumed, no stop handed out
+    std::map<pid_t, std::vector<event>> queued_;
+    std::atomic<bool> running_{false};        ///< a vCont is outstanding
+    std::atomic<bool> stop_requested_{false};
+    bool halting_ = false;                    ///< client() sent 0x03 for its own packet
+    std::string lost_;
 };
 
 class remote_thread;
@@ -56,6 +100,8 @@ public:
     ~remote_process() override;
 
     remote_connection& connection_object() { return *conn_; }
+    /// Resumed and its stop not yet reported (process_group polls remote members by this).
+    bool is_running() const { return running_; }
     /// gdb's `disconnect`: forgets the process without detaching or killing it (the agent
     /// decides what becomes of it when the connection closes).
     void disconnect();
@@ -107,7 +153,7 @@ private:
     friend class remote_thread;
     remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves);
     /// After a stop: threads re-listed, registers and memory forgotten; the stop's thread.
-    stop_reason take_stop(const rsp::stop_reply& r);
+    stop_reason take_stop(const rsp::stop_reply& r, bool asked = false);
     void refresh_threads();
     void forget_after_resume();
     std::uint64_t auxv_entry(std::uint64_t type);

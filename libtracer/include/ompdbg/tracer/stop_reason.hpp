@@ -51,6 +51,10 @@ struct stop_reason {
     /// breakpoint, thread_created, thread_exited: reported before the other threads were
     /// stopped (process::set_early_breakpoint_reports); they may still be running.
     bool others_running = false;
+    /// terminated: not an end of the process, but the loss of the agent that reached it
+    /// on its host (remote processes: the agent or its connection died); why, in one line.
+    bool connection_lost = false;
+    std::string lost_reason;
 
     bool is_process_end() const { return kind == stop_kind::exited || kind == stop_kind::terminated; }
 };

@@ -1,0 +1,192 @@
+// Ranks on other hosts (remote_ranks.hpp): host locality, the remote shell, and the
+// concurrent start of one gdbserver agent per host.
+#include "remote_ranks.hpp"
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <future>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "commands_mpi.hpp"
+#include "session.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/tracer/remote_process.hpp"
+
+namespace ompdbg::app {
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::string first_label(const std::string& name) {
+    return name.substr(0, name.find('.'));
+}
+
+/// This machine's names: its host name and FQDN (resolved once; the resolver reads
+/// /etc/hosts first, and a failure leaves just the host name).
+const std::vector<std::string>& own_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n{"localhost", "localhost.localdomain", "127.0.0.1", "::1"};
+        char buf[256] = {};
+        if (::gethostname(buf, sizeof buf - 1) == 0 && buf[0]) {
+            n.push_back(lower(buf));
+            addrinfo hints{};
+            hints.ai_family = AF_UNSPEC;
+            hints.ai_flags = AI_CANONNAME;
+            addrinfo* res = nullptr;
+            if (::getaddrinfo(buf, nullptr, &hints, &res) == 0) {
+                if (res && res->ai_canonname) {
+                    n.push_back(lower(res->ai_canonname));
+                }
+                ::freeaddrinfo(res);
+            }
+        }
+        return n;
+    }();
+    return names;
+}
+
+/// One host's ranks attached through its agent (run on a thread of its own).
+struct host_attach {
+    std::vector<std::unique_ptr<tracer::process>> procs;   ///< index as in `rows`, null when failed
+    std::vector<std::string> errors;                       ///< index as in `rows`, empty when attached
+    std::string agent_error;                               ///< the agent did not start
+};
+
+host_attach attach_on_host(const std::string& spec, const std::vector<const tracer::mpir::proc_desc*>& rows,
+                           const tracer::elf_provider& elves) {
+    host_attach out;
+    out.procs.resize(rows.size());
+    out.errors.resize(rows.size());
+    std::shared_ptr<tracer::remote_connection> conn;
+    try {
+        conn = tracer::remote_connection::open(spec, true);
+    } catch (const std::exception& e) {
+        out.agent_error = e.what();
+        return out;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        try {
+            out.procs[i] = tracer::remote_process::attach(conn, rows[i]->pid, elves);
+        } catch (const std::exception& e) {
+            out.errors[i] = e.what();
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string remote_shell(session& s) {
+    if (!s.settings().remote_shell.empty()) {
+        return s.settings().remote_shell;
+    }
+    if (const char* env = std::getenv("OMPDBG_RSH"); env && *env) {
+        return env;
+    }
+    return default_remote_shell;
+}
+
+bool is_local_host(const std::string& host, const std::vector<std::string>& aliases) {
+    std::string h = lower(host);
+    if (h.empty()) {
+        return true;   // a starter that names no host runs its ranks here
+    }
+    for (auto& a : aliases) {
+        if (lower(a) == h) {
+            return true;
+        }
+    }
+    for (auto& n : own_names()) {
+        // "node1" and "node1.cluster" name one machine; two different domains do not.
+        bool same = n == h || ((n.find('.') == std::string::npos || h.find('.') == std::string::npos) &&
+                               first_label(n) == first_label(h) && !std::isdigit(static_cast<unsigned char>(h[0])));
+        if (same) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string reached_through(const inferior& inf) {
+    if (!inf.process || !inf.process->is_alive()) {
+        return {};
+    }
+    if (auto* rp = dynamic_cast<tracer::remote_process*>(inf.process.get())) {
+        return "gdbserver via " + rp->connection_object().host();
+    }
+    return "ptrace";
+}
+
+std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table,
+                                                        std::vector<std::string>& errors) {
+    std::vector<std::unique_ptr<inferior>> list;
+    std::map<std::string, std::vector<const tracer::mpir::proc_desc*>> remote_rows;   // host → its ranks
+    std::map<const tracer::mpir::proc_desc*, inferior*> inf_of;
+    for (const auto& d : table) {
+        auto inf = std::make_unique<inferior>();
+        inf->rank = d.rank;
+        inf->host = d.host_name;
+        inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
+        inf->pid = d.pid;
+        if (is_local_host(d.host_name, s.settings().local_hosts)) {
+            try {
+                inf->process = tracer::process::attach(d.pid, s.elf_provider());
+                // srun's tasks wait in a SIGSTOP for the debugger, which must continue them
+                // (slurmstepd wakes only the untraced ones); they stay held under ptrace.
+                inf->process->end_job_control_stop();
+            } catch (const std::exception& e) {
+                error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
+                                        e.what()));
+            }
+        } else {
+            remote_rows[d.host_name].push_back(&d);
+            inf_of[&d] = inf.get();
+        }
+        list.push_back(std::move(inf));
+    }
+    // One agent per host, every host at once: the time is the slowest host's, not the sum.
+    std::string rsh = remote_shell(s);
+    auto elves = s.elf_provider();
+    std::vector<std::pair<std::string, std::future<host_attach>>> pending;
+    for (auto& [host, rows] : remote_rows) {
+        std::string spec = fmt::format("| {} {} gdbserver --multi -", rsh, host);
+        pending.emplace_back(host, std::async(std::launch::async, attach_on_host, spec, rows, elves));
+    }
+    for (auto& [host, fut] : pending) {
+        auto got = fut.get();
+        auto& rows = remote_rows[host];
+        if (!got.agent_error.empty()) {
+            std::vector<int> ranks;
+            for (auto* d : rows) {
+                ranks.push_back(d->rank);
+                inf_of[d]->lost = got.agent_error;
+            }
+            errors.push_back(fmt::format("Cannot reach rank {} on host {}: {}", format_rank_list(ranks), host,
+                                         got.agent_error));
+            continue;
+        }
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            if (got.procs[i]) {
+                inf_of[rows[i]]->process = std::move(got.procs[i]);
+            } else {
+                inf_of[rows[i]]->lost = got.errors[i];
+                errors.push_back(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", rows[i]->rank,
+                                             rows[i]->pid, host, got.errors[i]));
+            }
+        }
+    }
+    return list;
+}
+
+}  // namespace ompdbg::app
