@@ -2,7 +2,9 @@
 // and rsh.
 #include "cluster.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -43,6 +45,13 @@ simulated_cluster::simulated_cluster(const std::vector<std::string>& hosts,
         throw std::runtime_error("cannot make the cluster's state directory");
     }
     dir_ = templ;
+    // The hosts' lifeline (host_init.c): their inits end when this descriptor closes, so a
+    // test killed before this destructor runs leaves no host behind. Close-on-exec: only
+    // this process holds it.
+    std::string owner = dir_ + "/owner";
+    if (::mkfifo(owner.c_str(), 0600) != 0 || (owner_fd_ = ::open(owner.c_str(), O_RDWR | O_CLOEXEC)) < 0) {
+        throw std::runtime_error("cannot make the cluster's owner FIFO " + owner);
+    }
     for (auto& h : hosts) {
         std::vector<std::string> argv{script("host-up")};
         for (auto& w : without_gdbserver) {
@@ -69,6 +78,9 @@ simulated_cluster::~simulated_cluster() {
     std::vector<std::string> argv{script("host-down")};
     argv.insert(argv.end(), hosts_.begin(), hosts_.end());
     run(argv, options(run_options().timeout_after(30s)));
+    if (owner_fd_ >= 0) {
+        ::close(owner_fd_);
+    }
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
 }
@@ -82,12 +94,14 @@ std::string simulated_cluster::agent(const std::string& host) const {
 run_options simulated_cluster::options(run_options base) const {
     base.set_env("OMPDBG_CLUSTER_DIR", dir_);
     base.set_env("OMPDBG_HOST_INIT", host_init());
+    base.set_env("OMPDBG_CLUSTER_OWNER", dir_ + "/owner");
     return base;
 }
 
 void simulated_cluster::export_environment() const {
     ::setenv("OMPDBG_CLUSTER_DIR", dir_.c_str(), 1);
     ::setenv("OMPDBG_HOST_INIT", host_init().c_str(), 1);
+    ::setenv("OMPDBG_CLUSTER_OWNER", (dir_ + "/owner").c_str(), 1);
 }
 
 std::vector<std::string> simulated_cluster::on_host(const std::string& host, const std::vector<std::string>& argv) const {

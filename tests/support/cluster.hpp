@@ -2,7 +2,9 @@
 // Hosts of a cluster simulated on this machine for tests (tests/cluster/): each host its
 // own UTS, PID and mount namespace, sharing the loopback network. RAII: the destructor
 // ends every host it started (SIGKILL to each host's init ends all that runs there) and
-// removes its state directory, also when the test failed.
+// removes its state directory, also when the test failed. A test process killed before its
+// destructors run leaves no host either: each host's init holds the read side of a FIFO
+// whose only writer is this object, and ends when it closes (tests/cluster/host_init.c).
 
 #include <sys/types.h>
 
@@ -40,6 +42,7 @@ public:
 private:
     std::string dir_;
     std::vector<std::string> hosts_;
+    int owner_fd_ = -1;   ///< the write side of the hosts' lifeline FIFO (host_init.c)
 };
 
 }  // namespace ompdbg::test
