@@ -2,14 +2,17 @@
 // Linux namespaces (tests/cluster/, support/cluster.hpp) and the real gdbserver, as a user
 // runs them: `target extended-remote | RSH HOST gdbserver --multi -`, `attach PID`, bt,
 // print, break, continue, detach; `target remote`; HOST:PORT; and the faults: gdbserver
-// missing on the host, the remote shell failing, the agent killed mid-command. Every wait
-// is bounded; each test removes every host it made, also when it fails.
+// missing on the host, the remote shell failing, the agent killed mid-command; OMPD on a
+// remote OpenMP process. Every wait is bounded; each test removes every host it made, also
+// when it fails.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <regex>
 
 #include "cli_common.hpp"
 #include "cluster.hpp"
+#include "ompdbg_test_paths.hpp"
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
@@ -192,4 +195,41 @@ TEST_CASE("the agent killed while the remote process runs ends the command with 
     auto end = dbg.wait_exit(step_timeout);
     REQUIRE(end);
     prog.check_runs_on();
+}
+
+TEST_CASE("omp threads and omp parallel on an OpenMP process of another host: OMPD through the remote process",
+          "[cli][remote][ompd]") {
+    std::string prog_path = std::string(examples_dir) + "/openmp/omp_barrier_stuck";
+    if (!std::filesystem::exists(prog_path)) {
+        return;   // the OMPD runtime is not built here (scripts/bootstrap)
+    }
+    simulated_cluster cluster({"node1"});
+    // OMP_DEBUG=enabled through env(1): the host's shell runs `env ... PROG`.
+    background_process prog(cluster.on_host("node1", {"env", "OMP_DEBUG=enabled", prog_path}), cluster.options());
+    auto first = prog.next_line(step_timeout);
+    REQUIRE(first);
+    auto stuck = prog.wait_for_line(std::regex("truth: stuck team_size=4"), step_timeout);
+    REQUIRE(stuck);
+    auto r = ompdbg_batch(ex_args({"target extended-remote " + cluster.agent("node1"), "attach " + *first, "omp threads",
+                                   "omp parallel", "detach"}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << r.out << "\nompdbg stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    // Threads 0-2 wait in the barrier; thread 3 never reaches it (what the program says of
+    // itself), read by libompd through callbacks on the remote process.
+    int in_barrier = 0, rows = 0;
+    std::regex row(R"(^[* ] +\d+ +\d+ +(\d) +(ompt_state_\S+) +\S+ +1 +4 +main\.omp_outlined at omp_barrier_stuck\.c:\d+$)");
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_match(l, m, row)) {
+            ++rows;
+            in_barrier += m[2] == "ompt_state_wait_barrier_explicit";
+        }
+    }
+    CHECK(rows == 4);
+    CHECK(in_barrier == 3);
+    CHECK(std::regex_search(r.out, std::regex(R"(Parallel region at level 1: team size 4)")));
+    CHECK(has_line(r.out, "[Inferior 1 (process " + *first + ") detached]"));
+    CHECK(prog.running());
 }
