@@ -270,3 +270,42 @@ TEST_CASE("mpi across hosts: an agent killed while the job runs loses that host'
     auto end = dbg.wait_exit(std::chrono::seconds(60));
     CHECK(end);
 }
+
+TEST_CASE("mpi across hosts: ompdbg --rsh RSH triage MPIRUN_PID attaches every remote rank through its host's agent, "
+          "gathers, detaches, and the job runs on",
+          "[e2e][mpi][remote][triage]") {
+    simulated_cluster cluster({"node1", "node2"});
+    hostfile hf({"node1", "node2"});
+    background_process job(job_over(cluster, hf, 4, {"park"}), cluster.options());
+    std::map<int, std::string> pid_of;   // rank -> its pid on its host, as it says
+    std::regex re(R"(^rank (\d) of 4 pid (\d+)$)");
+    while (pid_of.size() < 4) {
+        auto l = job.wait_for_line(re, std::chrono::seconds(120));
+        REQUIRE(l);
+        std::smatch m;
+        std::regex_search(*l, m, re);
+        pid_of[std::stoi(m[1])] = m[2];
+    }
+    auto r = ompdbg_batch({"--rsh", cluster.rsh(), "triage", std::to_string(job.pid()), "--samples", "2", "--interval",
+                           "0.3"},
+                          cluster.options(run_options().timeout_after(job_timeout)));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    // The stacks of ranks on two hosts, merged (where the program parks each of them).
+    CHECK(std::regex_search(r.out, std::regex(R"(main at mpi_stages\.c:\d+ \[rank 1,3, 2 threads\])")));
+    CHECK(std::regex_search(r.out, std::regex(R"(park_root at mpi_stages\.c:\d+ \[rank 0, 1 thread\])")));
+    CHECK(std::regex_search(r.out, std::regex(R"(park at mpi_stages\.c:\d+ \[rank 2, 1 thread\])")));
+    // Each remote rank's message queues, read through its agent.
+    for (int rank = 0; rank < 4; ++rank) {
+        CHECK(has_line(r.out, "Rank " + std::to_string(rank) + ": no pending operation"));
+    }
+    CHECK(std::regex_search(r.out, std::regex(R"(\nVerdict: )")));
+    // Detached: every rank runs on, traced by nobody (gdbserver has let it go).
+    for (auto& [rank, pid] : pid_of) {
+        std::string host = rank < 2 ? "node1" : "node2";
+        auto st = run({cluster.rsh(), host, "grep TracerPid /proc/" + pid + "/status"}, cluster.options());
+        INFO("rank " << rank << " on " << host << ": " << st.all());
+        CHECK(st.out == "TracerPid:\t0\n");
+    }
+    CHECK(job.running());
+}
