@@ -309,3 +309,43 @@ TEST_CASE("mpi across hosts: ompdbg --rsh RSH triage MPIRUN_PID attaches every r
     }
     CHECK(job.running());
 }
+
+TEST_CASE("mpi across hosts: ompdbg --rsh RSH attach MPIRUN_PID acquires the remote ranks of a running job, and "
+          "detach lets them run on",
+          "[e2e][mpi][remote]") {
+    simulated_cluster cluster({"node1", "node2"});
+    hostfile hf({"node1", "node2"});
+    background_process job(job_over(cluster, hf, 4, {"park"}), cluster.options());
+    std::map<int, std::string> pid_of;
+    std::regex re(R"(^rank (\d) of 4 pid (\d+)$)");
+    while (pid_of.size() < 4) {
+        auto l = job.wait_for_line(re, std::chrono::seconds(120));
+        REQUIRE(l);
+        std::smatch m;
+        std::regex_search(*l, m, re);
+        pid_of[std::stoi(m[1])] = m[2];
+    }
+    auto r = ompdbg_batch({"--rsh", cluster.rsh(), "--batch", "-ex", "mpi ranks", "-ex", "mpi stacks", "-ex", "detach",
+                           "attach", std::to_string(job.pid())},
+                          cluster.options(run_options().timeout_after(job_timeout)));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    auto listed = ranks_listed(r.out);
+    REQUIRE(listed.size() == 4);
+    for (auto& [rank, row] : listed) {
+        INFO("rank " << rank);
+        CHECK(row.pid == pid_of[rank]);
+        CHECK(row.reached == "gdbserver via " + row.host);
+    }
+    CHECK(has_line_containing(r.out, "park [rank 1,3]"));
+    CHECK(has_line_containing(r.out, "park [rank 2]"));
+    CHECK(has_line_containing(r.out, "park_root [rank 0]"));
+    for (auto& [rank, pid] : pid_of) {
+        std::string host = listed[rank].host;
+        auto st = run({cluster.rsh(), host, "grep TracerPid /proc/" + pid + "/status"}, cluster.options());
+        INFO("rank " << rank << " on " << host << ": " << st.all());
+        CHECK(st.out == "TracerPid:\t0\n");
+    }
+    CHECK(job.running());
+}
