@@ -204,13 +204,12 @@ TEST_CASE("mpi across hosts: mpi deadlock finds the ring's cycle and mpi queues 
         cmds.push_back("continue");
     }
     cmds.insert(cmds.end(), {"rank all", "delete", "mpi deadlock", "mpi queues", "kill"});
-    std::vector<std::string> args{"--rsh", cluster.rsh()};
-    for (auto& a : ex_args(cmds)) {
-        args.push_back(a);
-    }
+    // The remote shell from the environment this time (OMPDBG_RSH), not --rsh.
+    auto args = ex_args(cmds);
+    args.insert(args.end(), {"run", "--"});
     auto job = job_over(cluster, hf, 4, {}, prog);
     args.insert(args.end(), job.begin(), job.end());
-    auto r = ompdbg_batch(args, cluster.options(run_options().timeout_after(job_timeout)));
+    auto r = ompdbg_batch(args, cluster.options(run_options().set_env("OMPDBG_RSH", cluster.rsh()).timeout_after(job_timeout)));
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(has_line(r.out, "Wait-for graph of 4 ranks: 4 blocked in point-to-point calls, 0 in collectives, "
@@ -348,4 +347,30 @@ TEST_CASE("mpi across hosts: ompdbg --rsh RSH attach MPIRUN_PID acquires the rem
         CHECK(st.out == "TracerPid:\t0\n");
     }
     CHECK(job.running());
+}
+
+TEST_CASE("the remote shell comes from --rsh, else set remote-shell, else OMPDBG_RSH, else ssh; set mpi-local-hosts "
+          "lists more names of this host",
+          "[cli][remote]") {
+    auto shown = [](const std::vector<std::string>& args, const std::string& env) {
+        run_options o = run_options().timeout_after(std::chrono::seconds(30));
+        if (!env.empty()) {
+            o.set_env("OMPDBG_RSH", env);
+        }
+        auto r = ompdbg_batch(args, o);
+        INFO(r.all());
+        CHECK(r.ok());
+        return r.out;
+    };
+    const std::string show = "show remote-shell";
+    CHECK(has_line(shown({"-ex", show}, ""),
+                   "The remote shell that starts a gdbserver agent on another host is \"ssh -T -o BatchMode=yes\"."));
+    CHECK(has_line(shown({"-ex", show}, "rsh -l me"),
+                   "The remote shell that starts a gdbserver agent on another host is \"rsh -l me\"."));
+    CHECK(has_line(shown({"--rsh", "ssh -T -p 2222", "-ex", show}, "rsh -l me"),
+                   "The remote shell that starts a gdbserver agent on another host is \"ssh -T -p 2222\"."));
+    CHECK(has_line(shown({"--rsh", "ssh -T -p 2222", "-ex", "set remote-shell /opt/bin/myrsh", "-ex", show}, ""),
+                   "The remote shell that starts a gdbserver agent on another host is \"/opt/bin/myrsh\"."));
+    CHECK(has_line(shown({"-ex", "set mpi-local-hosts login1, login1-ib", "-ex", "show mpi-local-hosts"}, ""),
+                   "More names of this host are \"login1,login1-ib\"."));
 }
