@@ -149,7 +149,11 @@ std::vector<process_group::event> process_group::stop_all() {
             stop_reason why;
             if (remote(*p)) {
                 try {
-                    auto w = p->wait_for_stop(remote_stop_timeout_ms);
+                    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(remote_stop_timeout_ms);
+                    std::optional<stop_reason> w;
+                    while (!w && std::chrono::steady_clock::now() < until) {
+                        w = p->wait_for_stop(500);   // nullopt also when another process of its agent reported
+                    }
                     if (!w) {
                         error::send(fmt::format("Process {} did not stop within {} s.", p->pid(),
                                                 remote_stop_timeout_ms / 1000));

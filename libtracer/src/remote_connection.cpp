@@ -114,7 +114,10 @@ rsp::client& remote_connection::client() {
         // A packet about a stopped process while others of this agent run: all-stop
         // agents read nothing but 0x03 then. Halt them; they run again at the next wait.
         halting_ = true;
-        client_->interrupt();
+        if (!interrupt_sent_.exchange(true)) {
+            ++sigints_sent_;
+            client_->interrupt();
+        }
         auto start = std::chrono::steady_clock::now();
         while (running_) {
             auto spent = std::chrono::steady_clock::now() - start;
@@ -143,6 +146,7 @@ void remote_connection::send_resume() {
         all.insert(all.end(), actions.begin(), actions.end());
     }
     client_->resume(all);
+    interrupt_sent_ = false;
     running_ = true;
 }
 
@@ -166,9 +170,19 @@ bool remote_connection::receive_one(int timeout_ms) {
         owner = wanted_.begin()->first;
     }
     bool halted_for_packet = std::exchange(halting_, false) && !stop_requested_;
-    if (halted_for_packet && r->what == rsp::stop_reply::kind::stopped &&
-        (r->signo == SIGINT || r->signo == SIGSTOP || r->signo == 0)) {
+    bool is_stop = r->what == rsp::stop_reply::kind::stopped;
+    bool our_sigint = is_stop && r->signo == SIGINT && sigints_sent_ > 0;
+    if (our_sigint) {
+        --sigints_sent_;
+    }
+    if (halted_for_packet && is_stop && (r->signo == SIGINT || r->signo == SIGSTOP || r->signo == 0)) {
         // Our own halt: the process stays among those to run at the next wait.
+        return true;
+    }
+    if (our_sigint && !stop_requested_ && wanted_.count(owner)) {
+        // gdbserver interrupts with kill(-pgrp, SIGINT); when another event won the race
+        // to the reply, that SIGINT stays pending and shows up later, unasked. It was ours:
+        // never the program's, never the user's stop. The process runs on at the next wait.
         return true;
     }
     wanted_.erase(owner);
@@ -192,52 +206,45 @@ std::optional<remote_connection::event> remote_connection::wait_for(pid_t pid, i
         q->second.erase(q->second.begin());
         return e;
     };
-    if (auto e = take_queued()) {
-        return e;
-    }
-    if (!wanted_.count(pid)) {
-        return std::nullopt;
-    }
-    if (!running_) {
-        if (stop_requested_) {
-            // The agent stopped every process when another one reported the stop asked for.
-            wanted_.erase(pid);
-            if (wanted_.empty()) {
-                stop_requested_ = false;
-            }
-            event e;
-            e.reply.pid = pid;
-            e.requested = true;
-            return e;
-        }
-        send_resume();
-    }
-    auto start = std::chrono::steady_clock::now();
-    for (;;) {
-        auto spent =
-            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-        int left = timeout_ms < 0 ? 500 : static_cast<int>(std::max<long>(0, timeout_ms - spent));
-        if (!receive_one(left)) {
-            if (timeout_ms >= 0) {
-                return std::nullopt;
-            }
-            continue;
-        }
+    // Two rounds at most: send what is to run and read one reply; if that reply was
+    // another process's, it is queued for it and this wait ends (so that the caller
+    // handles that stop, and usually stops everything, before anything of this agent runs
+    // again), unless a stop was asked for: then the agent has stopped this process too.
+    for (int round = 0; round < 2; ++round) {
         if (auto e = take_queued()) {
             return e;
         }
-        if (!running_ && wanted_.count(pid)) {
-            return wait_for(pid, timeout_ms < 0 ? -1 : std::max<int>(0, timeout_ms - static_cast<int>(spent)));
+        if (!wanted_.count(pid)) {
+            return std::nullopt;
         }
-        if (timeout_ms >= 0 && spent >= timeout_ms) {
+        if (!running_) {
+            if (stop_requested_) {
+                // The agent stopped every process when another one reported the stop asked for.
+                wanted_.erase(pid);
+                if (wanted_.empty()) {
+                    stop_requested_ = false;
+                }
+                event e;
+                e.reply.pid = pid;
+                e.requested = true;
+                return e;
+            }
+            if (round > 0) {
+                return std::nullopt;
+            }
+            send_resume();
+        }
+        if (!receive_one(timeout_ms < 0 ? client_->io().timeout_ms() : timeout_ms)) {
             return std::nullopt;
         }
     }
+    return std::nullopt;
 }
 
 void remote_connection::interrupt() noexcept {
     stop_requested_ = true;
-    if (running_) {
+    if (running_ && !interrupt_sent_.exchange(true)) {
+        ++sigints_sent_;
         client_->interrupt();
     }
 }

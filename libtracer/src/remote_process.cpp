@@ -363,8 +363,46 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
     return why;
 }
 
+std::uint64_t remote_process::enabled_site_at_pc(thread& t) {
+    std::uint64_t pc = t.regs().pc();
+    auto it = sites_.find(pc);
+    return it != sites_.end() && it->second->is_enabled() ? pc : 0;
+}
+
+// gdbserver does not step a thread over a Z0 breakpoint at its pc: resumed there, the
+// thread reports the same hit again. As gdb does, each such thread steps alone with the
+// breakpoint out (`vCont;s`), before the vCont that resumes the process.
+std::optional<rsp::stop_reply> remote_process::step_over_sites() {
+    for (auto* t : threads()) {
+        std::uint64_t pc = enabled_site_at_pc(*t);
+        if (pc == 0) {
+            continue;
+        }
+        int sig = pending_signal(t->tid());
+        pending_signals_.erase(t->tid());
+        auto& c = rsp();
+        c.remove_breakpoint(pid_, pc);
+        c.resume({{'s', sig, pid_, t->tid()}});
+        auto r = c.wait_stop(c.io().timeout_ms());
+        c.insert_breakpoint(pid_, pc);
+        static_cast<remote_thread*>(t)->forget();
+        if (!r) {
+            error::send(fmt::format("Thread {} of process {} did not step over the breakpoint at {:#x}.", t->tid(), pid_, pc));
+        }
+        if (r->what != rsp::stop_reply::kind::stopped || r->signo != SIGTRAP) {
+            return r;   // a signal or the end came during the step: that is the next stop
+        }
+    }
+    return std::nullopt;
+}
+
 void remote_process::resume() {
     require_alive();
+    if (auto early = step_over_sites()) {
+        early_stop_ = early;
+        running_ = true;
+        return;
+    }
     std::vector<rsp::resume_action> actions;
     for (auto [tid, sig] : pending_signals_) {
         if (sig != 0) {
@@ -380,12 +418,20 @@ void remote_process::resume() {
 
 stop_reason remote_process::step_instruction(pid_t tid) {
     require_alive();
+    auto* t = find_thread(tid);
+    std::uint64_t over = t ? enabled_site_at_pc(*t) : 0;
+    if (over) {
+        rsp().remove_breakpoint(pid_, over);   // else the step reports the breakpoint again
+    }
     int sig = pending_signal(tid);
     pending_signals_.erase(tid);
     forget_after_resume();
     conn_->request_resume(pid_, {{'s', sig, pid_, tid}});
     running_ = true;
     auto why = wait_for_stop();
+    if (over && alive_) {
+        rsp().insert_breakpoint(pid_, over);
+    }
     if (why.kind == stop_kind::signal && why.signo == SIGTRAP) {
         why.kind = stop_kind::single_step;
     }
@@ -395,6 +441,11 @@ stop_reason remote_process::step_instruction(pid_t tid) {
 std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
     if (!running_) {
         error::send("The program is not running.");
+    }
+    if (early_stop_) {
+        auto r = *early_stop_;
+        early_stop_.reset();
+        return take_stop(r);
     }
     try {
         auto e = conn_->wait_for(pid_, timeout_ms);

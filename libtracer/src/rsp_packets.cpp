@@ -156,7 +156,16 @@ void packet_io::send(std::string_view payload) {
     log::write(log::channel::ptrace, "-> {}", shorten(payload));
     ++sent_;
     for (int attempt = 0;; ++attempt) {
-        link_->write(framed);
+        try {
+            link_->write(framed);
+        } catch (const error&) {
+            // A remote shell that already ended (ssh refused, gdbserver missing) breaks the
+            // pipe before its reason can be read: say that reason, as a read would.
+            if (!link_->end_reason().empty()) {
+                closed();
+            }
+            throw;
+        }
         if (no_ack_) {
             return;
         }

@@ -82,6 +82,9 @@ private:
     std::map<pid_t, std::vector<event>> queued_;
     std::atomic<bool> running_{false};        ///< a vCont is outstanding
     std::atomic<bool> stop_requested_{false};
+    std::atomic<bool> interrupt_sent_{false};  ///< 0x03 sent since the last vCont
+    /// Interrupts sent whose SIGINT (gdbserver's kill(-pgrp, SIGINT)) was not reported yet.
+    std::atomic<int> sigints_sent_{0};
     bool halting_ = false;                    ///< client() sent 0x03 for its own packet
     std::string lost_;
 };
@@ -155,6 +158,11 @@ private:
     /// After a stop: threads re-listed, registers and memory forgotten; the stop's thread.
     stop_reason take_stop(const rsp::stop_reply& r, bool asked = false);
     void refresh_threads();
+    /// The address of the enabled breakpoint site at `t`'s pc, or 0.
+    std::uint64_t enabled_site_at_pc(thread& t);
+    /// Steps every thread sitting on an enabled site over it; a stop other than the step's
+    /// SIGTRAP (a signal, the end) is returned: it is the process's next stop.
+    std::optional<rsp::stop_reply> step_over_sites();
     void forget_after_resume();
     std::uint64_t auxv_entry(std::uint64_t type);
     /// Whether `m`'s local file is the one mapped on the host: the bytes of its build-id
@@ -178,6 +186,7 @@ private:
     breakpoint_site::id_type next_site_id_ = 1;
     std::map<pid_t, int> pending_signals_;
     std::optional<stop_reason> end_;
+    std::optional<rsp::stop_reply> early_stop_;   ///< from step_over_sites, reported by the next wait
 };
 
 }  // namespace ompdbg::tracer
