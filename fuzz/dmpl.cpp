@@ -5,39 +5,20 @@
 // calls the host's callbacks with fuzzed handles, names, addresses and sizes. The host
 // must turn all of it into values or one-line errors, never crash or hang.
 
+#include "fake_library.hpp"
 #include "memory_image.hpp"
 
 #include "ompdbg/plugins/dmpl.h"
 #include "ompdbg/plugins/dmpl_host.hpp"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
-
 namespace {
 
 using namespace ompdbg;
 
-struct fuzz_plugin {
-    std::shared_ptr<plugins::dmpl_library> lib;
-    void (*set_answers)(const std::uint8_t*, std::size_t) = nullptr;
-};
+using fake = fuzz::fake_library<plugins::dmpl_library>;
 
-fuzz_plugin& plugin() {
-    static fuzz_plugin p = [] {
-        fuzz_plugin f;
-        std::filesystem::path file = OMPDBG_FUZZ_DMPL_PLUGIN;
-        plugins::plugin_policy policy;
-        policy.allow_directory(file.parent_path());
-        f.lib = plugins::dmpl_library::load(file, policy);
-        void* h = ::dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
-        f.set_answers = reinterpret_cast<void (*)(const std::uint8_t*, std::size_t)>(
-            h ? ::dlsym(h, "fuzz_dmpl_set_answers") : nullptr);
-        if (f.set_answers == nullptr) {
-            std::abort();   // the fuzz setup itself is broken
-        }
-        return f;
-    }();
+fake& plugin() {
+    static fake p = fake::load(OMPDBG_FUZZ_DMPL_PLUGIN, "fuzz_dmpl_set_answers");
     return p;
 }
 

@@ -6,39 +6,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_answers.h"
+
 #include "ompdbg/plugins/dmpl.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 static const DMPL_callbacks_t* callbacks;
-static const uint8_t* answers;
-static size_t answers_left;
 
-EXPORT void fuzz_dmpl_set_answers(const uint8_t* data, size_t size) {
-    answers = data;
-    answers_left = size;
-}
-
-static uint32_t take(unsigned bytes) {
-    uint32_t v = 0;
-    for (unsigned i = 0; i < bytes && answers_left > 0; ++i, --answers_left) {
-        v |= (uint32_t)*answers++ << (8 * i);
-    }
-    return v;
-}
-
-/* A name of up to 63 bytes from the answers, NUL-terminated, in one of `slot` buffers. */
-static const char* take_name(unsigned slot) {
-    static char names[8][64];
-    char* n = names[slot % 8];
-    size_t len = take(1) % 64;
-    size_t i = 0;
-    for (; i < len && i < 63; ++i) {
-        n[i] = (char)take(1);
-    }
-    n[i] = '\0';
-    return n;
-}
+FUZZ_ANSWERS_SETTER(fuzz_dmpl_set_answers)
 
 static int take_rc(void) {
     static const int codes[] = {DMPL_ok, DMPL_name_too_long, DMPL_name_unchanged, DMPL_name_internal,

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "fuzz_answers.h"
+
 #include "internal/mqs_interface.hpp"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -17,34 +19,8 @@
 static const mqs_basic_callbacks* basic;
 static const mqs_image_callbacks* image_cb;
 static const mqs_process_callbacks* process_cb;
-static const uint8_t* answers;
-static size_t answers_left;
 
-extern "C" EXPORT void fuzz_msgq_set_answers(const uint8_t* data, size_t size) {
-    answers = data;
-    answers_left = size;
-}
-
-static uint64_t take(unsigned bytes) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes && answers_left > 0; ++i, --answers_left) {
-        v |= (uint64_t)*answers++ << (8 * i);
-    }
-    return v;
-}
-
-/* A string of up to 63 bytes from the answers, NUL-terminated, in one of 8 buffers. */
-static char* take_name(unsigned slot) {
-    static char names[8][64];
-    char* n = names[slot % 8];
-    size_t len = take(1) % 64;
-    size_t i = 0;
-    for (; i < len && i < 63; ++i) {
-        n[i] = (char)take(1);
-    }
-    n[i] = '\0';
-    return n;
-}
+FUZZ_ANSWERS_SETTER(fuzz_msgq_set_answers)
 
 /* Fills `size` bytes from the answers as they come: no NUL guaranteed. */
 static void take_bytes(char* out, size_t size) {

@@ -9,43 +9,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fuzz_answers.h"
+
 #include <omp-tools.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
 static const ompd_callbacks_t* cb;
-static const uint8_t* answers;
-static size_t answers_left;
 static ompd_address_space_context_t* process_context;
 
 /* Objects whose addresses serve as the handles this library hands out. */
 static char handles[4][16];
 
-EXPORT void fuzz_ompd_set_answers(const uint8_t* data, size_t size) {
-    answers = data;
-    answers_left = size;
-}
-
-static uint64_t take(unsigned bytes) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes && answers_left > 0; ++i, --answers_left) {
-        v |= (uint64_t)*answers++ << (8 * i);
-    }
-    return v;
-}
-
-/* A string of up to 63 bytes from the answers, NUL-terminated, in one of 8 buffers. */
-static const char* take_name(unsigned slot) {
-    static char names[8][64];
-    char* n = names[slot % 8];
-    size_t len = take(1) % 64;
-    size_t i = 0;
-    for (; i < len && i < 63; ++i) {
-        n[i] = (char)take(1);
-    }
-    n[i] = '\0';
-    return n;
-}
+FUZZ_ANSWERS_SETTER(fuzz_ompd_set_answers)
 
 /* A name as the debugger's to free: copied into memory from its alloc_memory, as state and
  * ICV names are (§20.5.10.1, §20.5.10.2); NULL when that fails. */

@@ -6,39 +6,20 @@
 // host must turn all of it into values or one-line errors (ompdbg::error), never crash,
 // hang or allocate without bound.
 
+#include "fake_library.hpp"
 #include "memory_image.hpp"
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/plugins/msgq.hpp"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
-
 namespace {
 
 using namespace ompdbg;
 
-struct fuzz_dll {
-    std::shared_ptr<plugins::msgq_library> lib;
-    void (*set_answers)(const std::uint8_t*, std::size_t) = nullptr;
-};
+using fake = fuzz::fake_library<plugins::msgq_library>;
 
-fuzz_dll& dll() {
-    static fuzz_dll d = [] {
-        fuzz_dll f;
-        std::filesystem::path file = OMPDBG_FUZZ_MSGQ_DLL;
-        plugins::plugin_policy policy;
-        policy.allow_directory(file.parent_path());
-        f.lib = plugins::msgq_library::load(file, policy);
-        void* h = ::dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
-        f.set_answers = reinterpret_cast<void (*)(const std::uint8_t*, std::size_t)>(
-            h ? ::dlsym(h, "fuzz_msgq_set_answers") : nullptr);
-        if (f.set_answers == nullptr) {
-            std::abort();   // the fuzz setup itself is broken
-        }
-        return f;
-    }();
+fake& dll() {
+    static fake d = fake::load(OMPDBG_FUZZ_MSGQ_DLL, "fuzz_msgq_set_answers");
     return d;
 }
 

@@ -6,39 +6,20 @@
 // `omp icvs` do and must turn all of it into values or one-line errors (ompdbg::error),
 // never crash, hang or loop without end.
 
+#include "fake_library.hpp"
 #include "memory_image.hpp"
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 
-#include <dlfcn.h>
-
-#include <cstdlib>
-
 namespace {
 
 using namespace ompdbg;
 
-struct fuzz_library {
-    std::shared_ptr<plugins::ompd_library> lib;
-    void (*set_answers)(const std::uint8_t*, std::size_t) = nullptr;
-};
+using fake = fuzz::fake_library<plugins::ompd_library>;
 
-fuzz_library& library() {
-    static fuzz_library l = [] {
-        fuzz_library f;
-        std::filesystem::path file = OMPDBG_FUZZ_OMPD_LIB;
-        plugins::plugin_policy policy;
-        policy.allow_directory(file.parent_path());
-        f.lib = plugins::ompd_library::load(file, policy);
-        void* h = ::dlopen(file.c_str(), RTLD_NOW | RTLD_NOLOAD);
-        f.set_answers = reinterpret_cast<void (*)(const std::uint8_t*, std::size_t)>(
-            h ? ::dlsym(h, "fuzz_ompd_set_answers") : nullptr);
-        if (f.set_answers == nullptr) {
-            std::abort();   // the fuzz setup itself is broken
-        }
-        return f;
-    }();
+fake& library() {
+    static fake l = fake::load(OMPDBG_FUZZ_OMPD_LIB, "fuzz_ompd_set_answers");
     return l;
 }
 
