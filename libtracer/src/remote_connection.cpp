@@ -131,9 +131,23 @@ rsp::client& remote_connection::client() {
     return *client_;
 }
 
+void remote_connection::add_member(pid_t pid) {
+    members_.insert(pid);
+}
+
+// A resume goes out at once when every process of the agent has asked for one (one process:
+// always), so that a resumed process runs without anyone waiting on it; while some have not,
+// the next wait sends the one vCont for all that have (all-stop: one vCont while running).
 void remote_connection::request_resume(pid_t pid, std::vector<rsp::resume_action> actions) {
     queued_.erase(pid);
     wanted_[pid] = std::move(actions);
+    bool everyone = !running_ && !members_.empty();
+    for (pid_t m : members_) {
+        everyone = everyone && wanted_.count(m) > 0;
+    }
+    if (everyone) {
+        send_resume();
+    }
 }
 
 bool remote_connection::is_running(pid_t pid) const {
@@ -252,6 +266,7 @@ void remote_connection::interrupt() noexcept {
 void remote_connection::forget(pid_t pid) {
     wanted_.erase(pid);
     queued_.erase(pid);
+    members_.erase(pid);
 }
 
 }  // namespace ompdbg::tracer

@@ -57,7 +57,9 @@ private:
 };
 
 remote_process::remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves)
-    : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)) {}
+    : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)) {
+    conn_->add_member(pid_);
+}
 
 remote_process::~remote_process() {
     try {

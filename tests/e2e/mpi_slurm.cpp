@@ -90,7 +90,10 @@ TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in 
     INFO(cluster.up_output());
     REQUIRE(cluster.is_up());
     // Task 2 exits with 5: srun exits with the largest exit code of its tasks.
-    auto args = ex_args({"break task_work", "run", "continue", "continue", "continue", "continue"});
+    // The test's Slurm names its node "ompdbgnode" (NodeName), not this machine's host name,
+    // as clusters may: the user says it is this machine.
+    auto args = ex_args({"set mpi-local-hosts ompdbgnode", "break task_work", "run", "continue", "continue",
+                         "continue", "continue"});
     for (const char* a : {"run", "/usr/bin/srun", "-O", "-n", "4"}) {
         args.push_back(a);
     }

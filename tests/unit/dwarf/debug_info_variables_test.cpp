@@ -7,6 +7,7 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/location.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -70,13 +71,17 @@ TEST_CASE("variables_at lists the locals and parameters gdb's info scope lists",
         }
         CHECK(ours == gdb_scope_names(bin, "dwarf_c.c:" + std::to_string(line)));
     }
-    // Innermost first, shadowing: inside the loop `total` is the loop's own.
+    // Innermost first, shadowing: inside the loop `total` is the loop's own, listed before
+    // the function's `total` it shadows (gdb's info locals lists both: "total = 0" twice).
     int shadow = marker_line("dwarf_c.c", "blocks_shadow");
     auto vars = d->variables_at(d->addresses_for_line("dwarf_c.c", shadow).first.at(0));
-    REQUIRE(vars.size() == 3);   // total (inner), n, i; the outer total is shadowed
+    REQUIRE(vars.size() == 4);   // total (inner), then the function's n, total and i
     CHECK(vars[0].name == "total");
     CHECK(vars[0].decl_line == shadow);
     CHECK_FALSE(vars[0].is_parameter);
+    auto outer = std::find_if(vars.begin() + 1, vars.end(), [](const auto& v) { return v.name == "total"; });
+    REQUIRE(outer != vars.end());
+    CHECK(outer->decl_line == marker_line("dwarf_c.c", "blocks_first"));
     for (auto& v : vars) {
         CHECK(v.is_parameter == (v.name == "n"));
         CHECK(v.frame_base_die.has_value());

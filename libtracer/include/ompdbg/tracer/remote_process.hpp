@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,11 @@ public:
         rsp::stop_reply reply;
         bool requested = false;
     };
-    /// Records that `pid` runs with `actions`; sent with the others at the next wait.
+    /// Records that `pid` runs with `actions`: sent at once when every process of the agent
+    /// has asked to run, else with the others at the next wait.
     void request_resume(pid_t pid, std::vector<rsp::resume_action> actions);
+    /// A process of this agent (remote_process's constructor; forget() ends it).
+    void add_member(pid_t pid);
     /// Whether `pid` was resumed and has not had its stop handed out since.
     bool is_running(pid_t pid) const;
     /// `pid`'s next stop within `timeout_ms` (0: only what is there), or nullopt. Sends the
@@ -79,6 +83,7 @@ private:
 
     std::unique_ptr<rsp::client> client_;
     std::map<pid_t, std::vector<rsp::resume_action>> wanted_;   ///< resumed, no stop handed out
+    std::set<pid_t> members_;                                  ///< the processes of this agent
     std::map<pid_t, std::vector<event>> queued_;
     std::atomic<bool> running_{false};        ///< a vCont is outstanding
     std::atomic<bool> stop_requested_{false};
