@@ -65,12 +65,10 @@ bool is_ifunc(tracer::process& p, std::uint64_t addr, const std::string& name) {
 }  // namespace
 
 void frame_context::check_can_call() {
-    if (frame_ == nullptr || s_.process() == nullptr || !s_.process()->is_alive()) {
+    if (frame_ == nullptr) {
         error::send("You can't do that without a process to debug.");
     }
-    if (!s_.settings().may_call_functions) {
-        error::send("Cannot call functions in the program: may-call-functions is off.");
-    }
+    infcall::require_callable(s_);
 }
 
 dwarf::value frame_context::call_function(const dwarf::function_call& call_in) {

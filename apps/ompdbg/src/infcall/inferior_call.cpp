@@ -24,10 +24,6 @@
 
 namespace ompdbg::app::infcall {
 
-namespace {
-
-constexpr std::uint64_t red_zone = 128;
-
 tracer::process& require_callable(session& s) {
     if (s.process() == nullptr || !s.process()->is_alive()) {
         error::send("You can't do that without a process to debug.");
@@ -37,6 +33,10 @@ tracer::process& require_callable(session& s) {
     }
     return *s.process();
 }
+
+namespace {
+
+constexpr std::uint64_t red_zone = 128;
 
 tracer::thread& require_thread(tracer::process& p, pid_t tid) {
     tracer::thread* t = p.find_thread(tid);

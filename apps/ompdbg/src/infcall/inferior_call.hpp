@@ -12,11 +12,19 @@
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
+namespace ompdbg::tracer {
+class process;
+}
+
 namespace ompdbg::app {
 
 class session;
 
 namespace infcall {
+
+/// The session's live process when calls may run in it; else gdb's message (no process,
+/// `set may-call-functions off`), in gdb's order.
+tracer::process& require_callable(session& s);
 
 /// Runs `call` in thread `tid` of the session's live process and returns the result (a
 /// void value for void functions). Below `stack_top` (nullopt: the thread's sp less the
