@@ -112,3 +112,19 @@ TEST_CASE("frame lines and info args list every formal parameter, a dropped one 
     CHECK(ours.out.find("wts=<optimized out>") != std::string::npos);
     CHECK(ours.out.find("unused=<optimized out>") != std::string::npos);
 }
+
+TEST_CASE("bt shows an aggregate argument as ..., also when it is optimized out (gdb)", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("aggregate_args", 2)));
+    CAPTURE(program);
+    std::vector<std::string> cmds{"break use", "run", "bt", "up", "info args", "up", "info args"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = "^#[0-9]+ |^Breakpoint [0-9]+, |^[a-z_]+ = ";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() >= 8);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+    CHECK(ours.out.find("dead_pair (p=...") != std::string::npos);
+    CHECK(ours.out.find("<optimized out>") != std::string::npos);
+}

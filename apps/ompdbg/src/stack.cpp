@@ -281,11 +281,12 @@ std::string format_frame_args(session& s, const stack_frame& f) {
                      t.kind() == dwarf::type_kind::rvalue_reference) && t.target()) {
                     t = t.target()->strip_cv_typedef();
                 }
-                // gdb's default `print frame-arguments scalars`: aggregates show as "...".
+                // gdb's default `print frame-arguments scalars`: aggregates show as "...",
+                // optimized out or not (gdb's value_check_printable in summary mode).
                 dwarf::format_options opts = s.settings().print;
                 opts.top_level = false;   // gdb: "argv=0x7ffe..." without "(char **)"
                 opts.pretty = false;      // frame lines stay one line
-                if (!val.optimized_out && t.is_aggregate()) {
+                if (t.is_aggregate()) {
                     out += "...";
                 } else if (auto entry = entry_value_of(src, t, f, ctx)) {
                     // gdb's `print entry-values default`: "n=n@entry=5" when the value
