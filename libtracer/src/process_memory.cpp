@@ -225,6 +225,7 @@ std::size_t ptrace_process::impl::cached_read(std::uint64_t addr, std::span<std:
     }
     if (std::uint64_t g = internal::resume_generation(); g != mem_cache.generation) {
         mem_cache.pages.clear();
+        mem_cache.private_ranges.reset();
         mem_cache.generation = g;
     }
     if (mem_cache.pages.size() > 8192) {   // 32 MiB: start again
@@ -342,8 +343,48 @@ std::size_t ptrace_process::try_read_memory(virt_addr addr, std::span<std::byte>
     return n;
 }
 
+void ptrace_process::impl::forget_shared_memory() {
+    // A handful of pages costs less to read again than /proc/PID/maps does to parse (a
+    // breakpoint's `silent` + `continue` between two reads); a listing over 64 threads
+    // keeps hundreds of private pages worth keeping from one command to the next.
+    constexpr std::size_t worth_sorting = 32;
+    auto& pages = mem_cache.pages;
+    if (pages.size() < worth_sorting) {
+        pages.clear();
+        return;
+    }
+    if (std::uint64_t g = internal::resume_generation(); g != mem_cache.generation) {
+        pages.clear();   // stale anyway; cached_read would drop them
+        return;
+    }
+    if (!mem_cache.private_ranges) {
+        auto& ranges = mem_cache.private_ranges.emplace();
+        try {
+            for (const auto& m : proc_fs::read_maps(pid)) {
+                bool is_private = m.perms.size() >= 4 && m.perms[3] == 'p';
+                if (is_private && m.path != "[vvar]" && m.path != "[vsyscall]") {
+                    ranges.emplace_back(m.start, m.end);
+                }
+            }
+        } catch (const std::exception&) {
+            ranges.clear();
+        }
+    }
+    const auto& ranges = *mem_cache.private_ranges;
+    std::erase_if(pages, [&](const auto& page) {
+        std::uint64_t base = page.first;
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), base,
+                                   [](std::uint64_t a, const auto& r) { return a < r.first; });
+        return it == ranges.begin() || std::prev(it)->second < base + memory_cache::page;
+    });
+}
+
 void ptrace_process::forget_cached_memory() {
-    impl_->forget_memory();
+    impl_->forget_shared_memory();
+}
+
+std::uint64_t ptrace_process::resume_count() const {
+    return internal::resume_generation();
 }
 
 void ptrace_process::read_memory(virt_addr addr, std::span<std::byte> out) {

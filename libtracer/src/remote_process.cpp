@@ -159,6 +159,7 @@ thread* remote_process::find_thread(pid_t tid) {
 }
 
 void remote_process::forget_after_resume() {
+    ++resumes_;
     pages_.clear();
     modules_.reset();
     threads_known_ = false;

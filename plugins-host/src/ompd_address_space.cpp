@@ -48,12 +48,15 @@ ompd_rc_t ompd_address_space::impl::lookup_symbol(const char* name, const char* 
         const auto& mods = tgt->modules();
         if (mods.size() != modules_seen) {
             symbol_cache.clear();
+            tls_symbol_cache.clear();
+            tls_cache.clear();
             modules_seen = mods.size();
         }
         std::string key = std::string(file_hint ? file_hint : "") + "|" + name;
-        const tracer::loaded_module* tls_module = nullptr;
-        std::uint64_t tls_offset = 0;
-        if (auto it = symbol_cache.find(key); it != symbol_cache.end() && !tid) {
+        if (auto it = tls_symbol_cache.find(key); it != tls_symbol_cache.end()) {
+            return thread_local_symbol(tid, it->second.first, it->second.second, out);
+        }
+        if (auto it = symbol_cache.find(key); it != symbol_cache.end()) {
             if (!it->second) {
                 return ompd_rc_error;
             }
@@ -61,7 +64,8 @@ ompd_rc_t ompd_address_space::impl::lookup_symbol(const char* name, const char* 
             return ompd_rc_ok;
         }
         std::optional<std::uint64_t> found;
-        for (const auto& m : mods) {
+        for (std::size_t i = 0; i < mods.size() && !found; ++i) {
+            const auto& m = mods[i];
             auto elf = internal::elf_of(m);
             if (!elf || !hint_matches(m, file_hint)) {
                 continue;
@@ -72,36 +76,14 @@ ompd_rc_t ompd_address_space::impl::lookup_symbol(const char* name, const char* 
                     if (!elf->tls()) {
                         continue;
                     }
-                    tls_module = &m;
-                    tls_offset = s.value;
-                    break;
+                    tls_symbol_cache[key] = {i, s.value};
+                    return thread_local_symbol(tid, i, s.value, out);
                 }
                 if (s.value != 0) {
                     found = m.to_runtime(s.value).addr();
                     break;
                 }
             }
-            if (found || tls_module) {
-                break;
-            }
-        }
-        if (tls_module) {
-            // A thread-local variable needs a thread; without one, the current thread of the
-            // target (the first) is what a debugger's "&var" would answer.
-            pid_t t = tid ? *tid : 0;
-            if (!tid) {
-                auto ths = tgt->threads();
-                if (ths.empty()) {
-                    return ompd_rc_unavailable;
-                }
-                t = ths.front()->tid();
-            }
-            auto a = tls_address(t, *tls_module, tls_offset);
-            if (!a) {
-                return ompd_rc_unavailable;
-            }
-            out = *a;
-            return ompd_rc_ok;
         }
         symbol_cache[key] = found;
         if (!found) {
@@ -110,6 +92,44 @@ ompd_rc_t ompd_address_space::impl::lookup_symbol(const char* name, const char* 
             return ompd_rc_error;
         }
         out = *found;
+        return ompd_rc_ok;
+    } catch (...) {
+        return ompd_rc_error;
+    }
+}
+
+ompd_rc_t ompd_address_space::impl::thread_local_symbol(std::optional<pid_t> tid,
+                                                        std::size_t module_index,
+                                                        std::uint64_t offset,
+                                                        std::uint64_t& out) noexcept {
+    try {
+        // A thread-local variable needs a thread; without one, the current thread of the
+        // target (the first) is what a debugger's "&var" would answer.
+        pid_t t = 0;
+        if (tid) {
+            t = *tid;
+        } else {
+            auto ths = tgt->threads();
+            if (ths.empty()) {
+                return ompd_rc_unavailable;
+            }
+            t = ths.front()->tid();
+        }
+        if (std::uint64_t r = tgt->resume_count(); r != tls_cache_resumes) {
+            tls_cache.clear();
+            tls_cache_resumes = r;
+        }
+        auto key = std::make_tuple(t, module_index, offset);
+        if (auto it = tls_cache.find(key); it != tls_cache.end()) {
+            out = it->second;
+            return ompd_rc_ok;
+        }
+        auto a = tls_address(t, tgt->modules().at(module_index), offset);
+        if (!a) {
+            return ompd_rc_unavailable;
+        }
+        tls_cache.emplace(key, *a);
+        out = *a;
         return ompd_rc_ok;
     } catch (...) {
         return ompd_rc_error;

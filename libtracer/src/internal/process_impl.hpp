@@ -102,10 +102,16 @@ struct ptrace_process::impl {
         static constexpr std::uint64_t page = 4096;
         std::uint64_t generation = ~std::uint64_t{0};
         std::unordered_map<std::uint64_t, std::unique_ptr<std::byte[]>> pages;
+        /// The private mappings ([start, end), address order) while `generation` lasts:
+        /// no mapping changes while no tracee runs.
+        std::optional<std::vector<std::pair<std::uint64_t, std::uint64_t>>> private_ranges;
     } mem_cache;
     /// raw_read through mem_cache (reads past a page that cannot be read whole go direct).
     std::size_t cached_read(std::uint64_t addr, std::span<std::byte> out);
     void forget_memory() { mem_cache.pages.clear(); }
+    /// Forgets the cached pages that may have changed although no tracee ran: those of
+    /// shared mappings (another process writes them) and of kernel-updated ones ([vvar]).
+    void forget_shared_memory();
     std::deque<stop_reason> queue;          ///< collected, not yet reported (all-stop)
     std::optional<stop_reason> end;         ///< the process exited / was killed
     std::atomic<bool> interrupt_requested{false};

@@ -16,6 +16,7 @@ public:
     pid_t pid() const override;
     std::filesystem::path executable() const override;
     void forget_cached_memory() override;
+    std::uint64_t resume_count() const override;
     void read_memory(virt_addr addr, std::span<std::byte> out) override;
     std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
     void write_memory(virt_addr addr, std::span<const std::byte> data) override;

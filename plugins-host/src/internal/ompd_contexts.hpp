@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "ompdbg/plugins/ompd.hpp"
 
@@ -66,13 +67,23 @@ struct ompdbg::plugins::ompd_address_space::impl {
     ompd_address_space_handle_t* handle = nullptr;
     /// symbol_addr_lookup cache: "file|name" → address; cleared when modules change.
     std::map<std::string, std::optional<std::uint64_t>> symbol_cache;
+    /// The same for thread-local symbols: "file|name" → (index in modules(), offset).
+    std::map<std::string, std::pair<std::size_t, std::uint64_t>> tls_symbol_cache;
     std::size_t modules_seen = 0;
+    /// Thread-local addresses answered while no thread ran (tgt->resume_count() equal to
+    /// tls_cache_resumes): libompd asks every thread's __kmp_gtid and more on each query.
+    std::map<std::tuple<pid_t, std::size_t, std::uint64_t>, std::uint64_t> tls_cache;
+    std::uint64_t tls_cache_resumes = ~std::uint64_t{0};
     std::optional<std::vector<std::pair<std::int64_t, std::string>>> states;
     std::optional<std::vector<omp_icv>> icvs;
 
     /// Address of `name` (honouring the file-name hint); TLS symbols need `tid`.
     ompd_rc_t lookup_symbol(const char* name, const char* file_hint, std::optional<pid_t> tid,
                             std::uint64_t& out) noexcept;
+    /// The address of a thread-local symbol (offset in modules()[module_index]'s block) in
+    /// thread `tid` (none: the first thread), through tls_cache.
+    ompd_rc_t thread_local_symbol(std::optional<pid_t> tid, std::size_t module_index,
+                                  std::uint64_t offset, std::uint64_t& out) noexcept;
     /// TLS block address of `module` in thread `tid` plus offset.
     std::optional<std::uint64_t> tls_address(pid_t tid, const tracer::loaded_module& m,
                                              std::uint64_t offset) noexcept;

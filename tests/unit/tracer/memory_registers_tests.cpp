@@ -179,3 +179,47 @@ TEST_CASE("memory read again after the program ran, or after forget_cached_memor
     p->write_memory(marker, std::as_bytes(std::span(&v, 1)));
     CHECK(p->read<std::uint64_t>(marker) == 43);
 }
+
+TEST_CASE("forget_cached_memory drops the pages of shared mappings and keeps the private ones",
+          "[tracer]") {
+    launch_options quiet;
+    quiet.stdout_path = "/dev/null";
+    auto exe = program("tracer_shared_page");
+    auto p = process::launch(exe, {}, quiet);
+    std::uint64_t bias = exe_bias(*p);
+    virt_addr tick(bias + nm_address(exe, "tick"));
+    virt_addr marker(bias + nm_address(exe, "marker"));
+    virt_addr bulk(bias + nm_address(exe, "bulk"));
+    p->add_breakpoint_site(tick);
+    p->resume();
+    REQUIRE(wait_stop(*p).kind == stop_kind::breakpoint);
+    virt_addr shared(p->read<std::uint64_t>(virt_addr(bias + nm_address(exe, "shared_word"))));
+    // Enough private pages in the cache for them to be worth keeping from one command to
+    // the next (a listing over many threads).
+    for (int i = 0; i < 64; ++i) {
+        CHECK(p->read<char>(virt_addr(bulk.addr() + 4096 * static_cast<std::uint64_t>(i))) == static_cast<char>(i));
+    }
+    CHECK(p->read<std::uint64_t>(shared) == 7);
+    CHECK(p->read<std::uint64_t>(marker) == 0x1122334455667788ULL);
+    // Both change behind the debugger's back while the process stays stopped: the shared
+    // page as another process's write would change it, the private one as nothing but a
+    // writer of /proc/PID/mem can.
+    auto poke = [&](virt_addr at, std::uint64_t v) {
+        int fd = ::open(("/proc/" + std::to_string(p->pid()) + "/mem").c_str(), O_RDWR);
+        REQUIRE(fd >= 0);
+        REQUIRE(::pwrite(fd, &v, sizeof v, static_cast<off_t>(at.addr())) == sizeof v);
+        ::close(fd);
+    };
+    poke(shared, 99);
+    poke(marker, 42);
+    p->forget_cached_memory();
+    CHECK(p->read<std::uint64_t>(shared) == 99);
+    CHECK(p->read<std::uint64_t>(marker) == 0x1122334455667788ULL);
+    // Until the process runs again.
+    p->resume();
+    REQUIRE(wait_stop(*p).kind == stop_kind::breakpoint);
+    CHECK(p->read<std::uint64_t>(marker) == 42);
+    CHECK(p->read<std::uint64_t>(shared) == 99);
+    p->resume();
+    CHECK(wait_stop(*p).kind == stop_kind::exited);
+}

@@ -118,6 +118,7 @@ public:
     pid_t pid() const override { return pid_; }
     std::filesystem::path executable() const override { return exe_; }
     void forget_cached_memory() override { pages_.clear(); }
+    std::uint64_t resume_count() const override { return resumes_; }
     void read_memory(virt_addr addr, std::span<std::byte> out) override;
     std::size_t try_read_memory(virt_addr addr, std::span<std::byte> out) override;
     void write_memory(virt_addr addr, std::span<const std::byte> data) override;
@@ -187,6 +188,7 @@ private:
     std::optional<std::vector<loaded_module>> modules_;
     std::optional<std::string> auxv_;
     std::map<std::uint64_t, std::vector<std::byte>> pages_;   ///< page cache, dropped on resume
+    std::uint64_t resumes_ = 0;   ///< resume_count(): forget_after_resume() calls
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites_;
     breakpoint_site::id_type next_site_id_ = 1;
     std::map<pid_t, int> pending_signals_;

@@ -99,6 +99,11 @@ public:
     /// rank's shared-memory segment) may have changed since.
     virtual void forget_cached_memory() {}
 
+    /// Changes whenever a thread of the target may have run since it was last read (every
+    /// resume, step and interrupt; never for a core file). What only running code can
+    /// change (a thread's TLS block addresses) may be cached while it stays the same.
+    virtual std::uint64_t resume_count() const { return 0; }
+
     /// Convenience: read a T (trivially copyable).
     template <typename T>
     T read(virt_addr addr) {
