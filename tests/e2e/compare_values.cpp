@@ -269,6 +269,24 @@ TEST_CASE("omp compare refuses side effects and bad arguments in one line, the s
     CHECK(has_line(before.err, "The program is not being run."));
 }
 
+TEST_CASE("omp compare groups the threads without a value by the reason, in gdb's words", "[e2e][compare][omp]") {
+    if (!have_omp_program()) {
+        return;
+    }
+    auto r = at_compare_stop(marked({{"null", "omp compare *(int*)8"},
+                                     {"nosuch", "omp compare no_such_name"},
+                                     {"mixed", "omp compare others"}}));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(section(r.out, "null") == std::vector<std::string>{"*(int*)8: cannot access memory  [OMP threads 0-4]"});
+    CHECK(section(r.out, "nosuch") == std::vector<std::string>{"no_such_name: not in scope  [OMP threads 0-4]"});
+    // work()'s parameter: threads 0-3 are in work(), thread 4 is not.
+    auto mixed = section(r.out, "mixed");
+    REQUIRE(mixed.size() == 3);
+    CHECK(mixed[0] == "others = 4  [OMP threads 0-3]");
+    CHECK(mixed[1] == "others: not in scope  [OMP thread 4]");
+}
+
 TEST_CASE("omp compare --json gives the groups, errors and summary as one result", "[e2e][compare][omp]") {
     if (!have_omp_program()) {
         return;
