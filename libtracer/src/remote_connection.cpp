@@ -1,10 +1,12 @@
 // One gdbserver agent shared by the processes of its host (remote_process.hpp): opening it
-// through a remote shell or TCP, and the all-stop multiplexing of several processes over
-// one connection (one vCont for all that run, each stop reply to the process it names).
+// through a remote shell or TCP, and several processes over one non-stop connection (one
+// vCont for all that run, each stop to the process it names, a process stopped as a whole
+// as gdb does for all-stop on top of a non-stop target).
 #include "ompdbg/tracer/remote_process.hpp"
 
 #include <csignal>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -53,7 +55,12 @@ std::string host_of_command(const std::string& command) {
 std::shared_ptr<remote_connection> remote_connection::open(std::unique_ptr<rsp::transport> link, bool extended,
                                                            int timeout_ms) {
     auto io = std::make_unique<rsp::packet_io>(std::move(link), timeout_ms);
-    return std::shared_ptr<remote_connection>(new remote_connection(std::make_unique<rsp::client>(std::move(io), extended)));
+    auto c = std::make_unique<rsp::client>(std::move(io), extended);
+    // All-stop gdbserver interrupts by signalling the process group of the last process
+    // attached, whatever runs: stopping some processes of a host while others run needs
+    // non-stop mode.
+    c->set_non_stop();
+    return std::shared_ptr<remote_connection>(new remote_connection(std::move(c)));
 }
 
 std::shared_ptr<remote_connection> remote_connection::open(const std::string& spec, bool extended, int timeout_ms) {
@@ -106,166 +113,275 @@ std::string remote_connection::host() const {
     return colon == std::string::npos ? d : d.substr(0, colon);
 }
 
-rsp::client& remote_connection::client() {
-    if (!lost_.empty()) {
-        error::send(lost_);
+template <typename F>
+auto remote_connection::guarded(F&& f) -> decltype(f()) {
+    if (is_lost()) {
+        error::send(lost_reason());
     }
-    if (running_) {
-        // A packet about a stopped process while others of this agent run: all-stop
-        // agents read nothing but 0x03 then. Halt them; they run again at the next wait.
-        halting_ = true;
-        if (!interrupt_sent_.exchange(true)) {
-            ++sigints_sent_;
-            client_->interrupt();
-        }
-        auto start = std::chrono::steady_clock::now();
-        while (running_) {
-            auto spent = std::chrono::steady_clock::now() - start;
-            if (spent > std::chrono::milliseconds(client_->io().timeout_ms())) {
-                error::send(fmt::format("The remote agent on host {} did not stop its processes within {} s.", host(),
-                                        client_->io().timeout_ms() / 1000));
-            }
-            receive_one(100);
-        }
+    try {
+        return f();
+    } catch (const error& e) {
+        // A reply that never came, a closed stream, garbage: the connection is out of
+        // step or gone, and every process it served is lost.
+        lost_ = e.what();
+        throw;
+    }
+}
+
+rsp::client& remote_connection::client() {
+    if (is_lost()) {
+        error::send(lost_reason());
     }
     return *client_;
 }
 
 void remote_connection::add_member(pid_t pid) {
-    members_.insert(pid);
+    members_.try_emplace(pid);
 }
 
-// A resume goes out at once when every process of the agent has asked for one (one process:
-// always), so that a resumed process runs without anyone waiting on it; while some have not,
-// the next wait sends the one vCont for all that have (all-stop: one vCont while running).
+rsp::stop_reply remote_connection::attach(pid_t pid) {
+    if (is_lost()) {
+        error::send(lost_reason());
+    }
+    auto first = client_->attach(pid);   // an error reply (no such process) loses nothing
+    add_member(pid);
+    if (first) {
+        return *first;
+    }
+    // Non-stop: the threads run after vAttach; stop them all (gdb's attach does the same).
+    auto& m = members_[pid];
+    m.running = true;
+    m.whole = true;
+    request_stop(pid);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(client_->io().timeout_ms());
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (auto e = wait_for(pid, 100)) {
+            return e->reply;
+        }
+    }
+    error::send(fmt::format("Process {} on host {} did not stop after the attach.", pid, host()));
+}
+
+// A resume goes out at once when every process of the agent runs or has asked to (one
+// process: always), so that a resumed process runs without anyone waiting on it; while some
+// have not, the next wait sends the one vCont for all that have.
 void remote_connection::request_resume(pid_t pid, std::vector<rsp::resume_action> actions) {
-    queued_.erase(pid);
-    wanted_[pid] = std::move(actions);
-    bool everyone = !running_ && !members_.empty();
-    for (pid_t m : members_) {
-        everyone = everyone && wanted_.count(m) > 0;
+    auto& m = members_[pid];
+    m.to_send = std::move(actions);
+    m.resume_pending = true;
+    bool everyone = true;
+    for (auto& [p, other] : members_) {
+        everyone = everyone && (other.running || other.resume_pending);
     }
     if (everyone) {
-        send_resume();
+        flush_resumes();
+    }
+}
+
+void remote_connection::flush_resumes() {
+    std::vector<rsp::resume_action> all;
+    for (auto& [pid, m] : members_) {
+        if (m.resume_pending) {
+            all.insert(all.end(), m.to_send.begin(), m.to_send.end());
+        }
+    }
+    if (all.empty()) {
+        return;
+    }
+    guarded([&] { client_->resume(all); });
+    for (auto& [pid, m] : members_) {
+        if (!m.resume_pending) {
+            continue;
+        }
+        m.resume_pending = false;
+        m.running = true;
+        m.stopping = false;
+        m.requested = false;
+        m.reason.reset();
+        m.other_signals.clear();
+        m.stopped.clear();
+        m.whole = false;
+        m.ran.clear();
+        for (auto& a : m.to_send) {
+            m.whole = m.whole || a.tid == 0;
+            m.ran.insert(a.tid);
+        }
+        m.to_send.clear();
+    }
+}
+
+void remote_connection::request_stop(pid_t pid) {
+    auto it = members_.find(pid);
+    if (it == members_.end()) {
+        return;
+    }
+    auto& m = it->second;
+    if (m.resume_pending && !m.running) {
+        // It never ran: its stop is at once.
+        m.resume_pending = false;
+        event e;
+        e.reply.pid = pid;
+        e.requested = true;
+        m.ready.push_back(e);
+        return;
+    }
+    if (!m.running) {
+        return;
+    }
+    m.requested = true;
+    if (!m.stopping) {
+        guarded([&] { client_->stop(pid); });
+        m.stopping = true;
+        settle(true);
     }
 }
 
 bool remote_connection::is_running(pid_t pid) const {
-    return wanted_.count(pid) > 0 || (queued_.count(pid) > 0 && !queued_.at(pid).empty());
+    auto it = members_.find(pid);
+    return it != members_.end() && (it->second.resume_pending || it->second.running || !it->second.ready.empty());
 }
 
-void remote_connection::send_resume() {
-    std::vector<rsp::resume_action> all;
-    for (auto& [pid, actions] : wanted_) {
-        all.insert(all.end(), actions.begin(), actions.end());
+void remote_connection::handle(const rsp::stop_reply& r) {
+    pid_t owner = r.pid;
+    if (owner == 0 && members_.size() == 1) {
+        owner = members_.begin()->first;   // an agent without the multiprocess extensions
     }
-    client_->resume(all);
-    interrupt_sent_ = false;
-    running_ = true;
+    auto it = members_.find(owner);
+    if (it == members_.end() || !it->second.running) {
+        // A process no longer ours (detached, killed), or a thread of a stopped one.
+        log::write(log::channel::ptrace, "stop of process {} thread {} not awaited: dropped", r.pid, r.tid);
+        return;
+    }
+    auto& m = it->second;
+    if (r.what != rsp::stop_reply::kind::stopped) {
+        // The process ended: whatever its threads reported before is moot.
+        m.running = false;
+        m.ready.push_back(event{r, m.requested, {}});
+        return;
+    }
+    m.stopped.insert(r.tid);
+    if (r.signo == 0) {
+        return;   // stopped on our vCont;t
+    }
+    if (!m.reason) {
+        m.reason = r;
+    } else if (r.signo != SIGTRAP) {
+        m.other_signals[r.tid] = r.signo;
+    }
+    // Another thread's breakpoint hit is not kept: the thread sits on the breakpoint and
+    // hits it again when it runs (it is not stepped over, see remote_process::resume).
 }
 
-bool remote_connection::receive_one(int timeout_ms) {
-    std::optional<rsp::stop_reply> r;
-    try {
-        r = client_->wait_stop(timeout_ms);
-    } catch (const error& e) {
-        // The agent or its connection is gone: every process it served is lost.
-        lost_ = e.what();
-        running_ = false;
-        halting_ = false;
-        throw;
+void remote_connection::complete(pid_t pid, member& m) {
+    event e;
+    if (m.reason) {
+        e.reply = *m.reason;
+    } else {
+        e.reply.pid = pid;
     }
-    if (!r) {
-        return false;
+    e.requested = m.requested;
+    e.other_signals = std::move(m.other_signals);
+    m.running = false;
+    m.stopping = false;
+    m.reason.reset();
+    m.other_signals.clear();
+    m.ready.push_back(std::move(e));
+}
+
+void remote_connection::settle(bool relist) {
+    for (auto& [pid, m] : members_) {
+        if (m.running && m.reason && !m.stopping) {
+            bool others_run = m.whole;
+            for (pid_t t : m.ran) {
+                others_run = others_run || !m.stopped.count(t);
+            }
+            if (!others_run) {
+                complete(pid, m);   // one thread stepped alone and reported
+                continue;
+            }
+            guarded([&] { client_->stop(pid); });
+            m.stopping = true;
+            relist = true;
+        }
     }
-    running_ = false;
-    pid_t owner = r->pid;
-    if (owner == 0 && wanted_.size() == 1) {
-        owner = wanted_.begin()->first;
+    bool any_stopping = false;
+    for (auto& [pid, m] : members_) {
+        any_stopping = any_stopping || (m.running && m.stopping);
     }
-    bool halted_for_packet = std::exchange(halting_, false) && !stop_requested_;
-    bool is_stop = r->what == rsp::stop_reply::kind::stopped;
-    bool our_sigint = is_stop && r->signo == SIGINT && sigints_sent_ > 0;
-    if (our_sigint) {
-        --sigints_sent_;
+    if (!any_stopping || !relist) {
+        return;
     }
-    if (halted_for_packet && is_stop && (r->signo == SIGINT || r->signo == SIGSTOP || r->signo == 0)) {
-        // Our own halt: the process stays among those to run at the next wait.
-        return true;
+    auto threads = guarded([&] { return client_->threads(); });
+    for (auto& [pid, m] : members_) {
+        if (!m.running || !m.stopping) {
+            continue;
+        }
+        bool all = true;
+        for (auto& t : threads) {
+            bool ran = m.whole || m.ran.count(t.tid);
+            if ((t.pid == pid || t.pid == 0) && ran && !m.stopped.count(t.tid)) {
+                all = false;
+            }
+        }
+        if (all) {
+            complete(pid, m);
+        }
     }
-    if (our_sigint && !stop_requested_ && wanted_.count(owner)) {
-        // gdbserver interrupts with kill(-pgrp, SIGINT); when another event won the race
-        // to the reply, that SIGINT stays pending and shows up later, unasked. It was ours:
-        // never the program's, never the user's stop. The process runs on at the next wait.
-        return true;
-    }
-    wanted_.erase(owner);
-    queued_[owner].push_back(event{*r, stop_requested_.load()});
-    if (wanted_.empty()) {
-        stop_requested_ = false;
-    }
-    return true;
+}
+
+bool remote_connection::pump(int timeout_ms) {
+    return guarded([&] {
+        auto n = client_->next_notification(timeout_ms);
+        if (n) {
+            handle(*n);
+            // The agent sends no other notification until its queue is drained.
+            for (int k = 0; k < 100000; ++k) {
+                auto more = client_->next_stopped();
+                if (!more) {
+                    break;
+                }
+                handle(*more);
+            }
+        }
+        // Nothing came: a thread that was to report may have exited; list them again.
+        settle(true);
+        return n.has_value();
+    });
 }
 
 std::optional<remote_connection::event> remote_connection::wait_for(pid_t pid, int timeout_ms) {
-    if (!lost_.empty()) {
-        error::send(lost_);
+    if (is_lost()) {
+        error::send(lost_reason());
     }
-    auto take_queued = [&]() -> std::optional<event> {
-        auto q = queued_.find(pid);
-        if (q == queued_.end() || q->second.empty()) {
+    flush_resumes();
+    int limit = timeout_ms < 0 ? client_->io().timeout_ms() : timeout_ms;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(limit);
+    for (bool first = true;; first = false) {
+        auto it = members_.find(pid);
+        if (it == members_.end()) {
             return std::nullopt;
         }
-        event e = q->second.front();
-        q->second.erase(q->second.begin());
-        return e;
-    };
-    // Two rounds at most: send what is to run and read one reply; if that reply was
-    // another process's, it is queued for it and this wait ends (so that the caller
-    // handles that stop, and usually stops everything, before anything of this agent runs
-    // again), unless a stop was asked for: then the agent has stopped this process too.
-    for (int round = 0; round < 2; ++round) {
-        if (auto e = take_queued()) {
+        auto& m = it->second;
+        if (!m.ready.empty()) {
+            event e = std::move(m.ready.front());
+            m.ready.erase(m.ready.begin());
             return e;
         }
-        if (!wanted_.count(pid)) {
+        if (!m.running && !m.resume_pending) {
             return std::nullopt;
         }
-        if (!running_) {
-            if (stop_requested_) {
-                // The agent stopped every process when another one reported the stop asked for.
-                wanted_.erase(pid);
-                if (wanted_.empty()) {
-                    stop_requested_ = false;
-                }
-                event e;
-                e.reply.pid = pid;
-                e.requested = true;
-                return e;
-            }
-            if (round > 0) {
-                return std::nullopt;
-            }
-            send_resume();
-        }
-        if (!receive_one(timeout_ms < 0 ? client_->io().timeout_ms() : timeout_ms)) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0 && !first) {
             return std::nullopt;
         }
-    }
-    return std::nullopt;
-}
-
-void remote_connection::interrupt() noexcept {
-    stop_requested_ = true;
-    if (running_ && !interrupt_sent_.exchange(true)) {
-        ++sigints_sent_;
-        client_->interrupt();
+        // While a process is being stopped, its threads are listed again now and then: one
+        // that exited never reports.
+        int slice = static_cast<int>(std::clamp<long>(left.count(), 0, 100));
+        pump(slice);
     }
 }
 
 void remote_connection::forget(pid_t pid) {
-    wanted_.erase(pid);
-    queued_.erase(pid);
     members_.erase(pid);
 }
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -76,12 +78,12 @@ std::unique_ptr<remote_process> remote_process::attach(std::shared_ptr<remote_co
     if (!conn->is_extended()) {
         error::send("Don't know how to attach.  Try \"help target\".");
     }
-    auto stop = conn->client().attach(pid);
+    auto stop = conn->attach(pid);
     std::unique_ptr<remote_process> p(new remote_process(std::move(conn), pid, std::move(elves)));
     if (p->rsp().supported().xfer_exec_file) {
         p->exe_ = p->rsp().exec_file(pid);
     }
-    p->take_stop(stop);
+    p->take_stop(stop, true);
     p->pending_signals_.clear();   // the attach's SIGSTOP is ours, never the program's
     return p;
 }
@@ -348,6 +350,7 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
     if (r.signo == SIGTRAP) {
         auto* t = find_thread(why.tid);
         std::uint64_t pc = t ? t->regs().pc() : 0;
+        reported_pcs_[why.tid] = pc;
         auto site = sites_.find(pc);
         if (site != sites_.end() && site->second->is_enabled()) {
             why.kind = stop_kind::breakpoint;
@@ -373,27 +376,44 @@ std::uint64_t remote_process::enabled_site_at_pc(thread& t) {
 }
 
 // gdbserver does not step a thread over a Z0 breakpoint at its pc: resumed there, the
-// thread reports the same hit again. As gdb does, each such thread steps alone with the
-// breakpoint out (`vCont;s`), before the vCont that resumes the process.
+// thread reports the same hit again. As gdb does, a thread whose stop was reported at a
+// breakpoint steps alone with the breakpoint out (`vCont;s`), before the vCont that
+// resumes the process. A thread that sits on a breakpoint without having reported it (it
+// was stopped there with another thread's stop) runs into it and reports its hit.
 std::optional<rsp::stop_reply> remote_process::step_over_sites() {
+    auto reported = std::exchange(reported_pcs_, {});
     for (auto* t : threads()) {
         std::uint64_t pc = enabled_site_at_pc(*t);
-        if (pc == 0) {
+        auto was = reported.find(t->tid());
+        if (pc == 0 || was == reported.end() || was->second != pc) {
             continue;
         }
         int sig = pending_signal(t->tid());
         pending_signals_.erase(t->tid());
-        auto& c = rsp();
-        c.remove_breakpoint(pid_, pc);
-        c.resume({{'s', sig, pid_, t->tid()}});
-        auto r = c.wait_stop(c.io().timeout_ms());
-        c.insert_breakpoint(pid_, pc);
+        rsp().remove_breakpoint(pid_, pc);
+        conn_->request_resume(pid_, {{'s', sig, pid_, t->tid()}});
         static_cast<remote_thread*>(t)->forget();
-        if (!r) {
+        std::optional<remote_connection::event> e;
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(rsp().io().timeout_ms());
+        try {
+            while (!e && std::chrono::steady_clock::now() < deadline) {
+                e = conn_->wait_for(pid_, 100);
+            }
+        } catch (const error&) {
+            alive_ = false;
+            throw;
+        }
+        if (!e) {
             error::send(fmt::format("Thread {} of process {} did not step over the breakpoint at {:#x}.", t->tid(), pid_, pc));
         }
-        if (r->what != rsp::stop_reply::kind::stopped || r->signo != SIGTRAP) {
-            return r;   // a signal or the end came during the step: that is the next stop
+        for (auto [tid, signo] : e->other_signals) {
+            pending_signals_[tid] = signo;
+        }
+        if (e->reply.what == rsp::stop_reply::kind::stopped) {
+            rsp().insert_breakpoint(pid_, pc);
+        }
+        if (e->reply.what != rsp::stop_reply::kind::stopped || e->reply.signo != SIGTRAP) {
+            return e->reply;   // a signal or the end came during the step: that is the next stop
         }
     }
     return std::nullopt;
@@ -401,6 +421,20 @@ std::optional<rsp::stop_reply> remote_process::step_over_sites() {
 
 void remote_process::resume() {
     require_alive();
+    stop_wanted_ = false;
+    try {
+        resume_now();
+    } catch (const error&) {
+        if (!conn_->is_lost()) {
+            throw;
+        }
+        // The agent is gone: the next wait reports the process lost, as for an agent that
+        // dies while it runs, so that the other processes of a job go on.
+        running_ = true;
+    }
+}
+
+void remote_process::resume_now() {
     if (auto early = step_over_sites()) {
         early_stop_ = early;
         running_ = true;
@@ -421,6 +455,8 @@ void remote_process::resume() {
 
 stop_reason remote_process::step_instruction(pid_t tid) {
     require_alive();
+    stop_wanted_ = false;
+    reported_pcs_.erase(tid);
     auto* t = find_thread(tid);
     std::uint64_t over = t ? enabled_site_at_pc(*t) : 0;
     if (over) {
@@ -451,9 +487,15 @@ std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
         return take_stop(r);
     }
     try {
+        if (stop_wanted_.exchange(false)) {
+            conn_->request_stop(pid_);
+        }
         auto e = conn_->wait_for(pid_, timeout_ms);
         if (!e) {
             return std::nullopt;
+        }
+        for (auto [tid, signo] : e->other_signals) {
+            pending_signals_[tid] = signo;
         }
         return take_stop(e->reply, e->requested);
     } catch (const error&) {
@@ -466,14 +508,15 @@ std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
 
 stop_reason remote_process::wait_for_stop() {
     for (;;) {
-        if (auto why = wait_for_stop(500)) {
+        // Short slices: an interrupt() from a signal handler is sent by the next one.
+        if (auto why = wait_for_stop(50)) {
             return *why;
         }
     }
 }
 
 void remote_process::interrupt() {
-    conn_->interrupt();
+    stop_wanted_ = true;
 }
 
 void remote_process::set_keep_fork_children(bool on, bool) {

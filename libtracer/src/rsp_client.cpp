@@ -187,6 +187,8 @@ client::client(std::unique_ptr<packet_io> io, bool extended) : io_(std::move(io)
             features_.swbreak = true;
         } else if (item == "vContSupported+") {
             features_.vcont = true;
+        } else if (item == "QNonStop+") {
+            features_.non_stop = true;
         }
     }
     if (features_.no_ack_mode) {
@@ -237,7 +239,17 @@ void client::select_process(pid_t pid) {
     }
 }
 
-stop_reply client::attach(pid_t pid) {
+void client::set_non_stop() {
+    if (!features_.non_stop) {
+        error::send(fmt::format("Remote agent ({}) lacks non-stop mode (QNonStop), which ompdbg needs to stop one "
+                                "process of a host while others run.",
+                                io_->link().describe()));
+    }
+    expect_ok(io_->exchange("QNonStop:1"), "non-stop mode (QNonStop:1)");
+    non_stop_ = true;
+}
+
+std::optional<stop_reply> client::attach(pid_t pid) {
     selected_.reset();
     auto r = io_->exchange(fmt::format("vAttach;{:x}", pid));
     if (r.empty()) {
@@ -247,6 +259,9 @@ stop_reply client::attach(pid_t pid) {
         error::send(fmt::format("Cannot attach to process {} on the remote host: no such process or not permitted ({}).",
                                 pid, r.substr(0, 20)));
     }
+    if (non_stop_ && r == "OK") {
+        return std::nullopt;
+    }
     return parse_stop_reply(r);
 }
 
@@ -255,7 +270,13 @@ std::optional<stop_reply> client::query_stop() {
     if (r.empty() || r == "OK") {
         return std::nullopt;
     }
-    return parse_stop_reply(r);
+    auto first = parse_stop_reply(r);
+    if (non_stop_) {
+        // Non-stop: `?` queues one stop per stopped thread; the first came as the reply.
+        for (int n = 0; n < 100000 && next_stopped(); ++n) {
+        }
+    }
+    return first;
 }
 
 void client::detach(pid_t pid) {
@@ -386,7 +407,43 @@ void client::resume(const std::vector<resume_action>& actions) {
         p += ':' + thread_id(a.pid, a.tid == 0 ? -1 : a.tid);
     }
     selected_.reset();
+    if (non_stop_) {
+        auto r = io_->exchange(p);
+        if (r != "OK") {
+            error::send(fmt::format("Remote agent refused to resume ({}): {}.", p.substr(0, 40),
+                                    r.empty() ? std::string("vCont not supported") : r.substr(0, 20)));
+        }
+        return;
+    }
     io_->send(p);
+}
+
+void client::stop(pid_t pid) {
+    expect_ok(io_->exchange("vCont;t:" + thread_id(pid, -1)), fmt::format("stopping process {}", pid));
+}
+
+std::optional<stop_reply> client::next_notification(int timeout_ms) {
+    for (;;) {
+        auto n = io_->try_notification(timeout_ms);
+        if (!n) {
+            return std::nullopt;
+        }
+        if (n->starts_with("Stop:")) {
+            return parse_stop_reply(std::string_view(*n).substr(5));
+        }
+        timeout_ms = 0;   // another kind of notification: none other is asked for
+    }
+}
+
+std::optional<stop_reply> client::next_stopped() {
+    auto r = io_->exchange("vStopped");
+    if (r == "OK") {
+        return std::nullopt;
+    }
+    if (r.empty() || is_error(r)) {
+        error::send(fmt::format("Remote agent failed vStopped: \"{}\".", r.substr(0, 20)));
+    }
+    return parse_stop_reply(r);
 }
 
 std::optional<stop_reply> client::wait_stop(int timeout_ms) {

@@ -134,8 +134,9 @@ packet_io::packet_io(std::unique_ptr<transport> link, int timeout_ms) : link_(st
 
 void packet_io::closed() {
     std::string why = link_->end_reason();
-    error::send(why.empty() ? fmt::format("Remote connection closed ({}).", link_->describe())
-                            : fmt::format("Remote connection closed ({}): {}", link_->describe(), why));
+    closed_reason_ = why.empty() ? fmt::format("Remote connection closed ({}).", link_->describe())
+                                 : fmt::format("Remote connection closed ({}): {}", link_->describe(), why);
+    error::send(closed_reason_);
 }
 
 bool packet_io::fill(int timeout_ms) {
@@ -194,6 +195,22 @@ void packet_io::send(std::string_view payload) {
 }
 
 std::optional<std::string> packet_io::try_receive(int timeout_ms) {
+    return read_packet(timeout_ms, false);
+}
+
+std::optional<std::string> packet_io::try_notification(int timeout_ms) {
+    if (!notifications_.empty()) {
+        std::string n = std::move(notifications_.front());
+        notifications_.pop_front();
+        return n;
+    }
+    return read_packet(timeout_ms, true);
+}
+
+// Packets are `$...#cc` (replies, acked until no-ack mode) or `%...#cc` (non-stop
+// notifications, never acked). A notification may arrive before the reply to any packet
+// (gdbserver sends it as soon as a thread stops): it is kept for try_notification.
+std::optional<std::string> packet_io::read_packet(int timeout_ms, bool want_notification) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     bool started = false;
     int bad_checksums = 0;
@@ -202,24 +219,39 @@ std::optional<std::string> packet_io::try_receive(int timeout_ms) {
     auto packet_deadline = deadline;
     for (;;) {
         // Acks and noise before a packet are dropped (gdb does the same).
-        auto dollar = buf_.find('$');
-        if (dollar == std::string::npos) {
+        auto start = buf_.find_first_of("$%");
+        if (start == std::string::npos) {
             buf_.clear();
         } else {
-            buf_.erase(0, dollar);
+            buf_.erase(0, start);
             if (!started) {
                 started = true;
                 packet_deadline = std::max(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_));
             }
             auto hash = buf_.find('#');
             if (hash != std::string::npos && buf_.size() >= hash + 3) {
+                bool is_notification = buf_[0] == '%';
                 std::string body = buf_.substr(1, hash - 1);
                 int hi = hex_digit(buf_[hash + 1]), lo = hex_digit(buf_[hash + 2]);
                 buf_.erase(0, hash + 3);
+                started = false;
                 if (body.find('$') != std::string::npos) {
                     error::send(fmt::format("Remote agent sent a malformed packet: \"{}\".", shorten(body)));
                 }
-                if (hi < 0 || lo < 0 || checksum(body) != hi * 16 + lo) {
+                bool good = hi >= 0 && lo >= 0 && checksum(body) == hi * 16 + lo;
+                if (is_notification) {
+                    if (!good) {
+                        error::send(fmt::format("Remote agent sent a notification with a bad checksum: \"{}\".",
+                                                shorten(body)));
+                    }
+                    log::write(log::channel::ptrace, "<% {}", shorten(body));
+                    if (want_notification) {
+                        return expand_rle(body);
+                    }
+                    notifications_.push_back(expand_rle(body));
+                    continue;
+                }
+                if (!good) {
                     if (no_ack_ || ++bad_checksums > 2) {
                         error::send(fmt::format("Remote agent sent a packet with a bad checksum: \"{}\".", shorten(body)));
                     }
@@ -230,6 +262,11 @@ std::optional<std::string> packet_io::try_receive(int timeout_ms) {
                     link_->write("+");
                 }
                 log::write(log::channel::ptrace, "<- {}", shorten(body));
+                if (want_notification) {
+                    // A reply nobody waits for (its request timed out): out of step, dropped.
+                    log::write(log::channel::ptrace, "dropped a reply while waiting for a notification");
+                    continue;
+                }
                 return expand_rle(body);
             }
             if (buf_.size() > max_packet) {

@@ -22,14 +22,8 @@
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
 
-// Known defect (issue 18, open): gdbserver in all-stop mode interrupts with
-// kill(-signal_pid, SIGINT), signal_pid being the LAST process attached on that agent. When
-// that process is not among those running, a job-wide stop of the others never comes ("did
-// not stop within 20 s", the rank reported lost), and a SIGINT that lands after another
-// event won the race is later reported as the program's ("received signal SIGINT"). The
-// tests below that stop ranks of one host while others of it run are therefore hidden
-// ([.]) until the agents run in non-stop mode (QNonStop:1, vCont;t per process); run them
-// with `ompdbg_e2e_tests "[remote-allstop]"`.
+// Some ranks of a host stop while others of it run (a rank's own continue, a job-wide
+// stop): the agents run non-stop, each process stopped on its own (vCont;t).
 
 namespace {
 
@@ -97,7 +91,7 @@ bool has_line_containing(const std::string& out, const std::string& piece) {
 
 TEST_CASE("mpi across hosts: run -- mpirun --hostfile reaches each host's ranks through one gdbserver agent, a "
           "breakpoint hits in every rank, bt and mpi stacks show remote ranks",
-          "[.][remote-allstop][e2e][mpi][remote]") {
+          "[e2e][mpi][remote]") {
     REQUIRE(std::filesystem::exists(mpi::mpirun()));
     simulated_cluster cluster({"node1", "node2"});
     hostfile hf({"node1", "node2"});
@@ -200,7 +194,7 @@ TEST_CASE("mpi across hosts: a remote shell that fails shows its own message, na
 
 TEST_CASE("mpi across hosts: mpi deadlock finds the ring's cycle and mpi queues reads each remote rank's pending "
           "receive",
-          "[.][remote-allstop][e2e][mpi][remote][msgq]") {
+          "[e2e][mpi][remote][msgq]") {
     simulated_cluster cluster({"node1", "node2"});
     hostfile hf({"node1", "node2"});
     std::string prog = std::string(examples_dir) + "/mpi/mpi_ring_deadlock";
@@ -238,7 +232,7 @@ TEST_CASE("mpi across hosts: mpi deadlock finds the ring's cycle and mpi queues 
 
 TEST_CASE("mpi across hosts: an agent killed while the job runs loses that host's ranks, one line each, and the "
           "others stay debuggable",
-          "[.][remote-allstop][e2e][mpi][remote]") {
+          "[e2e][mpi][remote]") {
     simulated_cluster cluster({"node1", "node2"});
     hostfile hf({"node1", "node2"});
     const std::regex prompt_re(R"(\(ompdbg\) $)");

@@ -139,6 +139,7 @@ void cmd_continue(session& s, std::string_view args) {
         }
     } else if (!s.is_batch() && !st.in_breakpoint_commands) {
         s.out().line("Continuing.");
+        s.out().flush();   // before the program runs, as gdb does: a job may run long
     }
     if (st.in_breakpoint_commands) {
         st.resume_requested = true;

@@ -9,6 +9,8 @@
 #include <csignal>
 #include <deque>
 
+#include <fmt/format.h>
+
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/rsp_client.hpp"
 #include "ompdbg/tracer/rsp_packets.hpp"
@@ -204,4 +206,55 @@ TEST_CASE("rsp client negotiates features once and reads thread and library list
     t->replies.push_back(frame("E14"));
     std::byte buf[8];
     CHECK(c.read_memory(0x1a, 0x1000, buf) == 0);
+}
+
+TEST_CASE("rsp keeps a non-stop notification that arrives before a reply, and drains the stops behind it with "
+          "vStopped",
+          "[tracer]") {
+    auto owned = std::make_unique<scripted_transport>();
+    auto* t = owned.get();
+    t->replies.push_back("+" + frame("PacketSize=47ff;multiprocess+;QStartNoAckMode+;QNonStop+;qXfer:threads:read+"));
+    t->replies.push_back("+" + frame("OK"));   // QStartNoAckMode
+    t->replies.push_back(frame("OK"));         // !
+    client c(std::make_unique<packet_io>(std::move(owned), 200), true);
+    REQUIRE(c.supported().non_stop);
+    t->replies.push_back(frame("OK"));   // QNonStop:1
+    c.set_non_stop();
+    CHECK(c.is_non_stop());
+
+    // vCont answers OK at once; a thread's stop comes as %Stop before the next reply.
+    t->replies.push_back(frame("OK"));
+    c.resume({{'c', 0, 0x1a, 0}});
+    CHECK(t->written.find("$vCont;c:p1a.-1#") != std::string::npos);
+    const std::string note = "Stop:T05thread:p1a.1b;swbreak:;";
+    t->replies.push_back("%" + note + fmt::format("#{:02x}", checksum(note)) + frame("OK"));
+    c.stop(0x1a);
+    CHECK(t->written.find("$vCont;t:p1a.-1#") != std::string::npos);
+    auto n = c.next_notification(0);
+    REQUIRE(n);
+    CHECK(n->signo == SIGTRAP);
+    CHECK(n->tid == 0x1b);
+    t->replies.push_back(frame("T00thread:p1a.1a;"));
+    t->replies.push_back(frame("OK"));
+    auto more = c.next_stopped();
+    REQUIRE(more);
+    CHECK(more->signo == 0);
+    CHECK(more->tid == 0x1a);
+    CHECK_FALSE(c.next_stopped());
+    CHECK_FALSE(c.next_notification(0));
+
+    // A notification with a bad checksum or cut short is one error line, never a hang.
+    t->replies.push_back("%Stop:T05thread:p1a.1b;#00");
+    CHECK_THROWS_WITH(c.stop(0x1a), Catch::Contains("notification with a bad checksum"));
+    t->replies.push_back("%Stop:T05thr");
+    CHECK_THROWS_WITH(c.stop(0x1a), Catch::Contains("truncated packet"));
+}
+
+TEST_CASE("rsp names non-stop mode when the agent lacks it", "[tracer]") {
+    auto owned = std::make_unique<scripted_transport>();
+    auto* t = owned.get();
+    t->replies.push_back("+" + frame("PacketSize=47ff;multiprocess+"));
+    t->replies.push_back("+" + frame("OK"));   // !
+    client c(std::make_unique<packet_io>(std::move(owned), 200), true);
+    CHECK_THROWS_WITH(c.set_non_stop(), Catch::Contains("lacks non-stop mode (QNonStop)"));
 }

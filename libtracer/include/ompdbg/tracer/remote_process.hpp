@@ -20,12 +20,13 @@
 namespace ompdbg::tracer {
 
 /// One agent and the protocol spoken with it, shared by every process it serves. The
-/// agent runs all-stop: one vCont runs the processes of the connection together, and when
-/// one of them stops the agent stops them all. So a process's resume is only recorded
-/// here; the next wait sends one vCont for every process resumed meanwhile, and a stop
-/// reply is handed to the process it names (queued when another process waits). A packet
-/// about a stopped process while others of the agent run first halts the agent (0x03) and
-/// the others go on at the next wait.
+/// agent runs non-stop (QNonStop:1): each process runs and stops on its own, so some
+/// processes of a host can be stopped while others of it run. A process still stops as a
+/// whole, as a local one does: when one of its threads reports a stop, the others are asked
+/// to stop (`vCont;t:pPID.-1`) and the stop is handed out once every thread that ran has
+/// reported. Resumes are batched: one vCont for every process that asked to run meanwhile.
+/// Stops arrive as `%Stop` notifications, drained with vStopped, each queued for the
+/// process it names.
 class remote_connection {
 public:
     /// Opens `spec`: "| COMMAND" runs COMMAND (a remote shell starting `gdbserver --multi
@@ -33,13 +34,12 @@ public:
     /// `extended`: gdb's `target extended-remote` (attach, and the agent stays after a
     /// detach); else `target remote`. `timeout_ms`: the limit for any one reply. Throws with
     /// the remote shell's own message when the agent does not start ("bash: gdbserver:
-    /// command not found") or the connection fails.
+    /// command not found"), the connection fails, or the agent lacks non-stop mode.
     static std::shared_ptr<remote_connection> open(const std::string& spec, bool extended, int timeout_ms = 20000);
     /// Over a transport the caller made (tests: a scripted one).
     static std::shared_ptr<remote_connection> open(std::unique_ptr<rsp::transport> link, bool extended, int timeout_ms);
 
-    /// The client for a packet about a stopped process: halts the agent first when a vCont
-    /// is outstanding (the processes that ran go on at the next wait).
+    /// The client, for packets about a stopped process (non-stop: others may run).
     rsp::client& client();
     bool is_extended() const { return client_->is_extended(); }
     /// As gdb names the connection: "extended-remote | CMD", "remote HOST:PORT".
@@ -50,47 +50,70 @@ public:
     /// `monitor CMD`: the agent's output.
     std::string monitor(const std::string& command) { return client().monitor(command); }
 
-    /// A stop reply for one process, and whether the debugger had asked for a stop.
+    /// A completed stop of one process, and whether the debugger had asked for it.
     struct event {
         rsp::stop_reply reply;
         bool requested = false;
+        /// Signals other threads of the process stopped with while it was being stopped:
+        /// theirs to receive when it runs again.
+        std::map<pid_t, int> other_signals;
     };
+    /// vAttach: the process stopped as a whole (non-stop: its threads stopped with vCont;t
+    /// and their stops collected). Throws as client::attach.
+    rsp::stop_reply attach(pid_t pid);
     /// Records that `pid` runs with `actions`: sent at once when every process of the agent
-    /// has asked to run, else with the others at the next wait.
+    /// runs or has asked to, else with the others at the next wait.
     void request_resume(pid_t pid, std::vector<rsp::resume_action> actions);
+    /// Asks `pid` to stop (vCont;t); its stop comes through wait_for with `requested`.
+    void request_stop(pid_t pid);
     /// A process of this agent (remote_process's constructor; forget() ends it).
     void add_member(pid_t pid);
     /// Whether `pid` was resumed and has not had its stop handed out since.
     bool is_running(pid_t pid) const;
     /// `pid`'s next stop within `timeout_ms` (0: only what is there), or nullopt. Sends the
-    /// outstanding vCont first. After a stop the debugger asked for (interrupt()), every
-    /// other running process of the agent is stopped too and reports `requested` at once.
-    /// Throws when the connection fails (then every process of it is lost).
+    /// outstanding resumes first; stops of other processes met meanwhile are queued for
+    /// them. Throws when the connection fails (then every process of it is lost).
     std::optional<event> wait_for(pid_t pid, int timeout_ms);
-    /// Async-signal-safe: asks the running processes to stop (0x03 once while running).
-    void interrupt() noexcept;
     /// The process is no longer ours (detached, killed, ended): forget its requests.
     void forget(pid_t pid);
-    /// Whether the connection failed (closed, timed out); why, in one line.
-    bool is_lost() const { return !lost_.empty(); }
-    const std::string& lost_reason() const { return lost_; }
+    /// Whether the connection failed (closed, timed out, out of step); why, in one line.
+    bool is_lost() const { return !lost_reason().empty(); }
+    const std::string& lost_reason() const {
+        return lost_.empty() ? const_cast<rsp::client&>(*client_).io().closed_reason() : lost_;
+    }
 
 private:
+    /// What the connection knows of one process's run.
+    struct member {
+        std::vector<rsp::resume_action> to_send;   ///< asked to run, vCont not sent yet
+        bool resume_pending = false;
+        bool running = false;                      ///< a vCont went out, its stop is not complete
+        bool whole = false;                        ///< every thread was resumed (else those of `ran`)
+        std::set<pid_t> ran;                       ///< the threads resumed one by one
+        bool stopping = false;                     ///< vCont;t went out
+        bool requested = false;                    ///< the debugger asked for the stop
+        std::optional<rsp::stop_reply> reason;     ///< the first stop of the run that matters
+        std::map<pid_t, int> other_signals;
+        std::set<pid_t> stopped;                   ///< threads that reported since the vCont
+        std::vector<event> ready;                  ///< completed stops not handed out yet
+    };
     explicit remote_connection(std::unique_ptr<rsp::client> c) : client_(std::move(c)) {}
-    /// Reads one reply within `timeout_ms` and hands it to its process (queued_).
-    bool receive_one(int timeout_ms);
-    void send_resume();
+    /// Sends one vCont for every process that asked to run.
+    void flush_resumes();
+    /// Reads one notification within `timeout_ms` with the stops queued behind it, then
+    /// stops and completes what they call for; false when nothing arrived.
+    bool pump(int timeout_ms);
+    void handle(const rsp::stop_reply& r);
+    /// Asks a process with a stop to report to stop its other threads, and hands out its
+    /// stop once every thread that ran has reported (`relist`: the thread list is read).
+    void settle(bool relist);
+    void complete(pid_t pid, member& m);
+    /// Runs `f`; a failure of the connection marks every process of it lost.
+    template <typename F>
+    auto guarded(F&& f) -> decltype(f());
 
     std::unique_ptr<rsp::client> client_;
-    std::map<pid_t, std::vector<rsp::resume_action>> wanted_;   ///< resumed, no stop handed out
-    std::set<pid_t> members_;                                  ///< the processes of this agent
-    std::map<pid_t, std::vector<event>> queued_;
-    std::atomic<bool> running_{false};        ///< a vCont is outstanding
-    std::atomic<bool> stop_requested_{false};
-    std::atomic<bool> interrupt_sent_{false};  ///< 0x03 sent since the last vCont
-    /// Interrupts sent whose SIGINT (gdbserver's kill(-pgrp, SIGINT)) was not reported yet.
-    std::atomic<int> sigints_sent_{0};
-    bool halting_ = false;                    ///< client() sent 0x03 for its own packet
+    std::map<pid_t, member> members_;
     std::string lost_;
 };
 
@@ -137,6 +160,7 @@ public:
     void set_early_breakpoint_reports(bool) override {}
     void stop_others() override {}
     bool others_running() const override { return false; }
+    /// Async-signal-safe: only records the request; the next wait sends it (vCont;t).
     void interrupt() override;
     void set_report_forks(bool) override {}
     void set_keep_fork_children(bool on, bool vfork_too) override;
@@ -170,6 +194,8 @@ private:
     /// SIGTRAP (a signal, the end) is returned: it is the process's next stop.
     std::optional<rsp::stop_reply> step_over_sites();
     void forget_after_resume();
+    /// resume() without its handling of a lost agent.
+    void resume_now();
     std::uint64_t auxv_entry(std::uint64_t type);
     /// Whether `m`'s local file is the one mapped on the host: the bytes of its build-id
     /// note in the target's memory equal the file's.
@@ -194,6 +220,10 @@ private:
     std::map<pid_t, int> pending_signals_;
     std::optional<stop_reason> end_;
     std::optional<rsp::stop_reply> early_stop_;   ///< from step_over_sites, reported by the next wait
+    std::atomic<bool> stop_wanted_{false};        ///< interrupt() asked, not yet sent
+    /// The pc of each thread whose stop was reported there: only these step over the
+    /// breakpoint at their pc when resumed (the others hit it: their hit is not lost).
+    std::map<pid_t, std::uint64_t> reported_pcs_;
 };
 
 }  // namespace ompdbg::tracer

@@ -34,6 +34,7 @@ struct features {
     bool binary_upload = false;      ///< `x` (binary memory reads)
     bool swbreak = false;            ///< stop replies say swbreak: at a software breakpoint
     bool vcont = false;              ///< vContSupported+
+    bool non_stop = false;           ///< QNonStop+ (each thread stops and runs on its own)
 };
 
 /// A stop reply (T, S, W, X), with gdb's signal numbers translated to this host's.
@@ -94,9 +95,17 @@ public:
     bool is_extended() const { return extended_; }
     packet_io& io() { return *io_; }
 
-    /// vAttach;PID → the first stop.
-    stop_reply attach(pid_t pid);
-    /// `?`: why the target is stopped now (target remote).
+    /// QNonStop:1: from now on vCont answers OK, and every stop comes as a `%Stop`
+    /// notification (next_notification) followed by `vStopped` (next_stopped). Throws when
+    /// the agent lacks or refuses non-stop mode.
+    void set_non_stop();
+    bool is_non_stop() const { return non_stop_; }
+
+    /// vAttach;PID → the first stop (all-stop), or nullopt in non-stop mode (the process's
+    /// threads then run until stopped with stop()).
+    std::optional<stop_reply> attach(pid_t pid);
+    /// `?`: why the target is stopped now (target remote). In non-stop mode the stops of
+    /// the other threads that follow (vStopped) are read and dropped: they are stopped too.
     std::optional<stop_reply> query_stop();
     /// D;PID (D without the multiprocess extensions).
     void detach(pid_t pid);
@@ -120,12 +129,21 @@ public:
     void insert_breakpoint(pid_t pid, std::uint64_t addr);
     void remove_breakpoint(pid_t pid, std::uint64_t addr);
 
-    /// vCont with the actions; the reply comes through wait_stop.
+    /// vCont with the actions. All-stop: the reply comes through wait_stop. Non-stop: the
+    /// agent's OK is read here (throws on an error reply).
     void resume(const std::vector<resume_action>& actions);
-    /// The next stop reply within `timeout_ms` (O console packets are skipped), or nullopt.
+    /// All-stop: the next stop reply within `timeout_ms` (O console packets are skipped),
+    /// or nullopt.
     std::optional<stop_reply> wait_stop(int timeout_ms);
-    /// Async-signal-safe: asks the running target to stop (0x03).
-    void interrupt() noexcept { io_->send_interrupt(); }
+    /// Non-stop: `vCont;t:pPID.-1`, asks every thread of `pid` to stop (each reports a stop,
+    /// signal 0, unless it had stopped already).
+    void stop(pid_t pid);
+    /// Non-stop: the next `%Stop` notification within `timeout_ms`, or nullopt. After one,
+    /// call next_stopped() until it returns nullopt (the agent sends no other notification
+    /// until then).
+    std::optional<stop_reply> next_notification(int timeout_ms);
+    /// Non-stop: vStopped, the next queued stop, nullopt when the queue is empty (OK).
+    std::optional<stop_reply> next_stopped();
 
     /// qXfer:OBJECT:read:ANNEX, every chunk, unescaped.
     std::string xfer(std::string_view object, std::string_view annex);
@@ -148,6 +166,7 @@ private:
 
     std::unique_ptr<packet_io> io_;
     bool extended_;
+    bool non_stop_ = false;
     features features_;
     std::optional<std::pair<pid_t, pid_t>> selected_;
     std::optional<std::vector<register_desc>> registers_;

@@ -4,6 +4,7 @@
 /// decoding, binary escaping, and a read timeout on every packet, over a `transport`.
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,10 @@ public:
     /// Like receive, but returns nullopt when nothing at all arrived within `timeout_ms`
     /// (for waiting on a running target in slices).
     std::optional<std::string> try_receive(int timeout_ms);
+    /// The next non-stop notification (`%Stop:...`), kept from earlier reads or arriving
+    /// within `timeout_ms`; nullopt when none came. A reply arriving meanwhile belongs to
+    /// no request and is dropped.
+    std::optional<std::string> try_notification(int timeout_ms);
     /// send then receive.
     std::string exchange(std::string_view payload);
 
@@ -54,6 +59,10 @@ public:
     transport& link() { return *link_; }
     int timeout_ms() const { return timeout_ms_; }
 
+    /// After the stream closed: the error it ended with ("Remote connection closed ..."),
+    /// else empty.
+    const std::string& closed_reason() const { return closed_reason_; }
+
     /// Bytes and packets moved so far (for benchmarks and logs).
     std::uint64_t packets_sent() const { return sent_; }
     std::uint64_t bytes_received() const { return received_bytes_; }
@@ -61,12 +70,15 @@ public:
 private:
     /// Reads more bytes into buf_; false on timeout; throws at end of stream.
     bool fill(int timeout_ms);
+    std::optional<std::string> read_packet(int timeout_ms, bool want_notification);
     [[noreturn]] void closed();
 
     std::unique_ptr<transport> link_;
     int timeout_ms_;
     bool no_ack_ = false;
     std::string buf_;
+    std::string closed_reason_;
+    std::deque<std::string> notifications_;   ///< arrived while a reply was awaited
     std::uint64_t sent_ = 0;
     std::uint64_t received_bytes_ = 0;
 };
