@@ -143,7 +143,25 @@ rsp::stop_reply remote_connection::attach(pid_t pid) {
     if (is_lost()) {
         error::send(lost_reason());
     }
-    auto first = client_->attach(pid);   // an error reply (no such process) loses nothing
+    // gdbserver 13 answers every packet after a failed vAttach with that packet's reply
+    // (gdb sees the same): never send vAttach for a pid its host does not have.
+    if (client_->process_exists(pid) == false) {
+        error::send(fmt::format("Cannot attach to process {} on host {}: no such process.", pid,
+                                host().empty() ? std::string("of the agent") : host()));
+    }
+    std::optional<rsp::stop_reply> first;
+    try {
+        first = client_->attach(pid);
+    } catch (const error& e) {
+        // An error reply (no such process on that host) loses nothing: say which host.
+        std::string what = e.what();
+        const std::string generic = "on the remote host";
+        auto at = what.find(generic);
+        if (at == std::string::npos || host().empty() || is_lost()) {
+            throw;
+        }
+        error::send(what.replace(at, generic.size(), "on host " + host()));
+    }
     add_member(pid);
     if (first) {
         return *first;

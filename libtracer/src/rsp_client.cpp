@@ -265,6 +265,18 @@ std::optional<stop_reply> client::attach(pid_t pid) {
     return parse_stop_reply(r);
 }
 
+std::optional<bool> client::process_exists(pid_t pid) {
+    auto r = io_->exchange("vFile:open:" + to_hex(fmt::format("/proc/{}/stat", pid)) + ",0,0");
+    if (r.size() < 2 || r[0] != 'F') {
+        return std::nullopt;   // no vFile: nothing known
+    }
+    if (r.starts_with("F-1")) {
+        return false;
+    }
+    io_->exchange("vFile:close:" + r.substr(1, r.find(';') == std::string::npos ? std::string::npos : r.find(';') - 1));
+    return true;
+}
+
 std::optional<stop_reply> client::query_stop() {
     auto r = io_->exchange("?");
     if (r.empty() || r == "OK") {

@@ -146,3 +146,48 @@ TEST_CASE("remote_process reports a breakpoint hit at the site's address, in the
     REQUIRE(prog.next_line(30s));
     CHECK(prog.consumed_lines().size() > before);
 }
+
+TEST_CASE("remote_connection refuses a pid that does not exist on its host in one line naming host and pid, and "
+          "stops one process of the agent while another of it runs",
+          "[tracer][remote]") {
+    simulated_cluster cluster({"node1"});
+    cluster.export_environment();
+    background_process a(cluster.on_host("node1", {program("tracer_counter")}), cluster.options());
+    background_process b(cluster.on_host("node1", {program("tracer_counter")}), cluster.options());
+    auto a_line = a.next_line(30s);
+    auto b_line = b.next_line(30s);
+    REQUIRE(a_line);
+    REQUIRE(b_line);
+    pid_t a_pid = std::stoi(*a_line), b_pid = std::stoi(*b_line);
+    REQUIRE(a.wait_for_line(std::regex("^count 1$"), 30s));
+    REQUIRE(b.wait_for_line(std::regex("^count 1$"), 30s));
+
+    // A pid that no process of node1 has (ground truth: node1's own /proc).
+    pid_t missing = 4000000;
+    auto probe = run({cluster.rsh(), "node1", "test ! -e /proc/" + std::to_string(missing)}, cluster.options());
+    REQUIRE(probe.ok());
+    auto conn = remote_connection::open("| " + cluster.rsh() + " node1 gdbserver --multi -", true, 20000);
+    CHECK_THROWS_WITH(remote_process::attach(conn, missing),
+                      "Cannot attach to process 4000000 on host node1: no such process.");
+    CHECK_FALSE(conn->is_lost());
+
+    // The same agent goes on: both counters attached, `a` runs while `b` stays stopped and
+    // is read meanwhile, then `a` alone is stopped (a non-stop agent: vCont;t for `a`).
+    auto pa = remote_process::attach(conn, a_pid);
+    auto pb = remote_process::attach(conn, b_pid);
+    virt_addr count_b(exe_bias(*pb) + nm_address(program("tracer_counter"), "count"));
+    long b_before = pb->read<long>(count_b);
+    pa->resume();
+    CHECK_FALSE(pa->wait_for_stop(100));   // a wait sends the resumes batched meanwhile
+    REQUIRE(a.wait_for_line(std::regex("^count [0-9]+$"), 30s));   // `a` prints: it runs
+    pb->forget_cached_memory();
+    CHECK(pb->read<long>(count_b) == b_before);   // `b` did not run meanwhile
+    CHECK(pb->threads().size() == 1);
+    pa->interrupt();
+    auto why = pa->wait_for_stop();
+    CHECK(why.kind == stop_kind::interrupted);
+    CHECK(pa->find_thread(a_pid)->regs().pc() != 0);
+    pa->detach();
+    pb->detach();
+    REQUIRE(b.wait_for_line(std::regex("^count [0-9]+$"), 30s));   // `b` runs on detached
+}

@@ -104,6 +104,9 @@ public:
     /// vAttach;PID → the first stop (all-stop), or nullopt in non-stop mode (the process's
     /// threads then run until stopped with stop()).
     std::optional<stop_reply> attach(pid_t pid);
+    /// Whether the agent's host has process `pid` (vFile:open of /proc/PID/stat); nullopt
+    /// when the agent has no vFile.
+    std::optional<bool> process_exists(pid_t pid);
     /// `?`: why the target is stopped now (target remote). In non-stop mode the stops of
     /// the other threads that follow (vStopped) are read and dropped: they are stopped too.
     std::optional<stop_reply> query_stop();
