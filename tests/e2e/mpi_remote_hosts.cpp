@@ -14,6 +14,8 @@
 #include <regex>
 #include <set>
 
+#include <unistd.h>
+
 #include "cli_common.hpp"
 #include "cluster.hpp"
 #include "mpi_job_common.hpp"
@@ -378,4 +380,53 @@ TEST_CASE("the remote shell comes from set remote-shell, else --rsh, else OMPDBG
                    "The remote shell that starts a gdbserver agent on another host is \"/opt/bin/myrsh\"."));
     CHECK(has_line(shown({"-ex", "set mpi-local-hosts login1, login1-ib", "-ex", "show mpi-local-hosts"}, ""),
                    "More names of this host are \"login1,login1-ib\"."));
+}
+
+TEST_CASE("mpi across hosts: a job with ranks on this host and on another reaches the local ones through ptrace and "
+          "the others through the agent, a breakpoint hits in every rank and the job runs to its end",
+          "[e2e][mpi][remote]") {
+    char name[256] = {};
+    REQUIRE(::gethostname(name, sizeof name - 1) == 0);
+    const std::string here = name;
+    simulated_cluster cluster({"node1"});
+    hostfile hf({here, "node1"});
+    auto r = ompdbg_over(cluster,
+                         {"start", "break compute", "continue", "continue", "continue", "continue", "mpi ranks",
+                          "delete", "continue"},
+                         job_over(cluster, hf, 4));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "[MPI job: 4 ranks of " + mpi::stages() + " acquired]"));
+    // Ground truth: each rank's own pid, from its own host's PID namespace; a local rank's
+    // pid is a process of this machine running the program.
+    auto listed = ranks_listed(r.out);
+    auto printed = mpi::pids_printed(r.out);
+    REQUIRE(listed.size() == 4);
+    REQUIRE(printed.size() == 4);
+    std::set<std::string> ways;
+    for (auto& [rank, row] : listed) {
+        INFO("rank " << rank);
+        CHECK(row.pid == std::to_string(printed[rank]));
+        if (row.host == here) {
+            CHECK(row.reached == "ptrace");
+        } else {
+            CHECK(row.host == "node1");
+            CHECK(row.reached == "gdbserver via node1");
+        }
+        ways.insert(row.reached);
+    }
+    CHECK(ways == std::set<std::string>{"ptrace", "gdbserver via node1"});
+    std::set<int> hit;
+    std::regex hit_re(R"(hit Breakpoint 1, compute \(rank=(\d+)\) at .*mpi_stages\.c:)");
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_search(l, m, hit_re)) {
+            hit.insert(std::stoi(m[1]));
+        }
+    }
+    CHECK(hit == std::set<int>{0, 1, 2, 3});
+    for (int rank = 0; rank < 4; ++rank) {
+        CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
+    }
 }
