@@ -38,6 +38,9 @@ target_verb verb_of(const std::string& word) {
     if (word == "triage") {
         return target_verb::triage;
     }
+    if (word == "dap") {
+        return target_verb::dap;
+    }
     return target_verb::program;
 }
 
@@ -142,7 +145,7 @@ command_line split_command_line(const std::vector<std::string>& args) {
             cl.verb = verb_of(a);
             if (cl.verb == target_verb::program) {
                 cl.positionals.push_back(args[i]);
-            } else if (cl.verb == target_verb::doctor || cl.verb == target_verb::triage) {
+            } else if (cl.verb == target_verb::doctor || cl.verb == target_verb::triage || cl.verb == target_verb::dap) {
                 // Their own options follow (triage --samples N ...); `--` first is only a separator.
                 auto rest = rest_from(i + 1);
                 if (!rest.empty() && rest.front() == "--") {

@@ -1,6 +1,6 @@
 #pragma once
 /// Splits ompdbg's argv into its own options (for CLI11), the -ex/-x script in order, and
-/// the target: a verb (`run`, `attach`, `core`, `doctor`, `triage`) or a plain PROG, gdb's
+/// the target: a verb (`run`, `attach`, `core`, `doctor`, `triage`, `dap`) or a plain PROG, gdb's
 /// way: options may come before or after a plain PROG, `--` ends ompdbg's options, and
 /// everything after `run PROG`, `--args PROG` or `PROG --` belongs to the program.
 
@@ -9,7 +9,7 @@
 
 namespace ompdbg::app {
 
-enum class target_verb { none, program, run, attach, core, doctor, triage };
+enum class target_verb { none, program, run, attach, core, doctor, triage, dap };
 
 struct script_item {
     bool is_file = false;   ///< -x FILE (else -ex COMMAND)

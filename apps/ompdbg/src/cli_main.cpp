@@ -17,6 +17,7 @@
 #include "commands_core.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_omp.hpp"
+#include "dap/dap_server.hpp"
 #include "line_editor.hpp"
 #include "doctor.hpp"
 #include "triage.hpp"
@@ -37,6 +38,8 @@ constexpr const char* usage_footer = R"(Targets:
   core PROG CORE       examine a core dump of PROG (post-mortem)
   doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
                        a process) and say how to fix what is missing
+  dap                  serve the Debug Adapter Protocol on stdin/stdout (editors: VS Code,
+                       nvim-dap...; docs/dap.md)
   triage PID | --core PROG CORE [--samples N] [--interval S] [--dot FILE]
                        attach (an mpirun: every rank), gather stacks, OpenMP states, message
                        queues and deadlocks, detach, print one report and a verdict; exit
@@ -119,6 +122,9 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         ::setenv("OMPDBG_RSH", rsh.c_str(), 1);
     }
 
+    if (cl.verb == app::target_verb::dap) {
+        return app::dap::run_dap(target);
+    }
     if (cl.verb == app::target_verb::doctor || cl.verb == app::target_verb::triage) {
         plugins::plugin_policy policy;
         for (const auto& dir : plugin_paths) {

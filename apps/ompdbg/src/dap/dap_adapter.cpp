@@ -1,0 +1,241 @@
+#include "dap/dap_adapter.hpp"
+
+#include <csignal>
+
+#include "dap/dap_protocol.hpp"
+#include "run_control.hpp"
+#include "ompdbg/base/error.hpp"
+
+namespace ompdbg::app::dap {
+
+namespace {
+
+/// DAP's stop reason for a session event that stops the target; empty for other events.
+std::string stop_reason_of(const nlohmann::json& ev, stop_hint hint) {
+    std::string kind = ev.value("event", std::string());
+    if (kind == "breakpoint-hit") {
+        return hint == stop_hint::entry ? "entry" : "breakpoint";
+    }
+    if (kind == "watchpoint-hit") {
+        return "data breakpoint";
+    }
+    if (kind == "catchpoint-hit") {
+        return "exception";
+    }
+    if (kind == "location") {
+        return hint == stop_hint::entry ? "entry" : "step";
+    }
+    if (kind == "signal" && ev.value("stop", true)) {
+        return ev.value("signal", std::string()) == "SIGINT" ? "pause" : "exception";
+    }
+    return {};
+}
+
+std::string trimmed_text(const nlohmann::json& ev) {
+    std::string t = ev.value("text", std::string());
+    while (!t.empty() && t.front() == '\n') {
+        t.erase(t.begin());
+    }
+    return t;
+}
+
+}  // namespace
+
+std::string command_result::console_text() const {
+    std::string out;
+    for (const auto& l : text) {
+        out += l;
+        out += '\n';
+    }
+    if (!error.empty()) {
+        out += error;
+        out += '\n';
+    }
+    return out;
+}
+
+adapter::adapter(transport& client) : client_(client), session_(true, false, stream_.file(), stream_.file()) {
+    register_logpoint_command(session_.commands());
+}
+
+void adapter::send_event(const std::string& name, nlohmann::json body) {
+    client_.send(make_event(name, std::move(body)));
+}
+
+void adapter::output(std::string text, const std::string& category) {
+    if (text.empty()) {
+        return;
+    }
+    send_event("output", {{"category", category}, {"output", std::move(text)}});
+}
+
+command_result adapter::run(std::string_view line, stop_hint hint) {
+    take_interrupt_request();   // a pause that came when nothing ran must not end this one
+    bool ok = session_.execute(line);
+    std::vector<nlohmann::json> objects = stream_.take();
+    command_result r;
+    r.ok = ok;
+    // The command's own object is the last one; objects of commands run inside it
+    // (a breakpoint's commands, a logpoint's message) come before it.
+    for (auto it = objects.rbegin(); it != objects.rend(); ++it) {
+        if (it->value("type", std::string()) == "command") {
+            r.text = it->value("text", std::vector<std::string>{});
+            r.error = it->value("error", std::string());
+            if (auto res = it->find("result"); res != it->end() && res->is_object()) {
+                r.result = *res;
+            }
+            objects.erase(std::next(it).base());
+            break;
+        }
+    }
+    translate(objects, hint, r);
+    return r;
+}
+
+command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
+    forget_ids();
+    resuming_ = true;
+    command_result r;
+    try {
+        r = run(line, hint);
+    } catch (...) {
+        resuming_ = false;
+        throw;
+    }
+    resuming_ = false;
+    return r;
+}
+
+void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hint, command_result& r) {
+    std::optional<nlohmann::json> stop;
+    std::string stop_reason;
+    for (const auto& o : objects) {
+        std::string type = o.value("type", std::string());
+        if (type == "command") {
+            // A command run inside the one we ran: a logpoint's message, breakpoint commands.
+            std::string text;
+            for (const auto& l : o.value("text", std::vector<std::string>{})) {
+                text += l + "\n";
+            }
+            output(text);
+            continue;
+        }
+        if (type != "event") {
+            std::string t = o.value("text", o.value("message", std::string()));
+            output(t.empty() ? t : t + "\n");
+            continue;
+        }
+        std::string kind = o.value("event", std::string());
+        if (std::string why = stop_reason_of(o, hint); !why.empty()) {
+            stop = o;
+            stop_reason = why;
+            output(trimmed_text(o) + "\n");
+        } else if (kind == "thread-created") {
+            send_event("thread", {{"reason", "started"}, {"threadId", o.value("lwp", 0)}});
+        } else if (kind == "thread-exited") {
+            send_event("thread", {{"reason", "exited"}, {"threadId", o.value("lwp", 0)}});
+        } else if (kind == "exited" || kind == "terminated" || kind == "starter-exited") {
+            output(trimmed_text(o) + "\n");
+            if (!session_.job() || kind == "starter-exited") {
+                int code = kind == "terminated" ? 128 : o.value("exit_code", 0);
+                send_event("exited", {{"exitCode", code}});
+                forget_ids();
+                terminated();
+                r.ended = true;
+            }
+        } else {
+            std::string t = trimmed_text(o);
+            output(t.empty() ? t : t + "\n");
+        }
+    }
+    if (stop && session_.process() != nullptr) {
+        forget_ids();
+        nlohmann::json body{{"reason", stop_reason},
+                            {"threadId", session_.selected_tid()},
+                            {"allThreadsStopped", true},
+                            {"description", trimmed_text(*stop)}};
+        if (stop_reason == "breakpoint" && stop->contains("breakpoint")) {
+            body["hitBreakpointIds"] = nlohmann::json::array({(*stop)["breakpoint"]});
+        }
+        if (stop_reason == "exception") {
+            body["text"] = stop->value("signal", stop->value("event", std::string()));
+        }
+        send_event("stopped", body);
+        r.stopped = true;
+    }
+}
+
+void adapter::forget_ids() {
+    frames_.clear();
+    variables_.clear();
+}
+
+void adapter::select(const frame_ref& f) {
+    if (f.inferior >= session_.inferiors().size()) {
+        error::send("That process is gone.");
+    }
+    if (session_.current_index() != f.inferior) {
+        session_.switch_to(f.inferior);
+    }
+    if (session_.target() == nullptr || session_.target()->find_thread(f.tid) == nullptr) {
+        error::send("Thread " + std::to_string(f.tid) + " is gone.");
+    }
+    if (session_.selected_tid() != f.tid) {
+        session_.select_thread(f.tid);
+    }
+    session_.select_frame(f.level);
+}
+
+frame_ref adapter::thread_frame(pid_t tid) {
+    auto& list = session_.inferiors();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i]->process && list[i]->process->find_thread(tid) != nullptr) {
+            return frame_ref{i, tid, 0};
+        }
+    }
+    error::send("Unknown thread " + std::to_string(tid) + ".");
+}
+
+int adapter::frame_id(const frame_ref& f) {
+    frames_.push_back(f);
+    return static_cast<int>(frames_.size());
+}
+
+const frame_ref& adapter::frame(std::int64_t id) const {
+    if (id < 1 || static_cast<std::size_t>(id) > frames_.size()) {
+        error::send("Unknown frame id " + std::to_string(id) + " (the target ran since it was given).");
+    }
+    return frames_[static_cast<std::size_t>(id - 1)];
+}
+
+int adapter::variables_reference(variable_ref v) {
+    variables_.push_back(std::move(v));
+    return static_cast<int>(variables_.size());
+}
+
+const variable_ref& adapter::variables(std::int64_t id) const {
+    if (id < 1 || static_cast<std::size_t>(id) > variables_.size()) {
+        error::send("Unknown variablesReference " + std::to_string(id) + " (the target ran since it was given).");
+    }
+    return variables_[static_cast<std::size_t>(id - 1)];
+}
+
+void adapter::terminated() {
+    if (!terminated_sent_) {
+        terminated_sent_ = true;
+        send_event("terminated");
+    }
+}
+
+void adapter::end_target(bool kill) {
+    if (!has_target()) {
+        return;
+    }
+    run(kill ? "kill" : "detach");
+    if (has_target()) {
+        session_.end_target();   // what batch mode does at its end
+        stream_.take();
+    }
+}
+
+}  // namespace ompdbg::app::dap

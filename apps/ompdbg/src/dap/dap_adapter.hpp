@@ -1,0 +1,126 @@
+#pragma once
+/// The state of one DAP session: the debugger session it drives (in JSON mode, so that its
+/// stops and results come back as data, docs/json.md), what the client was told (frame ids,
+/// variable references), and the translation of the session's events into DAP events.
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dap/dap_capture.hpp"
+#include "dap/dap_transport.hpp"
+#include "session.hpp"
+
+namespace ompdbg::app::dap {
+
+/// What a command's stop means to the client when the session reports a location.
+enum class stop_hint { none, step, entry };
+
+/// The outcome of one CLI command run in the session.
+struct command_result {
+    bool ok = false;
+    std::vector<std::string> text;   ///< the lines text mode would print
+    std::string error;               ///< the message of a failed command
+    nlohmann::json result = nlohmann::json::object();
+    bool stopped = false;   ///< a `stopped` event was sent for it
+    bool ended = false;     ///< the debuggee ended during it (`exited`/`terminated` sent)
+    /// Text as the debug console shows it: the command's lines, then its error.
+    std::string console_text() const;
+};
+
+/// A frame as the client names it (the `id` of a stackTrace frame).
+struct frame_ref {
+    std::size_t inferior = 0;
+    pid_t tid = 0;
+    int level = 0;
+};
+
+/// What a variablesReference stands for.
+struct variable_ref {
+    enum class kind { locals, arguments, icvs, children } what = kind::locals;
+    frame_ref frame;
+    std::string expression;   ///< children: the expression whose children are listed
+};
+
+class adapter {
+public:
+    explicit adapter(transport& client);
+    adapter(const adapter&) = delete;
+    adapter& operator=(const adapter&) = delete;
+
+    session& model() { return session_; }
+    transport& client() { return client_; }
+
+    /// Runs one CLI command line; sends the DAP events its session events mean (stopped,
+    /// thread, exited, terminated, output) after it. Never throws for a failing command.
+    command_result run(std::string_view line, stop_hint hint = stop_hint::none);
+    /// run() for a command that resumes the target: `pause` may interrupt it meanwhile.
+    command_result run_resuming(std::string_view line, stop_hint hint);
+    /// Whether a resuming command is under way (the server's reader thread asks).
+    bool is_resuming() const { return resuming_; }
+
+    void send_event(const std::string& name, nlohmann::json body = nlohmann::json::object());
+    /// An `output` event (category console unless given).
+    void output(std::string text, const std::string& category = "console");
+
+    // ---- selection ----
+    /// Makes `f` the session's current inferior, thread and frame. Throws when the thread
+    /// is gone.
+    void select(const frame_ref& f);
+    /// The frame_ref of the innermost frame of thread `tid` (any inferior). Throws for an
+    /// unknown thread.
+    frame_ref thread_frame(pid_t tid);
+
+    // ---- ids handed to the client, valid until the target resumes ----
+    int frame_id(const frame_ref& f);
+    const frame_ref& frame(std::int64_t id) const;
+    int variables_reference(variable_ref v);
+    const variable_ref& variables(std::int64_t id) const;
+
+    // ---- the debuggee ----
+    enum class origin { none, launched, attached };
+    origin target_origin() const { return origin_; }
+    void set_origin(origin o) { origin_ = o; }
+    bool stop_on_entry() const { return stop_on_entry_; }
+    void set_stop_on_entry(bool on) { stop_on_entry_ = on; }
+    bool has_target() { return session_.process() != nullptr || session_.job() != nullptr; }
+    /// Sends `terminated` once.
+    void terminated();
+    /// Ends the target: kill (launched, or `terminate`) or detach; quietly.
+    void end_target(bool kill);
+    /// After `disconnect`: the server stops reading.
+    void finish() { finished_ = true; }
+    bool finished() const { return finished_; }
+    /// The session breakpoint numbers the client set per source path (setBreakpoints
+    /// replaces a source's set) and under "" the function breakpoints.
+    std::map<std::string, std::vector<int>>& breakpoint_sets() { return breakpoint_sets_; }
+    /// After `initialize`.
+    bool initialized() const { return initialized_; }
+    void set_initialized() { initialized_ = true; }
+
+private:
+    void translate(const std::vector<nlohmann::json>& objects, stop_hint hint, command_result& r);
+    void forget_ids();
+    transport& client_;
+    session_stream stream_;
+    session session_;
+    std::atomic<bool> resuming_{false};
+    std::vector<frame_ref> frames_;
+    std::vector<variable_ref> variables_;
+    origin origin_ = origin::none;
+    bool stop_on_entry_ = false;
+    bool terminated_sent_ = false;
+    bool finished_ = false;
+    std::map<std::string, std::vector<int>> breakpoint_sets_;
+    bool initialized_ = false;
+};
+
+}  // namespace ompdbg::app::dap

@@ -1,0 +1,194 @@
+// setBreakpoints (line breakpoints, conditions, hit conditions, logpoints),
+// setFunctionBreakpoints, setExceptionBreakpoints (signals): each a set of the session's
+// logical breakpoints (`break`, `dprintf`, `handle`), replaced as a whole as DAP asks.
+#include <fmt/format.h>
+
+#include "dap/dap_adapter.hpp"
+#include "dap/dap_protocol.hpp"
+#include "frame_context.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/expr.hpp"
+
+namespace ompdbg::app::dap {
+
+namespace {
+
+/// One breakpoint as the client asked for it.
+struct wanted {
+    std::string spec;
+    std::string condition;
+    std::string hit_condition;
+    std::string log_message;
+};
+
+/// The ignore count a DAP hitCondition means: "N" (or ">= N") stops from the N-th hit on.
+std::optional<int> ignore_count_of(const std::string& hit) {
+    std::string h = hit;
+    if (h.rfind(">=", 0) == 0) {
+        h = h.substr(2);
+    }
+    try {
+        std::size_t used = 0;
+        int n = std::stoi(h, &used);
+        if (h.find_first_not_of(" \t", used) == std::string::npos && n >= 1) {
+            return n - 1;
+        }
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+/// Creates one breakpoint; its DAP description (verified, line, message).
+nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
+    nlohmann::json out{{"verified", false}};
+    std::optional<int> ignore;
+    if (!w.hit_condition.empty()) {
+        ignore = ignore_count_of(w.hit_condition);
+        if (!ignore) {
+            out["message"] = "hit condition \"" + w.hit_condition + "\" is not a number of hits (N or >= N)";
+            return out;
+        }
+    }
+    std::string line = w.log_message.empty() ? "break " + w.spec : "dprintf " + w.spec + ",\"logpoint\\n\"";
+    command_result r = a.run(line);
+    auto bp = r.result.find("breakpoint");
+    if (!r.ok || bp == r.result.end()) {
+        out["message"] = r.error.empty() ? "no breakpoint was set" : r.error;
+        return out;
+    }
+    int number = bp->value("number", 0);
+    numbers.push_back(number);
+    out["id"] = number;
+    if (!w.condition.empty()) {
+        command_result c = a.run(fmt::format("condition {} {}", number, w.condition));
+        if (!c.ok) {
+            out["message"] = "condition: " + c.error;
+        }
+    }
+    auto& model = a.model().breakpoints();
+    if (auto it = model.find(number); it != model.end()) {
+        if (ignore) {
+            it->second.ignore_count = *ignore;
+        }
+        if (!w.log_message.empty()) {
+            it->second.commands = {"dap-log " + w.log_message};
+        }
+    }
+    if (bp->value("pending", false)) {
+        out["message"] = "pending: " + (r.error.empty() ? "no code at " + w.spec + " yet" : r.error);
+        return out;
+    }
+    auto locs = bp->value("locations", nlohmann::json::array());
+    out["verified"] = !locs.empty();
+    if (!locs.empty()) {
+        out["line"] = locs.front().value("line", 0);
+        if (auto f = locs.front().value("file", std::string()); !f.empty()) {
+            out["source"] = {{"path", f}};
+        }
+    }
+    return out;
+}
+
+/// Deletes the breakpoints of `key` and creates `list` instead.
+nlohmann::json replace(adapter& a, const std::string& key, const std::vector<wanted>& list) {
+    auto& numbers = a.breakpoint_sets()[key];
+    for (int n : numbers) {
+        if (a.model().breakpoints().count(n) != 0) {
+            a.run("delete " + std::to_string(n));
+        }
+    }
+    numbers.clear();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& w : list) {
+        out.push_back(create(a, w, numbers));
+    }
+    return out;
+}
+
+wanted wanted_of(const nlohmann::json& b, std::string spec) {
+    wanted w;
+    w.spec = std::move(spec);
+    w.condition = b.value("condition", std::string());
+    w.hit_condition = b.value("hitCondition", std::string());
+    w.log_message = b.value("logMessage", std::string());
+    return w;
+}
+
+void set_breakpoints(adapter& a, request& r) {
+    const auto& source = r.arguments().value("source", nlohmann::json::object());
+    std::string path = source.is_object() ? source.value("path", std::string()) : std::string();
+    if (path.empty()) {
+        error::send("setBreakpoints needs \"source\": {\"path\": ...}");
+    }
+    std::vector<wanted> list;
+    for (const auto& b : r.arguments().value("breakpoints", nlohmann::json::array())) {
+        list.push_back(wanted_of(b, fmt::format("{}:{}", path, b.value("line", 0))));
+    }
+    nlohmann::json created = replace(a, path, list);
+    for (auto& c : created) {
+        if (!c.contains("source")) {
+            c["source"] = {{"path", path}};
+        }
+    }
+    r.respond({{"breakpoints", created}});
+}
+
+void set_function_breakpoints(adapter& a, request& r) {
+    std::vector<wanted> list;
+    for (const auto& b : r.arguments().value("breakpoints", nlohmann::json::array())) {
+        list.push_back(wanted_of(b, b.value("name", std::string())));
+    }
+    r.respond({{"breakpoints", replace(a, "", list)}});
+}
+
+void set_exception_breakpoints(adapter& a, request& r) {
+    bool fatal = false, other = false;
+    for (const auto& f : r.arguments().value("filters", nlohmann::json::array())) {
+        fatal = fatal || f == "fatal-signals";
+        other = other || f == "other-signals";
+    }
+    a.run(std::string("handle SIGSEGV SIGBUS SIGFPE SIGILL SIGABRT ") + (fatal ? "stop print" : "nostop noprint"));
+    a.run(std::string("handle SIGUSR1 SIGUSR2 SIGALRM SIGTERM SIGHUP SIGPIPE SIGQUIT ") +
+          (other ? "stop print" : "nostop noprint"));
+    r.respond();
+}
+
+/// `dap-log MESSAGE`: MESSAGE with each {EXPR} replaced by its value in the selected frame.
+void cmd_dap_log(session& s, std::string_view message) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < message.size()) {
+        std::size_t open = message.find('{', i);
+        std::size_t close = open == std::string_view::npos ? open : message.find('}', open);
+        if (close == std::string_view::npos) {
+            out += message.substr(i);
+            break;
+        }
+        out += message.substr(i, open - i);
+        std::string expr(message.substr(open + 1, close - open - 1));
+        try {
+            frame_context ctx = frame_context::for_selection(s);
+            out += dwarf::format_value(dwarf::evaluate(expr, ctx), ctx);
+        } catch (const std::exception& e) {
+            out += std::string("<error: ") + e.what() + ">";
+        }
+        i = close + 1;
+    }
+    s.out().line(out);
+}
+
+}  // namespace
+
+void register_logpoint_command(command_table& t) {
+    t.add(command{"dap-log", {}, "Print a logpoint's message (the DAP server's logpoints).",
+                  "dap-log MESSAGE\nMESSAGE with each {EXPR} replaced by its value in the selected frame.",
+                  cmd_dap_log, false, nullptr});
+}
+
+void register_breakpoint_handlers(handler_table& t) {
+    t["setBreakpoints"] = set_breakpoints;
+    t["setFunctionBreakpoints"] = set_function_breakpoints;
+    t["setExceptionBreakpoints"] = set_exception_breakpoints;
+}
+
+}  // namespace ompdbg::app::dap

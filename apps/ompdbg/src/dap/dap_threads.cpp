@@ -1,0 +1,100 @@
+// threads: every thread of every process of the session (each rank of an MPI job), named
+// with its OpenMP thread number and state where OMPD (or DMPL) knows them:
+// "OMP 2 · barrier wait (thread 3)", "rank 1: OMP 0 · working (thread 1)".
+#include <map>
+
+#include <fmt/format.h>
+
+#include "dap/dap_adapter.hpp"
+#include "dap/dap_protocol.hpp"
+
+namespace ompdbg::app::dap {
+
+namespace {
+
+/// A short name for an OMPD thread state (ompt_state_wait_barrier_implicit → barrier wait).
+std::string short_state(std::string state) {
+    static const std::pair<const char*, const char*> names[] = {
+        {"work_serial", "serial"},         {"work_parallel", "working"},
+        {"work_reduction", "reduction"},   {"wait_barrier", "barrier wait"},
+        {"wait_taskwait", "taskwait"},     {"wait_taskgroup", "taskgroup wait"},
+        {"wait_mutex", "lock wait"},       {"wait_lock", "lock wait"},
+        {"wait_critical", "critical wait"}, {"wait_atomic", "atomic wait"},
+        {"wait_ordered", "ordered wait"},  {"wait_target", "target wait"},
+        {"idle", "idle"},                  {"overhead", "runtime overhead"},
+        {"undefined", "not started"},
+    };
+    if (state.rfind("ompt_state_", 0) == 0) {
+        state = state.substr(11);
+    }
+    for (const auto& [prefix, name] : names) {
+        if (state.rfind(prefix, 0) == 0) {
+            return name;
+        }
+    }
+    for (auto& c : state) {
+        c = c == '_' ? ' ' : c;
+    }
+    return state;
+}
+
+/// OpenMP labels of the current inferior's threads by LWP ("OMP 2 · barrier wait").
+std::map<pid_t, std::string> openmp_labels(adapter& a) {
+    std::map<pid_t, std::string> out;
+    command_result r = a.run("omp threads");
+    if (!r.ok) {
+        return out;   // no OpenMP runtime, or none that can be inspected: plain names
+    }
+    for (const auto& row : r.result.value("threads", nlohmann::json::array())) {
+        if (!row.value("openmp", false) || !row.contains("lwp")) {
+            continue;
+        }
+        std::string label = "OMP";
+        if (auto n = row.find("thread_num"); n != row.end() && n->is_number_integer()) {
+            label += " " + std::to_string(n->get<long long>());
+        }
+        if (std::string st = row.value("state", std::string()); !st.empty()) {
+            label += " \u00b7 " + short_state(st);
+        }
+        out[row["lwp"].get<pid_t>()] = label;
+    }
+    return out;
+}
+
+void threads(adapter& a, request& r) {
+    session& s = a.model();
+    nlohmann::json list = nlohmann::json::array();
+    std::size_t current = s.current_index();
+    auto& infs = s.inferiors();
+    for (std::size_t i = 0; i < infs.size(); ++i) {
+        if (!infs[i]->process || !infs[i]->process->is_alive()) {
+            continue;
+        }
+        if (s.current_index() != i) {
+            s.switch_to(i);
+        }
+        s.refresh_thread_numbers();
+        auto labels = openmp_labels(a);
+        std::string prefix = infs[i]->rank >= 0 ? fmt::format("rank {}: ", infs[i]->rank) : std::string();
+        for (auto* t : s.process()->threads()) {
+            pid_t tid = t->tid();
+            int number = s.thread_number(tid);
+            auto l = labels.find(tid);
+            std::string name = l != labels.end() ? fmt::format("{}{} (thread {})", prefix, l->second, number)
+                                                 : fmt::format("{}Thread {} (LWP {})", prefix, number, tid);
+            list.push_back({{"id", tid}, {"name", name}});
+        }
+    }
+    if (current < infs.size() && s.current_index() != current) {
+        s.switch_to(current);
+    }
+    r.respond({{"threads", list}});
+}
+
+}  // namespace
+
+void register_thread_handlers(handler_table& t) {
+    t["threads"] = threads;
+}
+
+}  // namespace ompdbg::app::dap

@@ -1,0 +1,121 @@
+// Shared by the DAP tests: where ompdbg and the example programs are (from ctest's
+// environment), and a DebugClient (@vscode/debugadapter-testsupport) driving `ompdbg dap`
+// over the adapter's own stdin/stdout.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { DebugClient } = require('@vscode/debugadapter-testsupport');
+
+export const ompdbg = process.env.OMPDBG_BINARY;
+export const examples = process.env.OMPDBG_EXAMPLES_DIR;
+export const sources = process.env.OMPDBG_EXAMPLES_SOURCE_DIR;
+export const cache = process.env.OMPDBG_CACHE_DIR;
+
+/// How long one protocol round may take on a loaded 2-core machine.
+export const TIMEOUT = 60000;
+
+/// A DebugClient connected to a fresh `ompdbg dap`; `adapter` is its process, `raw` writes
+/// bytes straight to its stdin (for malformed messages).
+export async function start_adapter() {
+    const adapter = spawn(ompdbg, ['dap'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    adapter.stderr.on('data', (d) => { stderr += d.toString(); });
+    const exited = new Promise((resolve) => adapter.on('exit', (code, signal) => resolve({ code, signal })));
+    const dc = new DebugClient('', '', 'ompdbg');
+    dc.defaultTimeout = TIMEOUT;
+    dc.connect(adapter.stdout, adapter.stdin);
+    const outputs = [];
+    dc.on('output', (e) => outputs.push(e.body));
+    return {
+        dc,
+        adapter,
+        exited,
+        outputs,
+        stderr: () => stderr,
+        raw: (text) => adapter.stdin.write(text),
+        /// The text of every output event of `category` so far.
+        output_text: (category) => outputs.filter((o) => o.category === category).map((o) => o.output).join(''),
+    };
+}
+
+/// Ends the adapter: disconnect, then wait for its exit (killing it only if it hangs).
+export async function stop_adapter(a) {
+    try {
+        await a.dc.disconnectRequest({ terminateDebuggee: true });
+    } catch {
+        // already gone
+    }
+    a.adapter.stdin.end();
+    const timer = setTimeout(() => a.adapter.kill('SIGKILL'), TIMEOUT);
+    const how = await a.exited;
+    clearTimeout(timer);
+    return how;
+}
+
+/// Resolves when an output event of `category` has brought text containing `needle`.
+export function wait_for_output(a, category, needle) {
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${category} output containing "${needle}" after ${TIMEOUT} ms; got: ${JSON.stringify(a.output_text(category))}`)), TIMEOUT);
+        const check = () => {
+            if (a.output_text(category).includes(needle)) {
+                clearTimeout(timer);
+                a.dc.removeListener('output', check);
+                resolve(a.output_text(category));
+                return true;
+            }
+            return false;
+        };
+        if (!check()) {
+            a.dc.on('output', check);
+        }
+    });
+}
+
+/// The line of `file` (in the examples' sources) that carries `LINE-MARK: mark`.
+export function line_of(file, mark) {
+    const lines = fs.readFileSync(path.join(sources, file), 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.includes(`LINE-MARK: ${mark}`));
+    if (i < 0) {
+        throw new Error(`no LINE-MARK: ${mark} in ${file}`);
+    }
+    return i + 1;
+}
+
+/// Whether process `pid` still exists (and is not a zombie).
+export function process_alive(pid) {
+    try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return !/\) Z /.test(stat);
+    } catch {
+        return false;
+    }
+}
+
+/// The tracer of process `pid` (0: none), from /proc.
+export function tracer_of(pid) {
+    try {
+        const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+        return Number(/TracerPid:\s*(\d+)/.exec(status)[1]);
+    } catch {
+        return 0;
+    }
+}
+
+/// Launches `program` with a breakpoint at `file:line` and resolves with the stopped event.
+export async function launch_to_breakpoint(a, launch_args, file_path, line) {
+    const stopped = a.dc.waitForEvent('stopped');
+    await Promise.all([
+        a.dc.waitForEvent('initialized').then(async () => {
+            const r = await a.dc.setBreakpointsRequest({ source: { path: file_path }, breakpoints: [{ line }] });
+            if (!r.body.breakpoints[0].verified) {
+                throw new Error(`breakpoint at ${file_path}:${line} not verified: ${r.body.breakpoints[0].message}`);
+            }
+            return a.dc.configurationDoneRequest();
+        }),
+        a.dc.launch(launch_args),
+    ]);
+    return stopped;
+}
