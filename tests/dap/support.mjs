@@ -6,8 +6,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
-const { DebugClient } = require('@vscode/debugadapter-testsupport');
+// The client comes from the bootstrap cache (scripts/bootstrap dap), else from an
+// `npm ci` in this directory.
+const client_dir = process.env.OMPDBG_DAP_CLIENT_DIR;
+const require = createRequire(client_dir && fs.existsSync(path.join(client_dir, 'node_modules'))
+    ? path.join(client_dir, 'package.json') : import.meta.url);
+let DebugClient;
+try {
+    ({ DebugClient } = require('@vscode/debugadapter-testsupport'));
+} catch (e) {
+    throw new Error(`the DAP test client is not installed in ${client_dir}: run scripts/bootstrap dap (${e.message})`);
+}
 
 export const ompdbg = process.env.OMPDBG_BINARY;
 export const examples = process.env.OMPDBG_EXAMPLES_DIR;
@@ -23,7 +32,8 @@ export async function start_adapter() {
     const adapter = spawn(ompdbg, ['dap'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     adapter.stderr.on('data', (d) => { stderr += d.toString(); });
-    const exited = new Promise((resolve) => adapter.on('exit', (code, signal) => resolve({ code, signal })));
+    const state = { done: false };
+    const exited = new Promise((resolve) => adapter.on('exit', (code, signal) => { state.done = true; resolve({ code, signal }); }));
     const dc = new DebugClient('', '', 'ompdbg');
     dc.defaultTimeout = TIMEOUT;
     dc.connect(adapter.stdout, adapter.stdin);
@@ -32,6 +42,7 @@ export async function start_adapter() {
     return {
         dc,
         adapter,
+        state,
         exited,
         outputs,
         stderr: () => stderr,
@@ -43,10 +54,12 @@ export async function start_adapter() {
 
 /// Ends the adapter: disconnect, then wait for its exit (killing it only if it hangs).
 export async function stop_adapter(a) {
-    try {
-        await a.dc.disconnectRequest({ terminateDebuggee: true });
-    } catch {
-        // already gone
+    if (!a.state.done) {
+        // A request to an adapter that is gone would never be answered: bound the wait.
+        let timer;
+        const gone = new Promise((resolve) => { timer = setTimeout(resolve, TIMEOUT); });
+        await Promise.race([a.dc.disconnectRequest({ terminateDebuggee: true }).catch(() => {}), a.exited, gone]);
+        clearTimeout(timer);
     }
     a.adapter.stdin.end();
     const timer = setTimeout(() => a.adapter.kill('SIGKILL'), TIMEOUT);

@@ -70,7 +70,9 @@ void adapter::output(std::string text, const std::string& category) {
 }
 
 command_result adapter::run(std::string_view line, stop_hint hint) {
-    take_interrupt_request();   // a pause that came when nothing ran must not end this one
+    if (!pause_pending_) {
+        take_interrupt_request();   // a Ctrl-C that came when nothing ran must not end this
+    }
     bool ok = session_.execute(line);
     std::vector<nlohmann::json> objects = stream_.take();
     command_result r;
@@ -100,9 +102,12 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
         r = run(line, hint);
     } catch (...) {
         resuming_ = false;
+        pause_pending_ = false;
         throw;
     }
     resuming_ = false;
+    pause_pending_ = false;
+    take_interrupt_request();   // an interrupt repeated after the stop came
     return r;
 }
 
@@ -149,6 +154,10 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
         }
     }
     if (stop && session_.process() != nullptr) {
+        if (pause_pending_ && stop_reason != "breakpoint" && stop_reason != "data breakpoint") {
+            stop_reason = "pause";
+        }
+        pause_pending_ = false;
         forget_ids();
         nlohmann::json body{{"reason", stop_reason},
                             {"threadId", session_.selected_tid()},

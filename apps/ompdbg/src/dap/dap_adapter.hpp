@@ -66,6 +66,13 @@ public:
     command_result run_resuming(std::string_view line, stop_hint hint);
     /// Whether a resuming command is under way (the server's reader thread asks).
     bool is_resuming() const { return resuming_; }
+    /// Marks a resume as under way before its request is answered, so that a `pause` that
+    /// follows the answer interrupts it; run_resuming() ends the mark.
+    void begin_resume() { resuming_ = true; }
+    /// A `pause` came while the target ran: the next stop is reported as a pause, and the
+    /// reader repeats the interrupt until the stop comes.
+    void request_pause() { pause_pending_ = true; }
+    bool pause_pending() const { return pause_pending_; }
 
     void send_event(const std::string& name, nlohmann::json body = nlohmann::json::object());
     /// An `output` event (category console unless given).
@@ -113,6 +120,7 @@ private:
     session_stream stream_;
     session session_;
     std::atomic<bool> resuming_{false};
+    std::atomic<bool> pause_pending_{false};
     std::vector<frame_ref> frames_;
     std::vector<variable_ref> variables_;
     origin origin_ = origin::none;

@@ -21,6 +21,7 @@ void select_thread(adapter& a, const request& r) {
 /// Runs `line` after answering; a step that ends without a stop report (it failed: the
 /// message goes to the console) still tells the client where the thread is.
 void resume(adapter& a, request& r, const std::string& line, nlohmann::json body) {
+    a.begin_resume();
     r.respond(std::move(body));
     command_result res = a.run_resuming(line, stop_hint::step);
     if (!res.ok && !res.error.empty()) {
@@ -55,9 +56,19 @@ void step_out(adapter& a, request& r) {
     resume(a, r, "finish", nlohmann::json::object());
 }
 
+/// `pause` while nothing runs (the reader answers it while the target runs): the target is
+/// stopped already; say so, as a client waits for a stopped event after pause.
+void pause(adapter& a, request& r) {
+    r.respond();
+    if (a.model().process() != nullptr && a.model().process()->is_alive()) {
+        a.send_event("stopped", {{"reason", "pause"}, {"threadId", a.model().selected_tid()}, {"allThreadsStopped", true}});
+    }
+}
+
 }  // namespace
 
 void register_execution_handlers(handler_table& t) {
+    t["pause"] = pause;
     t["continue"] = cont;
     t["next"] = next;
     t["stepIn"] = step_in;

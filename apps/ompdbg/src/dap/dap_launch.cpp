@@ -144,6 +144,11 @@ void attach(adapter& a, request& r) {
 }
 
 void configuration_done(adapter& a, request& r) {
+    bool resumes = a.target_origin() == adapter::origin::launched ||
+                   (a.target_origin() == adapter::origin::attached && !a.stop_on_entry());
+    if (resumes) {
+        a.begin_resume();
+    }
     r.respond();
     if (a.target_origin() == adapter::origin::launched) {
         bool entry = a.stop_on_entry();

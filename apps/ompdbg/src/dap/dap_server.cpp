@@ -51,6 +51,13 @@ void interrupt_target() {
 /// The reader thread: framing errors and messages that are no requests are answered here,
 /// `pause` too; the rest goes to the queue.
 void read_loop(transport& t, adapter& a, request_queue& q) {
+    t.set_idle([&a] {
+        // The interrupt may have come before the wait for the target began (or between two
+        // of its background events): repeat it until the stop is reported.
+        if (a.pause_pending() && a.is_resuming()) {
+            interrupt_target();
+        }
+    });
     for (;;) {
         read_result m = t.read();
         if (std::holds_alternative<std::monostate>(m)) {
@@ -74,11 +81,10 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
             continue;
         }
         std::string command = msg["command"].get<std::string>();
-        if (command == "pause") {
+        if (command == "pause" && a.is_resuming()) {
             request r(t, msg);
-            if (a.is_resuming()) {
-                interrupt_target();
-            }
+            a.request_pause();
+            interrupt_target();
             r.respond();
             continue;
         }

@@ -56,6 +56,9 @@ bool transport::fill(std::size_t n) {
             return false;
         }
         if (r <= 0) {
+            if (r == 0 && idle_) {
+                idle_();
+            }
             continue;
         }
         ssize_t got = ::read(in_, chunk, sizeof chunk);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ public:
     read_result read();
     /// Makes read() return monostate soon (checked between reads of the input).
     void stop() { stopped_ = true; }
+    /// Called by read() about every 200 ms while no input comes (the reader's chance to
+    /// repeat an interrupt that came too early). Set before the first read.
+    void set_idle(std::function<void()> idle) { idle_ = std::move(idle); }
 
     /// Sends `message` with the next `seq`. Never throws: a client that went away is
     /// ignored (the server ends when its input ends).
@@ -48,6 +52,7 @@ private:
     int out_;
     std::string buffer_;
     std::atomic<bool> stopped_{false};
+    std::function<void()> idle_;
     std::mutex write_lock_;
     std::int64_t next_seq_ = 1;
 };

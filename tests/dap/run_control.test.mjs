@@ -1,0 +1,66 @@
+// A running program: pause interrupts it as Ctrl-C does, attach and detach leave it running
+// untraced.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+import { examples, start_adapter, stop_adapter, wait_for_output, process_alive, tracer_of } from './support.mjs';
+
+const counter = path.join(examples, 'counter');
+
+test('pause stops a running program, continue resumes it, disconnect kills it', async () => {
+    const a = await start_adapter();
+    try {
+        await Promise.all([a.dc.configurationSequence(), a.dc.launch({ program: counter, args: ['100000'] })]);
+        await wait_for_output(a, 'stdout', 'counter 3\n');
+        const stopped = a.dc.waitForEvent('stopped');
+        await a.dc.pauseRequest({ threadId: 0 });
+        const ev = await stopped;
+        assert.equal(ev.body.reason, 'pause');
+        const pid = ev.body.threadId;
+        const current = await a.dc.evaluateRequest({ expression: 'current', context: 'watch' });
+        const n = Number(current.body.result);
+        assert.ok(n >= 3, current.body.result);
+
+        // Resumed, it counts on from where it was.
+        const again = a.dc.waitForEvent('stopped');
+        await a.dc.continueRequest({ threadId: pid });
+        await wait_for_output(a, 'stdout', `counter ${n + 2}\n`);
+        await a.dc.pauseRequest({ threadId: pid });
+        assert.equal((await again).body.reason, 'pause');
+
+        await a.dc.disconnectRequest({ terminateDebuggee: true });
+        await a.exited;
+        assert.equal(process_alive(pid), false);
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('attach to a running program, then detach: it runs on, no longer traced', async () => {
+    const child = spawn(counter, ['100000'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let printed = '';
+    child.stdout.on('data', (d) => { printed += d.toString(); });
+    const a = await start_adapter();
+    try {
+        await new Promise((resolve) => { const t = setInterval(() => { if (printed.includes('counter 2\n')) { clearInterval(t); resolve(); } }, 20); });
+        await Promise.all([a.dc.configurationSequence(), a.dc.initializeRequest().then(() => a.dc.attachRequest({ pid: child.pid }))]);
+        assert.equal(tracer_of(child.pid), a.adapter.pid);
+        const stopped = a.dc.waitForEvent('stopped');
+        await a.dc.pauseRequest({ threadId: child.pid });
+        assert.equal((await stopped).body.reason, 'pause');
+        const frames = (await a.dc.stackTraceRequest({ threadId: child.pid })).body.stackFrames;
+        assert.ok(frames.some((f) => f.name === 'main'), frames.map((f) => f.name).join(' '));
+
+        await a.dc.disconnectRequest({ terminateDebuggee: false });
+        await a.exited;
+        assert.equal(tracer_of(child.pid), 0);
+        const before = printed.length;
+        await new Promise((resolve) => { const t = setInterval(() => { if (printed.length > before + 20) { clearInterval(t); resolve(); } }, 20); });
+        assert.ok(process_alive(child.pid));
+    } finally {
+        child.kill('SIGKILL');
+        await stop_adapter(a);
+    }
+});

@@ -1,0 +1,141 @@
+// A C program in the editor: stop on entry, step over, children of structs, arrays and
+// pointers, setVariable, conditions, hit counts and logpoints.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+
+import { examples, sources, start_adapter, stop_adapter, launch_to_breakpoint, line_of, wait_for_output } from './support.mjs';
+
+const program = path.join(examples, 'structs');
+const source = path.join(sources, 'structs.c');
+
+async function top_frame(a, tid) {
+    return (await a.dc.stackTraceRequest({ threadId: tid })).body.stackFrames[0];
+}
+
+async function locals_of(a, frame_id) {
+    const scopes = (await a.dc.scopesRequest({ frameId: frame_id })).body.scopes;
+    const locals = scopes.find((s) => s.name === 'Locals');
+    return (await a.dc.variablesRequest({ variablesReference: locals.variablesReference })).body.variables;
+}
+
+async function children(a, v) {
+    assert.ok(v.variablesReference > 0, `${v.name} has children`);
+    return (await a.dc.variablesRequest({ variablesReference: v.variablesReference })).body.variables;
+}
+
+test('stopOnEntry stops at main, and next steps over one line', async () => {
+    const a = await start_adapter();
+    try {
+        const stopped = a.dc.waitForEvent('stopped');
+        await Promise.all([a.dc.configurationSequence(), a.dc.launch({ program, stopOnEntry: true })]);
+        const entry = await stopped;
+        assert.equal(entry.body.reason, 'entry');
+        const f0 = await top_frame(a, entry.body.threadId);
+        assert.equal(f0.name, 'main');
+        assert.equal(f0.line, line_of('structs.c', 'main_start'));
+
+        const stepped = a.dc.waitForEvent('stopped');
+        await a.dc.nextRequest({ threadId: entry.body.threadId });
+        assert.equal((await stepped).body.reason, 'step');
+        assert.equal((await top_frame(a, entry.body.threadId)).line, line_of('structs.c', 'main_start') + 1);
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('structs, arrays and pointers have children; setVariable writes a local', async () => {
+    const a = await start_adapter();
+    try {
+        const stopped = await launch_to_breakpoint(a, { program }, source, line_of('structs.c', 'after_locals'));
+        const tid = stopped.body.threadId;
+        const frame = await top_frame(a, tid);
+        const locals = await locals_of(a, frame.id);
+        const v = Object.fromEntries(locals.map((x) => [x.name, x]));
+
+        const p = Object.fromEntries((await children(a, v.p)).map((x) => [x.name, x.value]));
+        assert.deepEqual(p, { x: '3', y: '4' });
+        const r = await children(a, v.r);
+        const size = r.find((x) => x.name === 'size');
+        assert.deepEqual((await children(a, size)).map((x) => x.value), ['3', '4']);
+        assert.deepEqual((await children(a, v.local_array)).map((x) => `${x.name}=${x.value}`),
+            ['[0]=10', '[1]=20', '[2]=30', '[3]=40', '[4]=50']);
+        const pointee = await children(a, v.pp);
+        assert.equal(pointee.length, 1);
+        assert.equal((await children(a, pointee[0])).map((x) => x.value).join(','), '3,4');
+
+        const locals_scope = (await a.dc.scopesRequest({ frameId: frame.id })).body.scopes.find((s) => s.name === 'Locals');
+        const set = await a.dc.setVariableRequest({ variablesReference: locals_scope.variablesReference, name: 'local_int', value: '41 + 1' });
+        assert.equal(set.body.value, '42');
+        const check = await a.dc.evaluateRequest({ expression: 'local_int', context: 'hover', frameId: frame.id });
+        assert.equal(check.body.result, '42');
+
+        // The program prints what it computes from the value written.
+        const exited = a.dc.waitForEvent('exited');
+        await a.dc.continueRequest({ threadId: tid });
+        await exited;
+        await wait_for_output(a, 'stdout', '**ipp = 42');
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('a conditional breakpoint stops where its condition holds, a hit count on the N-th hit', async () => {
+    const a = await start_adapter();
+    try {
+        const line = line_of('structs.c', 'loop_body');
+        const stopped = a.dc.waitForEvent('stopped');
+        await Promise.all([
+            a.dc.waitForEvent('initialized').then(async () => {
+                const r = await a.dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [{ line, condition: 'i == 7' }] });
+                assert.equal(r.body.breakpoints[0].verified, true);
+                return a.dc.configurationDoneRequest();
+            }),
+            a.dc.launch({ program }),
+        ]);
+        const first = await stopped;
+        const frame = await top_frame(a, first.body.threadId);
+        const i = await a.dc.evaluateRequest({ expression: 'i', context: 'watch', frameId: frame.id });
+        assert.equal(i.body.result, '7');
+
+        // Replaced by a breakpoint that stops on its third hit from now on.
+        await a.dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [{ line, hitCondition: '2' }] });
+        const again = a.dc.waitForEvent('stopped');
+        await a.dc.continueRequest({ threadId: first.body.threadId });
+        const second = await again;
+        const f2 = await top_frame(a, second.body.threadId);
+        assert.equal((await a.dc.evaluateRequest({ expression: 'i', context: 'watch', frameId: f2.id })).body.result, '9');
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('a logpoint prints its message with values and does not stop', async () => {
+    const a = await start_adapter();
+    try {
+        const line = line_of('structs.c', 'loop_body');
+        let stops = 0;
+        a.dc.on('stopped', () => { stops += 1; });
+        const exited = a.dc.waitForEvent('exited');
+        await Promise.all([
+            a.dc.waitForEvent('initialized').then(async () => {
+                const r = await a.dc.setBreakpointsRequest({
+                    source: { path: source },
+                    breakpoints: [{ line, logMessage: 'i={i} total={loop_total}' }],
+                });
+                assert.equal(r.body.breakpoints[0].verified, true);
+                return a.dc.configurationDoneRequest();
+            }),
+            a.dc.launch({ program }),
+        ]);
+        assert.equal((await exited).body.exitCode, 0);
+        const text = await wait_for_output(a, 'console', 'i=9 ');
+        const lines = text.split('\n').filter((l) => l.startsWith('i='));
+        assert.deepEqual(lines.slice(0, 3), ['i=0 total=0', 'i=1 total=0', 'i=2 total=20']);
+        assert.equal(lines.length, 10);
+        assert.equal(stops, 0);
+        await wait_for_output(a, 'stdout', 'loop_total = ');
+    } finally {
+        await stop_adapter(a);
+    }
+});
