@@ -118,12 +118,14 @@ export function tracer_of(pid) {
 }
 
 /// Launches `program` with a breakpoint at `file:line` and resolves with the stopped event.
-export async function launch_to_breakpoint(a, launch_args, file_path, line) {
+/// (`pending_ok`: the breakpoint may be pending at first, as in an MPI job whose ranks are
+/// not acquired before the starter runs.)
+export async function launch_to_breakpoint(a, launch_args, file_path, line, pending_ok = false) {
     const stopped = a.dc.waitForEvent('stopped');
     await Promise.all([
         a.dc.waitForEvent('initialized').then(async () => {
             const r = await a.dc.setBreakpointsRequest({ source: { path: file_path }, breakpoints: [{ line }] });
-            if (!r.body.breakpoints[0].verified) {
+            if (!r.body.breakpoints[0].verified && !pending_ok) {
                 throw new Error(`breakpoint at ${file_path}:${line} not verified: ${r.body.breakpoints[0].message}`);
             }
             return a.dc.configurationDoneRequest();

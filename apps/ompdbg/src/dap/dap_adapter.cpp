@@ -108,6 +108,7 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
     resuming_ = false;
     pause_pending_ = false;
     take_interrupt_request();   // an interrupt repeated after the stop came
+    report_breakpoint_changes();
     return r;
 }
 
@@ -171,6 +172,29 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
         }
         send_event("stopped", body);
         r.stopped = true;
+    }
+}
+
+void adapter::report_breakpoint_changes() {
+    for (auto& [number, told] : told_verified_) {
+        auto it = session_.breakpoints().find(number);
+        if (it == session_.breakpoints().end()) {
+            continue;
+        }
+        const breakpoint& bp = it->second;
+        bool verified = !bp.pending && !bp.locations.empty();
+        if (verified == told) {
+            continue;
+        }
+        told = verified;
+        nlohmann::json b{{"id", number}, {"verified", verified}};
+        if (verified) {
+            b["line"] = bp.locations.front().line;
+            if (!bp.locations.front().file.empty()) {
+                b["source"] = {{"path", bp.locations.front().file}};
+            }
+        }
+        send_event("breakpoint", {{"reason", "changed"}, {"breakpoint", b}});
     }
 }
 

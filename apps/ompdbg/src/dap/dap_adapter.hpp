@@ -109,6 +109,12 @@ public:
     /// The session breakpoint numbers the client set per source path (setBreakpoints
     /// replaces a source's set) and under "" the function breakpoints.
     std::map<std::string, std::vector<int>>& breakpoint_sets() { return breakpoint_sets_; }
+    /// Remembers what the client was told of breakpoint `number` (verified or not).
+    void note_breakpoint(int number, bool verified) { told_verified_[number] = verified; }
+    /// Sends a `breakpoint` event (reason changed) for each breakpoint of the client whose
+    /// pending state changed since it was told (a pending one resolved when a library or
+    /// an MPI job's ranks were loaded).
+    void report_breakpoint_changes();
     /// After `initialize`.
     bool initialized() const { return initialized_; }
     void set_initialized() { initialized_ = true; }
@@ -128,6 +134,7 @@ private:
     bool terminated_sent_ = false;
     bool finished_ = false;
     std::map<std::string, std::vector<int>> breakpoint_sets_;
+    std::map<int, bool> told_verified_;
     bool initialized_ = false;
 };
 

@@ -74,6 +74,7 @@ nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
             it->second.commands = {"dap-log " + w.log_message};
         }
     }
+    a.note_breakpoint(number, !bp->value("pending", false) && !bp->value("locations", nlohmann::json::array()).empty());
     if (bp->value("pending", false)) {
         out["message"] = "pending: " + (r.error.empty() ? "no code at " + w.spec + " yet" : r.error);
         return out;

@@ -1,0 +1,77 @@
+// An MPI job launched through its starter (mpirun as the program): every rank's threads in
+// one session, named "rank N: ...", a breakpoint in every rank, the job run to its end.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { cache, examples, sources, start_adapter, stop_adapter, launch_to_breakpoint, line_of, wait_for_output, process_alive } from './support.mjs';
+
+const mpirun = path.join(cache, 'openmpi-4.1.4', 'bin', 'mpirun');
+const program = path.join(examples, 'mpi', 'mpi_stages');
+const source = path.join(sources, 'mpi', 'mpi_stages.c');
+const have_mpi = fs.existsSync(mpirun) && fs.existsSync(program);
+
+test('a 2-rank job: pending breakpoint resolved in every rank, threads named by rank, run to the end',
+    { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
+    const a = await start_adapter();
+    try {
+        const line = line_of('mpi/mpi_stages.c', 'compute_sink');
+        const changed = a.dc.waitForEvent('breakpoint');
+        const first = await launch_to_breakpoint(a, {
+            program: mpirun,
+            args: ['--allow-run-as-root', '--oversubscribe', '-np', '2', program],
+        }, source, line, true);
+        // Pending until the ranks were acquired, then resolved: the client is told.
+        const bp = (await changed).body;
+        assert.equal(bp.reason, 'changed');
+        assert.equal(bp.breakpoint.verified, true);
+        assert.equal(bp.breakpoint.line, line);
+
+        const stopped_threads = [];
+        const threads = (await a.dc.threadsRequest()).body.threads;
+        for (const r of [0, 1]) {
+            assert.ok(threads.some((t) => t.name.startsWith(`rank ${r}: Thread 1 `)), JSON.stringify(threads));
+        }
+        assert.ok(threads.every((t) => /^rank [01]: /.test(t.name)), JSON.stringify(threads));
+
+        // Each rank stops once at the breakpoint, in its own thread, with its own rank.
+        const ranks = [];
+        for (const ev of [first, null]) {
+            let stop = ev;
+            if (!stop) {
+                const next = a.dc.waitForEvent('stopped');
+                await a.dc.continueRequest({ threadId: first.body.threadId });
+                stop = await next;
+            }
+            assert.equal(stop.body.reason, 'breakpoint');
+            const frames = (await a.dc.stackTraceRequest({ threadId: stop.body.threadId })).body.stackFrames;
+            assert.equal(frames[0].name, 'compute');
+            assert.equal(frames[0].line, line);
+            const rank = await a.dc.evaluateRequest({ expression: 'rank', context: 'watch', frameId: frames[0].id });
+            ranks.push(Number(rank.body.result));
+            stopped_threads.push(stop.body.threadId);
+        }
+        assert.deepEqual(ranks.sort(), [0, 1]);
+
+        // The console runs a command in every rank of the focus.
+        const repl = await a.dc.evaluateRequest({ expression: 'print my_rank', context: 'repl' });
+        assert.match(repl.body.result, /\[rank 0\]\n\$\d+ = 0\n\[rank 1\]\n\$\d+ = 1/);
+
+        const exited = a.dc.waitForEvent('exited');
+        const terminated = a.dc.waitForEvent('terminated');
+        await a.dc.continueRequest({ threadId: first.body.threadId });
+        assert.equal((await exited).body.exitCode, 0);
+        await terminated;
+        await wait_for_output(a, 'stdout', 'rank 0 done');
+        await wait_for_output(a, 'stdout', 'rank 1 done');
+        // What the ranks say of themselves: their pids are the threads that stopped.
+        const pids = [...a.output_text('stdout').matchAll(/rank (\d) of 2 pid (\d+)/g)].map((m) => Number(m[2]));
+        assert.deepEqual(stopped_threads.sort(), pids.sort());
+        for (const pid of pids) {
+            assert.equal(process_alive(pid), false, `rank process ${pid} ended`);
+        }
+    } finally {
+        await stop_adapter(a);
+    }
+});
