@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-import { examples, start_adapter, stop_adapter, wait_for_output, process_alive, tracer_of } from './support.mjs';
+import { examples, start_adapter, stop_adapter, wait_for_output, process_alive, tracer_of, children_of } from './support.mjs';
 
 const counter = path.join(examples, 'counter');
 
@@ -64,3 +64,25 @@ test('attach to a running program, then detach: it runs on, no longer traced', a
         await stop_adapter(a);
     }
 });
+
+for (const how of ['disconnect', 'end of input']) {
+    test(`a ${how} while the program runs stops it and kills it`, async () => {
+        const a = await start_adapter();
+        try {
+            await Promise.all([a.dc.configurationSequence(), a.dc.launch({ program: counter, args: ['100000'] })]);
+            await wait_for_output(a, 'stdout', 'counter 2\n');
+            const kids = children_of(a.adapter.pid);
+            assert.equal(kids.length, 1, `one program under the adapter: ${kids}`);
+            if (how === 'disconnect') {
+                await a.dc.disconnectRequest({});
+            } else {
+                a.adapter.stdin.end();
+            }
+            const exit = await a.exited;
+            assert.equal(exit.code, 0);
+            assert.equal(process_alive(kids[0]), false, `program ${kids[0]} is gone`);
+        } finally {
+            await stop_adapter(a);
+        }
+    });
+}

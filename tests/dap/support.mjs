@@ -134,3 +134,19 @@ export async function launch_to_breakpoint(a, launch_args, file_path, line, pend
     ]);
     return stopped;
 }
+
+/// The child processes of `pid` (from /proc/PID/task/*/children).
+export function children_of(pid) {
+    const out = [];
+    try {
+        for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+            const text = fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+            if (text) {
+                out.push(...text.split(/\s+/).map(Number));
+            }
+        }
+    } catch {
+        // gone
+    }
+    return out;
+}

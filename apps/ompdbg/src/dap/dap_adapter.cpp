@@ -133,8 +133,12 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
         }
         std::string kind = o.value("event", std::string());
         if (std::string why = stop_reason_of(o, hint); !why.empty()) {
-            stop = o;
-            stop_reason = why;
+            // A signal's or a catchpoint's report is followed by the location it stopped
+            // at: the reason is the first event's.
+            if (!stop || kind != "location") {
+                stop = o;
+                stop_reason = why;
+            }
             output(trimmed_text(o) + "\n");
         } else if (kind == "thread-created") {
             send_event("thread", {{"reason", "started"}, {"threadId", o.value("lwp", 0)}});

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -61,7 +62,14 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
     for (;;) {
         read_result m = t.read();
         if (std::holds_alternative<std::monostate>(m)) {
+            // The client is gone: a running target is stopped (repeatedly, until the main
+            // thread has the stop) so that the main thread can end it.
+            a.request_pause();
             q.push(std::nullopt);
+            while (a.is_resuming()) {
+                interrupt_target();
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            }
             return;
         }
         if (auto* bad = std::get_if<framing_error>(&m)) {
@@ -89,7 +97,9 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
             continue;
         }
         if ((command == "disconnect" || command == "terminate") && a.is_resuming()) {
-            interrupt_target();   // stop the target first: the main thread is waiting on it
+            // Stop the target first: the main thread is waiting on it.
+            a.request_pause();
+            interrupt_target();
         }
         q.push(std::move(msg));
     }
