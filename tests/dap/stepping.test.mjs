@@ -139,3 +139,22 @@ test('a logpoint prints its message with values and does not stop', async () => 
         await stop_adapter(a);
     }
 });
+
+test('a std::vector has its elements as children; a std::string has none', async () => {
+    const a = await start_adapter();
+    try {
+        const cxx = path.join(sources, 'cxx_std.cpp');
+        const stopped = await launch_to_breakpoint(a, { program: path.join(examples, 'cxx_std') }, cxx, line_of('cxx_std.cpp', 'cxx_std_return'));
+        const frame = await top_frame(a, stopped.body.threadId);
+        const v = Object.fromEntries((await locals_of(a, frame.id)).map((x) => [x.name, x]));
+        assert.equal(v.ints.value, 'std::vector of length 3, capacity 3 = {1, 2, 3}');
+        assert.deepEqual((await children(a, v.ints)).map((x) => `${x.name}=${x.value}`), ['[0]=1', '[1]=2', '[2]=3']);
+        assert.deepEqual((await children(a, v.words)).map((x) => x.value), ['"alpha"', '"beta"']);
+        const points = await children(a, v.points);
+        assert.deepEqual((await children(a, points[1])).map((x) => `${x.name}=${x.value}`), ['x=3', 'y=4']);
+        assert.equal(v.word.value, '"hello world"');
+        assert.equal(v.word.variablesReference, 0);
+    } finally {
+        await stop_adapter(a);
+    }
+});

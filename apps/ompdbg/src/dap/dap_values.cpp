@@ -27,6 +27,17 @@ bool is_record(const dwarf::type& t) {
     return k == dwarf::type_kind::structure || k == dwarf::type_kind::class_ || k == dwarf::type_kind::union_;
 }
 
+/// std::string prints as its text; its members are the library's internals.
+bool is_std_string(const dwarf::type& t) {
+    for (const std::string& n : {t.tag_name(), t.name()}) {
+        if (n.rfind("std::__cxx11::basic_string<", 0) == 0 || n.rfind("std::basic_string<", 0) == 0 ||
+            n == "std::string" || n == "std::__cxx11::string") {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool is_std_vector(const dwarf::type& t) {
     return t.tag_name().rfind("std::vector<", 0) == 0 || t.name().rfind("std::vector<", 0) == 0;
 }
@@ -37,6 +48,9 @@ enum class children_kind { none, members, elements, pointee, vector };
 children_kind children_of(const dwarf::type& raw) {
     dwarf::type t = shape_of(raw);
     if (is_record(t)) {
+        if (is_std_string(t)) {
+            return children_kind::none;
+        }
         return is_std_vector(t) ? children_kind::vector : children_kind::members;
     }
     if (t.kind() == dwarf::type_kind::array) {
