@@ -1,0 +1,93 @@
+#ifndef OMPDBG_AGENT_ABI_H
+#define OMPDBG_AGENT_ABI_H
+/* The contract between ompdbg and its in-target agent (libompdbg_agent.so): the layout of
+ * the control block the debugger finds by the symbol `ompdbg_agent_control`, the register
+ * block a jump pad hands to `ompdbg_agent_evaluate`, and the condition bytecode.
+ * Plain C, included by the agent and by the debugger; sizes are static-asserted on both
+ * sides. Modelled on gdb's in-process agent and agent expressions (gdb/doc/agentexpr.texi). */
+
+#include <stdint.h>
+
+#define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
+#define OMPDBG_AGENT_VERSION 1u
+#define OMPDBG_AGENT_MAX_SITES 64u
+#define OMPDBG_AGENT_CODE_BYTES 240u
+#define OMPDBG_AGENT_STACK_DEPTH 32u
+
+/* The register block a pad pushes: 17 slots indexed by x86-64 DWARF register number
+ * (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip), rsp and
+ * rip as they were at the site, then rflags. */
+#define OMPDBG_AGENT_REGS 17u
+#define OMPDBG_AGENT_REG_FLAGS 17u
+
+/* Bytecode: a stack of 64-bit words; operands follow the opcode little-endian. */
+enum ompdbg_agent_op {
+    OMPDBG_OP_END = 0x00,     /* result = pop() != 0 */
+    OMPDBG_OP_CONST = 0x01,   /* imm64: push */
+    OMPDBG_OP_REG = 0x02,     /* u8 regno: push the register's value at the site */
+    OMPDBG_OP_LOAD = 0x03,    /* u8 size (1,2,4,8): pop addr, push zero-extended bytes read
+                                 through process_vm_readv (a bad address stops, never faults) */
+    OMPDBG_OP_SEXT = 0x04,    /* u8 bits: sign-extend the top from `bits` */
+    OMPDBG_OP_ZEXT = 0x05,    /* u8 bits: zero-extend the top from `bits` */
+    OMPDBG_OP_ADD = 0x10,
+    OMPDBG_OP_SUB = 0x11,
+    OMPDBG_OP_MUL = 0x12,
+    OMPDBG_OP_DIV_S = 0x13,   /* division by zero: stop (the debugger reports it) */
+    OMPDBG_OP_DIV_U = 0x14,
+    OMPDBG_OP_REM_S = 0x15,
+    OMPDBG_OP_REM_U = 0x16,
+    OMPDBG_OP_AND = 0x17,
+    OMPDBG_OP_OR = 0x18,
+    OMPDBG_OP_XOR = 0x19,
+    OMPDBG_OP_SHL = 0x1a,
+    OMPDBG_OP_SHR_S = 0x1b,
+    OMPDBG_OP_SHR_U = 0x1c,
+    OMPDBG_OP_NEG = 0x1d,
+    OMPDBG_OP_NOT = 0x1e,     /* bitwise */
+    OMPDBG_OP_LNOT = 0x1f,    /* logical: 1 when zero */
+    OMPDBG_OP_EQ = 0x20,
+    OMPDBG_OP_NE = 0x21,
+    OMPDBG_OP_LT_S = 0x22,
+    OMPDBG_OP_LT_U = 0x23,
+    OMPDBG_OP_LE_S = 0x24,
+    OMPDBG_OP_LE_U = 0x25,
+    OMPDBG_OP_JZ = 0x30,      /* u16 target: pop, jump when zero */
+    OMPDBG_OP_JMP = 0x31,     /* u16 target */
+    OMPDBG_OP_DUP = 0x32,
+    OMPDBG_OP_POP = 0x33,
+    OMPDBG_OP_SWAP = 0x34
+};
+
+/* One site's record. The debugger fills `code` and then sets `enabled`; the agent only
+ * increments `hits` (every pass through the pad) and `stops` (condition true). */
+struct ompdbg_agent_site {
+    uint64_t hits;
+    uint64_t stops;
+    uint32_t in_use;     /* allocated by the debugger */
+    uint32_t enabled;    /* 0: the pad is inert, the evaluator answers false */
+    uint32_t code_len;
+    uint32_t reserved;
+    uint8_t code[OMPDBG_AGENT_CODE_BYTES];
+};
+
+struct ompdbg_agent_control {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t max_sites;
+    /* Set by the agent in a fork child (pthread_atfork): that copy of the program is not
+     * debugged, every evaluation answers false. The debugger clears it in a child it
+     * follows before it installs pads there. */
+    uint32_t forked;
+    uint32_t reserved;
+    struct ompdbg_agent_site sites[OMPDBG_AGENT_MAX_SITES];
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(struct ompdbg_agent_site) == 272, "agent site layout");
+static_assert(sizeof(struct ompdbg_agent_control) == 24 + 272 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+#else
+_Static_assert(sizeof(struct ompdbg_agent_site) == 272, "agent site layout");
+_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 272 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+#endif
+
+#endif
