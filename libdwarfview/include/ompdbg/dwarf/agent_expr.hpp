@@ -1,0 +1,44 @@
+#pragma once
+/// Compiling `break ... if COND` conditions into the bytecode of ompdbg's in-target agent
+/// (agent/include/ompdbg/agent/agent_abi.h; gdb's agent expressions are the model). The
+/// bytecode reads the registers a jump pad saved at the site and memory, so only what can
+/// be located from the site's registers compiles: integer, pointer, bool and enum values
+/// of locals and parameters in a register or at a frame-base/CFA/register-relative address,
+/// globals at a fixed address, members, array elements and dereferences of such, integer
+/// constants, `$reg`, casts to integer and pointer types, arithmetic, comparisons and
+/// logical operators with C's conversions. Everything else (calls, floating point,
+/// thread-locals, convenience variables, optimized-out or multi-piece locations) is
+/// refused with a reason, and the condition is evaluated by the debugger at a stop.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ompdbg::dwarf {
+
+class debug_info;
+
+struct agent_compile_result {
+    std::vector<std::uint8_t> code;   ///< empty when refused
+    std::string reason;               ///< why it was refused ("calls a function", ...)
+    bool ok() const { return !code.empty(); }
+};
+
+/// Compiles `text` for a breakpoint at file address `file_pc` of the module whose DWARF is
+/// `info`, loaded with `load_bias` (absolute addresses in the bytecode are run-time ones).
+/// Never throws: a syntax error or an unknown name is a refusal too (the debugger's own
+/// evaluation reports it at the stop, as without the agent).
+agent_compile_result compile_agent_condition(std::string_view text, const debug_info& info, std::uint64_t file_pc,
+                                             std::uint64_t load_bias);
+
+/// The CFA rule at `file_pc` from the module's call-frame information: DWARF register and
+/// offset (CFA = reg + offset); nullopt when the rule is not of that form or unknown.
+struct cfa_rule {
+    int dwarf_regno = 0;
+    std::int64_t offset = 0;
+};
+std::optional<cfa_rule> cfa_rule_at(const debug_info& info, std::uint64_t file_pc);
+
+}  // namespace ompdbg::dwarf

@@ -1,0 +1,37 @@
+/* Fast breakpoints (issue 21): f is called N times by T OpenMP threads; the program prints
+ * its own ground truth (calls, the sum of f's results, the global it updates). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+long calls_by_thread[64];
+int global_limit = 5;
+struct point {
+    int x;
+    long y;
+};
+struct point origin = {3, -4};
+int values[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+volatile long global_i;
+
+__attribute__((noinline)) long f(long i, int tid) {
+    calls_by_thread[tid & 63] += 1;
+    global_i = i;
+    return i * 3 + tid;
+}
+
+int main(int argc, char** argv) {
+    long n = argc > 1 ? atol(argv[1]) : 100000;
+    int threads = argc > 2 ? atoi(argv[2]) : 4;
+    long sum = 0;
+#pragma omp parallel for num_threads(threads) reduction(+ : sum) schedule(static)
+    for (long i = 0; i < n; ++i) {
+        sum += f(i, omp_get_thread_num());
+    }
+    long calls = 0;
+    for (int t = 0; t < 64; ++t) {
+        calls += calls_by_thread[t];
+    }
+    printf("calls %ld sum %ld\n", calls, sum);
+    return 0;
+}
