@@ -116,6 +116,19 @@ AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint6
             stack[sp - 1] = v;
             break;
         }
+        case OMPDBG_OP_LOAD_FRAME: {
+            ARGS(1); NEED(1);
+            unsigned size = code[pc++];
+            const void* p = (const void*)(uintptr_t)stack[sp - 1];
+            switch (size) {
+            case 1: stack[sp - 1] = *(const volatile uint8_t*)p; break;
+            case 2: stack[sp - 1] = *(const volatile uint16_t*)p; break;
+            case 4: stack[sp - 1] = *(const volatile uint32_t*)p; break;
+            case 8: stack[sp - 1] = *(const volatile uint64_t*)p; break;
+            default: return 1;
+            }
+            break;
+        }
         case OMPDBG_OP_SEXT:
         case OMPDBG_OP_ZEXT:
             ARGS(1); NEED(1);

@@ -122,12 +122,16 @@ private:
             if (!locator_.push_address(v, out_)) {
                 throw refused{"a variable not in memory"};
             }
+            // The site's frame (CFA, frame base, a register of the site) or a global: mapped
+            // for sure, so read without the system call a pointer needs.
+            mapped_ = true;
             t = v.var_type;
             return;
         }
         case k::unary:
             if (e.op == "*") {
                 scalar p = rvalue(*e.kids[0]);
+                mapped_ = false;
                 if (!p.is_pointer() || p.pointee->is_void()) {
                     throw refused{"a dereference of something else than a typed pointer"};
                 }
@@ -139,9 +143,10 @@ private:
         case k::arrow: {
             type agg;
             if (e.k == k::member) {
-                lvalue(*e.kids[0], agg);
+                lvalue(*e.kids[0], agg);   // a member of a mapped object is mapped
             } else {
                 scalar p = rvalue(*e.kids[0]);
+                mapped_ = false;
                 if (!p.is_pointer()) {
                     throw refused{"-> on something else than a pointer"};
                 }
@@ -181,6 +186,7 @@ private:
             out_.constant(base.pointee->size());
             out_.op(OMPDBG_OP_MUL);
             out_.op(OMPDBG_OP_ADD);
+            mapped_ = false;   // any index, any address
             t = *base.pointee;
             return;
         }
@@ -213,7 +219,7 @@ private:
     /// Loads the scalar of type `t` whose address is on the stack.
     scalar load(const type& t) {
         scalar s = scalar_of(t);
-        out_.op8(OMPDBG_OP_LOAD, static_cast<std::uint8_t>(s.size));
+        out_.op8(mapped_ ? OMPDBG_OP_LOAD_FRAME : OMPDBG_OP_LOAD, static_cast<std::uint8_t>(s.size));
         out_.normalise(s.size, s.is_signed);
         return s;
     }
@@ -486,6 +492,8 @@ private:
     agent::locator locator_;
     std::uint64_t file_pc_;
     emitter out_;
+    /// The address the last lvalue left is known to be mapped (see lvalue's identifier).
+    bool mapped_ = false;
 };
 
 }  // namespace

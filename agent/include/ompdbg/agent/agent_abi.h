@@ -27,6 +27,8 @@ enum ompdbg_agent_op {
     OMPDBG_OP_REG = 0x02,     /* u8 regno: push the register's value at the site */
     OMPDBG_OP_LOAD = 0x03,    /* u8 size (1,2,4,8): pop addr, push zero-extended bytes read
                                  through process_vm_readv (a bad address stops, never faults) */
+    OMPDBG_OP_LOAD_FRAME = 0x06, /* u8 size: as LOAD, read directly: only for addresses the
+                                 compiler knows are mapped (the site's frame, a global) */
     OMPDBG_OP_SEXT = 0x04,    /* u8 bits: sign-extend the top from `bits` */
     OMPDBG_OP_ZEXT = 0x05,    /* u8 bits: zero-extend the top from `bits` */
     OMPDBG_OP_ADD = 0x10,
