@@ -233,6 +233,9 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
             leader()->forget_regs();
             leave_shared_memory();   // before open_mem: a vfork child's int3s leave the parent
             sites.clear();
+            pads.clear();   // the old image and its pad pages are gone
+            retired_pads.clear();
+            pad_pages.clear();
             lifted_int3.clear();
             drop_watchpoints(false);   // the watched memory is gone with the old image
             ool_sites.clear();
@@ -316,6 +319,9 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
             bool from_kernel = si->si_code > 0;   // not SI_USER / SI_TKILL / SI_QUEUE
             if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
                 std::uint64_t pc = read_pc(tid);
+                if (handle_pad_trap(t, pc, si->si_code)) {
+                    return;
+                }
                 auto it = sites.find(pc - 1);
                 if (it != sites.end() && it->second->is_enabled()) {
                     // int3 leaves pc after the breakpoint byte: rewind to the site.
@@ -473,8 +479,9 @@ void ptrace_process::impl::release_fork_child(pid_t child, bool is_vfork, bool k
         // The child's copy of our software watchpoint guards would kill it on its first
         // write there. (A vfork child shares our memory and normally only calls exec.)
         unguard_fork_child(child);
+        restore_pads_in_child(child);
         for (auto& [addr, s] : sites) {
-            if (s->is_enabled()) {
+            if (s->is_enabled() && pad_of(addr) == nullptr) {
                 auto aligned = addr & ~std::uint64_t{7};
                 auto peek = try_ptrace(PTRACE_PEEKDATA, child, reinterpret_cast<void*>(aligned), nullptr);
                 if (!peek) {
@@ -899,7 +906,7 @@ void ptrace_process::impl::resume_all() {
                 // reported again; the instruction under it has not run yet.
                 continue;
             }
-            if (step_over_out_of_line(t, *it->second)) {
+            if (step_over_pad(t, pc) || step_over_out_of_line(t, *it->second)) {
                 continue;
             }
             if (partial) {

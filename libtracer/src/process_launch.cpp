@@ -441,10 +441,11 @@ void ptrace_process::detach() {
     d.drop_watchpoints(!d.vfork_pending);
     for (auto& [addr, s] : d.sites) {
         if (s->is_enabled()) {
-            d.remove_int3(*s);
+            d.remove_int3(*s);   // a fast site's jump too: its pad stays mapped, disarmed
         }
     }
     d.sites.clear();
+    d.pads.clear();
     for (auto& t : d.threads) {
         if (t->st == tstate::zombie) {
             continue;

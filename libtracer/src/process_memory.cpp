@@ -290,6 +290,10 @@ void ptrace_process::impl::insert_int3(breakpoint_site& s) {
         // The memory is the vfork child's now (with its own int3s): VFORK_DONE inserts it.
         return;
     }
+    if (auto* p = pad_of(s.addr_.addr())) {
+        arm_pad(*p);   // a fast site: its jump instead of an int3 (jump_pad_sites.cpp)
+        return;
+    }
     std::byte orig{};
     if (raw_read(s.addr_.addr(), std::span(&orig, 1)) != 1) {
         cannot_access(s.addr_.addr());
@@ -305,6 +309,10 @@ void ptrace_process::impl::insert_int3(breakpoint_site& s) {
 void ptrace_process::impl::remove_int3(breakpoint_site& s) {
     if (vfork_pending) {
         return;   // not in the memory while a vfork child shares it (insert_int3)
+    }
+    if (auto* p = pad_of(s.addr_.addr())) {
+        disarm_pad(*p);
+        return;
     }
     // Best effort: the process may already be gone.
     raw_write(s.addr_.addr(), std::span(&s.saved_, 1));
@@ -336,10 +344,11 @@ std::size_t ptrace_process::try_read_memory(virt_addr addr, std::span<std::byte>
     // Show the program's bytes, not our int3s (none while a vfork child has the memory).
     auto it = d.sites.lower_bound(addr.addr());
     for (; !d.vfork_pending && it != d.sites.end() && it->first < addr.addr() + n; ++it) {
-        if (it->second->is_enabled()) {
+        if (it->second->is_enabled() && d.pad_of(it->first) == nullptr) {
             out[it->first - addr.addr()] = it->second->saved_byte();
         }
     }
+    d.mask_pads(addr.addr(), out.first(n));
     return n;
 }
 
@@ -401,7 +410,7 @@ void ptrace_process::write_memory(virt_addr addr, std::span<const std::byte> dat
     // A write over a planted int3 changes the byte restored later; the int3 stays.
     auto it = d.sites.lower_bound(addr.addr());
     for (; it != d.sites.end() && it->first < addr.addr() + data.size(); ++it) {
-        if (it->second->is_enabled()) {
+        if (it->second->is_enabled() && d.pad_of(it->first) == nullptr) {
             std::size_t i = it->first - addr.addr();
             it->second->saved_ = buf[i];
             buf[i] = std::byte{0xcc};
@@ -452,6 +461,7 @@ void ptrace_process::remove_breakpoint_site(virt_addr addr) {
     if (it->second->enabled_ && d.alive) {
         d.remove_int3(*it->second);
     }
+    d.retire_pad(addr.addr());
     d.sites.erase(it);
 }
 

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "internal/jump_pad.hpp"
 #include "internal/out_of_line.hpp"
 #include "internal/wait_status.hpp"
 #include "internal/watch_state.hpp"
@@ -262,6 +263,35 @@ struct ptrace_process::impl {
     std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near, bool need_near);
     /// mmap(hint, one page, r-x) run by stopped thread `t`; nullopt when it failed.
     std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint);
+
+    // --- jump pads (jump_pad_sites.cpp)
+    struct pad_site {
+        internal::jump_pad pad;
+        std::vector<std::byte> original;   ///< the program's bytes under the jump
+        bool armed = false;                ///< jump written, stop path on the trap
+    };
+    std::map<std::uint64_t, pad_site> pads;              ///< by site address
+    std::vector<internal::jump_pad> retired_pads;        ///< no site uses them; kept mapped
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pad_pages;   ///< page, bytes used
+    pad_site* pad_of(std::uint64_t addr);
+    void arm_pad(pad_site& p);      ///< writes the jump; threads in the displaced bytes move
+    void disarm_pad(pad_site& p);   ///< original bytes back; threads in the copy move back
+    void retire_pad(std::uint64_t addr);
+    void move_threads_into_pad(const internal::jump_pad& pad);
+    void move_threads_out_of_pad(const internal::jump_pad& pad);
+    bool write_stop_slot(const internal::jump_pad& pad, std::uint64_t target);
+    std::optional<std::uint64_t> alloc_pad(thread_record& t, std::uint64_t near);
+    /// The site of the pad whose trap is at `trap` (live: that pad is armed).
+    std::optional<std::uint64_t> pad_trap_site(std::uint64_t trap, bool& live);
+    /// A SIGTRAP of `t` at `pc` (after the int3) from a pad's stop path: queues the site's
+    /// breakpoint stop, or lets a disarmed pad's thread go on. False: not a pad's trap.
+    bool handle_pad_trap(thread_record& t, std::uint64_t pc, int si_code);
+    /// `t`, reported at armed pad site `pc`, goes on in the pad's relocated copy.
+    bool step_over_pad(thread_record& t, std::uint64_t pc);
+    /// A fork child gets the original bytes back under every jump.
+    void restore_pads_in_child(pid_t child);
+    /// Shows the program's bytes instead of our jumps in `out` (read at `addr`).
+    void mask_pads(std::uint64_t addr, std::span<std::byte> out);
 
     // --- shared libraries (shared_libraries.cpp)
     void init_shared_libraries();

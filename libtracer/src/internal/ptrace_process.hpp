@@ -50,6 +50,9 @@ public:
     breakpoint_site* find_breakpoint_site(virt_addr addr) override;
     void enable_site(virt_addr addr) override;
     void disable_site(virt_addr addr) override;
+    std::optional<std::string> make_site_fast(virt_addr addr, const fast_site_request& req) override;
+    void make_site_slow(virt_addr addr) override;
+    bool is_site_fast(virt_addr addr) const override;
     int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) override;
     void remove_watchpoint(int id) override;
     int hardware_watchpoints_in_use() const override;

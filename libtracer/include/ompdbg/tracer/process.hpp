@@ -170,6 +170,30 @@ public:
     virtual void enable_site(virt_addr addr) = 0;
     virtual void disable_site(virt_addr addr) = 0;
 
+    /// What a jump pad at a site calls (issue 21): the agent's evaluator, the site's record
+    /// in the agent's control block, and the function around the site (whose code is
+    /// checked for branches into the bytes the jump replaces).
+    struct fast_site_request {
+        virt_addr evaluate;
+        virt_addr record;
+        std::uint64_t function_start = 0, function_end = 0;
+    };
+    /// Replaces the int3 of the enabled site `addr` with a jump to a pad that calls
+    /// `evaluate(record, registers)` and stops only when it answers true; such a stop is
+    /// reported as a hit of the site. Needs every thread stopped. nullopt when done;
+    /// otherwise why the int3 stays (a site that cannot hold the jump, no pad memory...).
+    virtual std::optional<std::string> make_site_fast(virt_addr addr, const fast_site_request& req) {
+        (void)addr;
+        (void)req;
+        return std::string("the process is reached through a remote agent");
+    }
+    /// Puts the int3 back at a fast site (its pad stays mapped, disarmed).
+    virtual void make_site_slow(virt_addr addr) { (void)addr; }
+    virtual bool is_site_fast(virt_addr addr) const {
+        (void)addr;
+        return false;
+    }
+
     /// Watches [addr, addr + size) for `kind` (`hardware`: size 1, 2, 4 or 8 within one
     /// aligned 8-byte word; `software`: 1 byte to 64 KiB, watched as a whole); returns its id. `hardware` throws "Hardware watchpoint
     /// slots exhausted: all 4 debug registers are in use." when 4 are set; `software`
