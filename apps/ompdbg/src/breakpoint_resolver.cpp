@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "frame_context.hpp"
 #include "symbolizer.hpp"
@@ -354,6 +355,7 @@ void sync_breakpoint_sites(session& s) {
             failures.push_back(e.what());
         }
     }
+    sync_fast_sites(s);   // jump pads for conditions the agent evaluates (issue 21)
     if (!failures.empty()) {
         error::send(failures.front());
     }

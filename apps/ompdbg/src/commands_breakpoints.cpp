@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
+#include "fast_breakpoints.hpp"
 #include "breakpoint_resolver.hpp"
 #include "printf_format.hpp"
 #include "commands_mpi.hpp"
@@ -329,7 +330,7 @@ void info_breakpoints(session& s, std::string_view args) {
             s.out().line(head + fmt::format("{:<18} ", "<MULTIPLE>"));
         }
         if (!bp.condition.empty()) {
-            s.out().line("\tstop only if " + bp.condition);
+            s.out().line("\tstop only if " + bp.condition + condition_path_note(s, bp));
         }
         if (bp.thread_tid) {
             s.out().line(fmt::format("\tstop only in thread {}", s.thread_number(*bp.thread_tid)));
@@ -442,6 +443,7 @@ void register_breakpoint_commands(command_table& t) {
                    dwarf::parse_expression(cond);   // syntax errors now, as gdb does
                }
                it->second.condition = cond;
+               sync_fast_sites(s);   // a pad evaluating the old condition would miss hits
                if (cond.empty() && from_terminal(s)) {
                    s.out().line(fmt::format("Breakpoint {} now unconditional.", n));
                }

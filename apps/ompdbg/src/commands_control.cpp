@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
 #include "commands_inferiors.hpp"
@@ -89,7 +90,7 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
         return;
     }
     tracer::launch_options opts;
-    opts.env = omp_launch_environment(opts.env);
+    opts.env = agent_launch_environment(s, omp_launch_environment(opts.env));
     if (s.out().is_json()) {
         // stdout carries only JSON objects (docs/json.md): the program writes to stderr.
         opts.stdout_fd = 2;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "command_prefix.hpp"
 #include "omp_stack_view.hpp"
@@ -206,6 +207,16 @@ const setting breakpoint_settings[] = {
      [](session& s) {
          const auto& p = s.settings().breakpoint_pending;
          return "Debugger's behavior regarding pending breakpoints is " + (p ? on_off(*p) : std::string("auto")) + ".";
+     }},
+    // Issue 21: conditions evaluated in the target by the agent (fast_breakpoints.hpp).
+    {"fast", "Set whether breakpoint conditions are evaluated inside the program by ompdbg's agent.",
+     [](session& s, std::string_view a) {
+         s.settings().breakpoint_fast = parse_on_off(a);
+         sync_fast_sites(s);
+     },
+     [](session& s) {
+         return "Whether breakpoint conditions are evaluated inside the program by ompdbg's agent is " +
+                on_off(fast_breakpoints_on(s)) + ".";
      }},
 };
 

@@ -167,6 +167,7 @@ struct user_settings {
     std::optional<unsigned> width, height;   ///< nullopt: unlimited
     std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
     std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
+    std::optional<bool> breakpoint_fast;      ///< `set breakpoint fast on|off` (nullopt: OMPDBG_FAST_BREAKPOINTS, on)
     bool may_call_functions = true;   ///< `set may-call-functions`
     bool unwind_on_signal = false;    ///< `set unwindonsignal`: restore a signalled call's caller
     std::string remote_shell;                 ///< `set remote-shell` (empty: OMPDBG_RSH or ssh; remote_ranks.hpp)

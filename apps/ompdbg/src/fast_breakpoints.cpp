@@ -1,0 +1,317 @@
+// Fast breakpoints (fast_breakpoints.hpp): the agent in the target, its control block, and
+// the jump pads of the tracer, matched to the session's breakpoints.
+
+#include "fast_breakpoints.hpp"
+
+#include "breakpoint_resolver.hpp"
+#include "session.hpp"
+
+#include "ompdbg/agent/agent_abi.h"
+#include "ompdbg/base/log.hpp"
+#include "ompdbg/dwarf/agent_expr.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#ifndef OMPDBG_AGENT_LIBRARY
+#define OMPDBG_AGENT_LIBRARY ""
+#endif
+
+namespace ompdbg::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// What the session knows about the agent in one process (by process object and pid).
+struct agent_state {
+    std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
+    std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
+    bool forked_cleared = false;
+    unsigned next_record = 0;     ///< records are never reused (a thread may be in one)
+    std::map<std::uint64_t, std::pair<unsigned, std::string>> fast;   ///< site → record, condition
+    std::map<int, std::string> notes;   ///< breakpoint number → why not fast
+};
+
+struct session_state {
+    std::map<std::pair<const tracer::process*, pid_t>, agent_state> agents;
+    std::string launch_refusal;   ///< why the agent was not preloaded at the last launch
+};
+
+session_state& state_of(session& s) {
+    // Never destroyed: see commands_omp.cpp (nothing may run against a dead session at exit).
+    static auto* states = new std::map<const session*, session_state>();
+    return (*states)[&s];
+}
+
+bool env_says_off() {
+    const char* e = std::getenv("OMPDBG_FAST_BREAKPOINTS");
+    if (e == nullptr) {
+        return false;
+    }
+    std::string v(e);
+    return v == "off" || v == "0" || v == "no";
+}
+
+bool wants_agent(session& s) {
+    for (auto& [n, bp] : s.breakpoints()) {
+        if (!bp.condition.empty() && bp.catch_what.empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// The agent's symbols in `proc`, looked up once per process.
+agent_state& agent_of(session& s, tracer::process& proc) {
+    auto& st = state_of(s).agents[{&proc, proc.pid()}];
+    if (st.control != 0) {
+        return st;
+    }
+    for (const auto& m : proc.modules()) {
+        if (m.path.filename() != "libompdbg_agent.so" || !m.elf) {
+            continue;
+        }
+        auto ctl = m.elf->find_symbols("ompdbg_agent_control");
+        auto ev = m.elf->find_symbols("ompdbg_agent_evaluate");
+        if (ctl.empty() || ev.empty()) {
+            continue;
+        }
+        std::uint64_t control = ctl.front().value + m.load_bias;
+        std::uint64_t magic = 0;
+        if (proc.try_read_memory(virt_addr(control), std::as_writable_bytes(std::span(&magic, 1))) != 8 ||
+            magic != OMPDBG_AGENT_MAGIC) {
+            continue;
+        }
+        st.control = control;
+        st.evaluate = ev.front().value + m.load_bias;
+    }
+    return st;
+}
+
+std::uint64_t record_addr(const agent_state& a, unsigned i) {
+    return a.control + offsetof(ompdbg_agent_control, sites) + i * sizeof(ompdbg_agent_site);
+}
+
+void set_record_enabled(tracer::process& proc, const agent_state& a, unsigned i, bool on) {
+    std::uint32_t v = on ? 1 : 0;
+    proc.write_memory(virt_addr(record_addr(a, i) + offsetof(ompdbg_agent_site, enabled)),
+                      std::as_bytes(std::span(&v, 1)));
+}
+
+/// Why breakpoint `bp`'s condition cannot go to the agent at all (empty: it may).
+std::string ineligible(session& s, const breakpoint& bp, std::uint64_t addr) {
+    // The pad only filters out the hits whose condition is false; ignore counts, threads,
+    // temporary breakpoints and dprintf act on the stops that remain, as before.
+    if (!bp.catch_what.empty() || bp.test_condition) {
+        return "a catchpoint";
+    }
+    int sharing = 0;
+    for (auto& [n, other] : s.breakpoints()) {
+        if (!other.enabled) {
+            continue;
+        }
+        for (auto& l : other.locations) {
+            sharing += l.enabled && l.address.addr() == addr;
+        }
+    }
+    return sharing > 1 ? "another breakpoint at the same address" : "";
+}
+
+/// Compiles the condition and plants the pad; the reason when it cannot.
+std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& bp,
+                      const breakpoint_location& loc) {
+    const tracer::loaded_module* mod = nullptr;
+    for (const auto& m : proc.modules()) {
+        if (m.path == loc.module_path && m.elf) {
+            mod = &m;
+        }
+    }
+    if (mod == nullptr || mod->elf->debug() == nullptr) {
+        return "no debug information at the site";
+    }
+    const auto& info = *mod->elf->debug();
+    auto code = dwarf::compile_agent_condition(bp.condition, info, loc.file_address, mod->load_bias);
+    if (!code.ok()) {
+        return code.reason;
+    }
+    auto chain = info.function_chain_at(loc.file_address);
+    if (chain.empty()) {
+        return "no function around the site";
+    }
+    tracer::process::fast_site_request req;
+    for (auto& [lo, hi] : chain.back().ranges) {
+        if (loc.file_address >= lo && loc.file_address < hi) {
+            req.function_start = lo + mod->load_bias;
+            req.function_end = hi + mod->load_bias;
+        }
+    }
+    if (a.next_record >= OMPDBG_AGENT_MAX_SITES) {
+        return "the agent has no free site record";
+    }
+    unsigned i = a.next_record++;
+    ompdbg_agent_site rec{};
+    rec.in_use = 1;
+    rec.enabled = 1;
+    rec.code_len = static_cast<std::uint32_t>(code.code.size());
+    std::memcpy(rec.code, code.code.data(), code.code.size());
+    proc.write_memory(virt_addr(record_addr(a, i)), std::as_bytes(std::span(&rec, 1)));
+    req.evaluate = virt_addr(a.evaluate);
+    req.record = virt_addr(record_addr(a, i));
+    if (auto why = proc.make_site_fast(loc.address, req)) {
+        set_record_enabled(proc, a, i, false);
+        return "int3 kept: " + *why;
+    }
+    a.fast[loc.address.addr()] = {i, bp.condition};
+    return "";
+}
+
+}  // namespace
+
+bool fast_breakpoints_on(session& s) {
+    if (s.settings().breakpoint_fast) {
+        return *s.settings().breakpoint_fast;
+    }
+    return !env_says_off();
+}
+
+std::vector<std::string> agent_launch_environment(session& s, std::vector<std::string> env) {
+    auto& st = state_of(s);
+    st.launch_refusal.clear();
+    if (!fast_breakpoints_on(s) || !wants_agent(s)) {
+        return env;
+    }
+    // OMPDBG_AGENT_LIBRARY names another copy (tests: an untrusted one); else the build's.
+    const char* other = std::getenv("OMPDBG_AGENT_LIBRARY");
+    fs::path agent(other != nullptr && *other != '\0' ? other : OMPDBG_AGENT_LIBRARY);
+    auto say = [&](const std::string& why) {
+        st.launch_refusal = why;
+        s.out().line("Fast breakpoints: " + why + "; conditions are evaluated by the debugger at each stop.");
+    };
+    if (agent.empty() || !fs::exists(agent)) {
+        say(fmt::format("the agent {} is missing", agent.string()));
+        return env;
+    }
+    if (auto why = s.plugin_policy().refusal(agent)) {
+        say("the agent is refused: " + *why);
+        return env;
+    }
+    if (s.program()) {
+        try {
+            auto elf = dwarf::elf_file::open(*s.program());
+            if (!elf->section(".interp")) {
+                say("the program is statically linked, the agent cannot be loaded into it");
+                return env;
+            }
+        } catch (const std::exception&) {
+        }
+    }
+    std::string preload = agent.string();
+    for (auto it = env.begin(); it != env.end(); ++it) {
+        if (it->rfind("LD_PRELOAD=", 0) == 0) {
+            preload = it->substr(11) + ":" + preload;
+            env.erase(it);
+            break;
+        }
+    }
+    if (const char* outer = std::getenv("LD_PRELOAD"); outer != nullptr && *outer != '\0' &&
+                                                       preload.find(outer) == std::string::npos) {
+        preload = std::string(outer) + ":" + preload;
+    }
+    env.push_back("LD_PRELOAD=" + preload);
+    return env;
+}
+
+void sync_fast_sites(session& s) {
+    auto* proc = s.process();
+    if (proc == nullptr || !proc->is_alive() || proc->connection() != "native") {
+        return;
+    }
+    auto& a = agent_of(s, *proc);
+    try {
+        if (a.control == 0) {
+            return;   // no agent in this process: every site keeps its int3
+        }
+        if (!a.forked_cleared) {
+            // A followed fork child inherited the parent's "forked" flag: this copy is debugged.
+            std::uint32_t zero = 0;
+            proc->write_memory(virt_addr(a.control + offsetof(ompdbg_agent_control, forked)),
+                               std::as_bytes(std::span(&zero, 1)));
+            a.forked_cleared = true;
+        }
+        std::map<std::uint64_t, std::string> wanted;   // site → condition
+        a.notes.clear();
+        int rank = s.current_inferior().rank;
+        for (auto& [n, bp] : s.breakpoints()) {
+            if (!bp.enabled || bp.condition.empty() || !bp.applies_to_rank(rank)) {
+                continue;
+            }
+            for (auto& loc : bp.locations) {
+                if (!loc.enabled || !s.planted_sites().count(loc.address.addr())) {
+                    continue;
+                }
+                std::uint64_t addr = loc.address.addr();
+                std::string why = fast_breakpoints_on(s) ? ineligible(s, bp, addr) : "fast breakpoints are off";
+                if (!why.empty()) {
+                    a.notes[n] = why;
+                    continue;
+                }
+                auto it = a.fast.find(addr);
+                if (it != a.fast.end() && it->second.second == bp.condition && proc->is_site_fast(loc.address)) {
+                    wanted[addr] = bp.condition;
+                    continue;
+                }
+                if (it != a.fast.end()) {
+                    proc->make_site_slow(loc.address);
+                    set_record_enabled(*proc, a, it->second.first, false);
+                    a.fast.erase(it);
+                }
+                why = make_fast(*proc, a, bp, loc);
+                if (why.empty()) {
+                    wanted[addr] = bp.condition;
+                } else {
+                    a.notes[n] = why;
+                    log::write(log::channel::cli, "breakpoint {} at {:#x} stays with the debugger: {}", n, addr, why);
+                }
+            }
+        }
+        for (auto it = a.fast.begin(); it != a.fast.end();) {
+            if (wanted.count(it->first)) {
+                ++it;
+                continue;
+            }
+            proc->make_site_slow(virt_addr(it->first));
+            set_record_enabled(*proc, a, it->second.first, false);
+            it = a.fast.erase(it);
+        }
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "fast breakpoints: {}", e.what());
+    }
+}
+
+std::string condition_path_note(session& s, const breakpoint& bp) {
+    auto* proc = s.process();
+    if (proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
+        return "";
+    }
+    auto& st = state_of(s);
+    auto it = st.agents.find({proc, proc->pid()});
+    if (it == st.agents.end() || it->second.control == 0) {
+        return "";
+    }
+    for (auto& loc : bp.locations) {
+        if (it->second.fast.count(loc.address.addr()) && proc->is_site_fast(loc.address)) {
+            return " (target evaluation)";
+        }
+    }
+    auto note = it->second.notes.find(bp.number);
+    return note == it->second.notes.end() ? "" : " (host evaluation: " + note->second + ")";
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,167 @@
+// Fast breakpoints (issue 21): conditions evaluated in the program by ompdbg's agent through
+// jump pads. Ground truth is the program's own (fast_loop prints how often f ran and the sum
+// of its results), the file's code bytes, and the breakpoint's exact hit count.
+
+#include <catch2/catch.hpp>
+
+#include "ompdbg_test_paths.hpp"
+#include "process_runner.hpp"
+#include "transcript.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace ompdbg::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string fast_loop(const char* opt) {
+    return std::string(targets_dir) + "/fast/fast_loop-gcc-dwarf5-" + opt;
+}
+
+/// "calls N sum S" as the program prints it for n calls by `threads` threads (static schedule).
+std::string ground_truth(long n, int threads) {
+    long sum = 3 * (n * (n - 1) / 2);
+    long chunk = (n + threads - 1) / threads;
+    for (long i = 0; i < n; ++i) {
+        sum += i / chunk;
+    }
+    return "calls " + std::to_string(n) + " sum " + std::to_string(sum);
+}
+
+run_result debug(const std::string& program, const std::vector<std::string>& cmds, const std::vector<std::string>& args,
+                 run_options opts = run_options()) {
+    auto all = ex_args(cmds);
+    all.push_back("--args");
+    all.push_back(program);
+    all.insert(all.end(), args.begin(), args.end());
+    return ompdbg_batch(all, opts.timeout_after(120s));
+}
+
+}  // namespace
+
+TEST_CASE("a fast conditional breakpoint hit by 4 OpenMP threads stops exactly where its condition holds",
+          "[e2e][fast][break][condition]") {
+    auto r = debug(fast_loop("O0"),
+                   {"break f if i == 150000", "run", "print i", "print tid", "bt", "info breakpoints", "continue"},
+                   {"200000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "$1 = 150000"));
+    CHECK(has_line(r.out, "$2 = 3"));   // static schedule: i 150000..199999 is thread 3's
+    CHECK(grep(r.out, "^#0  f \\(i=150000, tid=3\\) at .*fast_loop.c:").size() == 1);
+    CHECK(grep(r.out, "^#1  0x[0-9a-f]+ in main._omp_fn.0 ").size() == 1);
+    CHECK(has_line(r.out, "\tstop only if i == 150000 (target evaluation)"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(200000, 4)));
+    CHECK(grep(r.out, "^\\[Inferior 1 \\(process [0-9]+\\) exited normally\\]$").size() == 1);
+}
+
+TEST_CASE("fast breakpoints count every hit whose condition holds, silent ones included",
+          "[e2e][fast][break][condition]") {
+    auto r = debug(fast_loop("O0"),
+                   {"break f if i % 50000 == 7 && global_limit == 5", "commands", "silent", "continue", "end", "run",
+                    "info breakpoints"},
+                   {"200000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, ground_truth(200000, 4)));
+    CHECK(has_line(r.out, "\tstop only if i % 50000 == 7 && global_limit == 5 (target evaluation)"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 4 times"));
+}
+
+TEST_CASE("a fast condition on a parameter held in a register stops with the site's registers",
+          "[e2e][fast][break][condition]") {
+    auto r = debug(fast_loop("O2"),
+                   {"break f if i == 777", "run", "print i", "print $rdi", "bt 1", "info breakpoints", "continue"},
+                   {"100000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "$1 = 777"));
+    CHECK(has_line(r.out, "$2 = 777"));
+    CHECK(grep(r.out, "^#0  f \\(i=(i@entry=)?777, tid=(tid@entry=)?0\\) at .*fast_loop.c:").size() == 1);
+    CHECK(has_line(r.out, "\tstop only if i == 777 (target evaluation)"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(100000, 4)));
+}
+
+TEST_CASE("a condition the agent cannot evaluate stays with the debugger and says so",
+          "[e2e][fast][break][condition]") {
+    auto r = debug(fast_loop("O0"), {"break f if i > 99998.5", "run", "print i", "info breakpoints", "continue"},
+                   {"100000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "$1 = 99999"));
+    CHECK(grep(r.out, "^\tstop only if i > 99998.5 \\(host evaluation: .+\\)$").size() == 1);
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(100000, 4)));
+}
+
+TEST_CASE("set breakpoint fast off keeps every condition with the debugger", "[e2e][fast][break][condition]") {
+    auto r = debug(fast_loop("O0"), {"break f if i == 4000", "run", "info breakpoints", "continue"}, {"8000", "4"},
+                   run_options().set_env("OMPDBG_FAST_BREAKPOINTS", "off"));
+    INFO(r.all());
+    CHECK(has_line(r.out, "\tstop only if i == 4000"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(8000, 4)));
+}
+
+TEST_CASE("detach with jump pads installed restores the file's code bytes and the program finishes",
+          "[e2e][fast][break][detach]") {
+    // The program compares f's bytes in memory with its executable's once it is on its own.
+    auto r = debug(fast_loop("O0"), {"break f if i == 1000", "run", "info breakpoints", "detach"},
+                   {"400000", "4", "check"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "\tstop only if i == 1000 (target evaluation)"));
+    CHECK(grep(r.out, "^\\[Inferior 1 \\(process [0-9]+\\) detached\\]$").size() == 1);
+    CHECK(has_line(r.out, ground_truth(400000, 4)));
+    CHECK(has_line(r.out, "code of f equals the file"));
+}
+
+TEST_CASE("kill with jump pads installed ends the program and the session cleanly", "[e2e][fast][break]") {
+    auto r = debug(fast_loop("O0"), {"break f if i == 1000", "run", "kill", "info breakpoints"}, {"400000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.exit_code == 0);
+    CHECK(grep(r.out, "^\\[Inferior 1 \\(process [0-9]+\\) killed\\]$").size() == 1);
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+}
+
+TEST_CASE("an agent the trust policy refuses leaves conditions with the debugger, with a clear line",
+          "[e2e][fast][break][condition]") {
+    auto dir = std::filesystem::temp_directory_path() / ("ompdbg_untrusted_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(std::string(plugins_dir) + "/libompdbg_agent.so", dir / "libompdbg_agent.so",
+                               std::filesystem::copy_options::overwrite_existing);
+    ::chmod(dir.c_str(), 0777);
+    auto r = debug(fast_loop("O0"), {"break f if i == 4000", "run", "info breakpoints", "continue"}, {"8000", "4"},
+                   run_options().set_env("OMPDBG_AGENT_LIBRARY", (dir / "libompdbg_agent.so").string()));
+    INFO(r.all());
+    CHECK(grep(r.all(), "^Fast breakpoints: the agent is refused: .*; conditions are evaluated by the debugger at each "
+                        "stop\\.$").size() == 1);
+    CHECK(has_line(r.out, "\tstop only if i == 4000"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(8000, 4)));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a statically linked program keeps int3 breakpoints, with a clear line", "[e2e][fast][break][condition]") {
+    auto r = debug(std::string(targets_dir) + "/fast/fast_static-gcc-dwarf5-O0",
+                   {"break g if k == 300", "run", "print k", "info breakpoints", "continue"}, {});
+    INFO(r.all());
+    CHECK(has_line(r.all(), "Fast breakpoints: the program is statically linked, the agent cannot be loaded into it; "
+                            "conditions are evaluated by the debugger at each stop."));
+    CHECK(has_line(r.out, "$1 = 300"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, "static total 499500"));
+}
