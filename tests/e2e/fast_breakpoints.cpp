@@ -52,7 +52,7 @@ run_result debug(const std::string& program, const std::vector<std::string>& cmd
 TEST_CASE("a fast conditional breakpoint hit by 4 OpenMP threads stops exactly where its condition holds",
           "[e2e][fast][break][condition]") {
     auto r = debug(fast_loop("O0"),
-                   {"break f if i == 150000", "run", "print i", "print tid", "bt", "info breakpoints", "continue"},
+                   {"set breakpoint fast on", "break f if i == 150000", "run", "print i", "print tid", "bt", "info breakpoints", "continue"},
                    {"200000", "4"});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
@@ -83,7 +83,7 @@ TEST_CASE("fast breakpoints count every hit whose condition holds, silent ones i
 TEST_CASE("a fast condition on a parameter held in a register stops with the site's registers",
           "[e2e][fast][break][condition]") {
     auto r = debug(fast_loop("O2"),
-                   {"break f if i == 777", "run", "print i", "print $rdi", "bt 1", "info breakpoints", "continue"},
+                   {"set breakpoint fast on", "break f if i == 777", "run", "print i", "print $rdi", "bt 1", "info breakpoints", "continue"},
                    {"100000", "4"});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
@@ -97,7 +97,7 @@ TEST_CASE("a fast condition on a parameter held in a register stops with the sit
 
 TEST_CASE("a condition the agent cannot evaluate stays with the debugger and says so",
           "[e2e][fast][break][condition]") {
-    auto r = debug(fast_loop("O0"), {"break f if i > 99998.5", "run", "print i", "info breakpoints", "continue"},
+    auto r = debug(fast_loop("O0"), {"set breakpoint fast on", "break f if i > 99998.5", "run", "print i", "info breakpoints", "continue"},
                    {"100000", "4"});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
@@ -119,7 +119,7 @@ TEST_CASE("set breakpoint fast off keeps every condition with the debugger", "[e
 TEST_CASE("detach with jump pads installed restores the file's code bytes and the program finishes",
           "[e2e][fast][break][detach]") {
     // The program compares f's bytes in memory with its executable's once it is on its own.
-    auto r = debug(fast_loop("O0"), {"break f if i == 1000", "run", "info breakpoints", "detach"},
+    auto r = debug(fast_loop("O0"), {"set breakpoint fast on", "break f if i == 1000", "run", "info breakpoints", "detach"},
                    {"400000", "4", "check"});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);

@@ -296,8 +296,12 @@ void sync_fast_sites(session& s) {
 }
 
 std::string condition_path_note(session& s, const breakpoint& bp) {
+    // As gdb, which names the path only after `set breakpoint condition-evaluation`: the
+    // listing stays gdb's unless fast breakpoints were set explicitly.
+    const char* env = std::getenv("OMPDBG_FAST_BREAKPOINTS");
+    bool asked = s.settings().breakpoint_fast.has_value() || (env != nullptr && *env != '\0');
     auto* proc = s.process();
-    if (proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
+    if (!asked || proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
         return "";
     }
     auto& st = state_of(s);

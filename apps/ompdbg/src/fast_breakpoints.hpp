@@ -24,7 +24,9 @@ std::vector<std::string> agent_launch_environment(session& s, std::vector<std::s
 /// Plants or removes pads so that they match the breakpoints (see above). Never throws.
 void sync_fast_sites(session& s);
 /// " (target evaluation)" for a condition the agent evaluates in the current process,
-/// " (host evaluation: WHY)" when the agent is loaded but cannot take it, else "".
+/// " (host evaluation: WHY)" when the agent is loaded but cannot take it, else "". Only
+/// after `set breakpoint fast on|off` or with OMPDBG_FAST_BREAKPOINTS set (as gdb names the
+/// path only after `set breakpoint condition-evaluation`), so that the listing stays gdb's.
 std::string condition_path_note(session& s, const breakpoint& bp);
 
 }  // namespace ompdbg::app
