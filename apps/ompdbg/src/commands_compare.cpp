@@ -17,7 +17,7 @@
 #include "commands_mpi.hpp"
 #include "compare_gather.hpp"
 #include "session.hpp"
-#include "value_compare.hpp"
+#include "ompdbg/debugger/compare/value_compare.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {

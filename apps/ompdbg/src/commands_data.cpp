@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "disassembler.hpp"
+#include "ompdbg/debugger/symbols/disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"

@@ -26,7 +26,7 @@
 #include "commands_omp.hpp"
 #include "frame_context.hpp"
 #include "omp_stack_view.hpp"
-#include "outlined_code.hpp"
+#include "ompdbg/debugger/omp/outlined_code.hpp"
 #include "session.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"

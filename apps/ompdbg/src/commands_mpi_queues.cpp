@@ -23,7 +23,7 @@
 #include "session.hpp"
 #include "stop_printer.hpp"
 #include "wait_edges.hpp"
-#include "wait_for_graph.hpp"
+#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 
 namespace ompdbg::app {
 

@@ -17,7 +17,7 @@
 
 #include "command_table.hpp"
 #include "ompdbg/plugins/msgq.hpp"
-#include "wait_for_graph.hpp"
+#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 
 namespace ompdbg::app {
 
@@ -33,7 +33,7 @@ struct rank_queue_state {
     /// The outermost MPI function on the main thread's stack ("MPI_Recv"; PMPI_X counts as
     /// MPI_X), empty when the rank is not inside MPI.
     std::string call;
-    rank_activity activity = rank_activity::running;
+    debugger::rank_activity activity = debugger::rank_activity::running;
     /// True when `communicators` holds what the message-queue DLL reported.
     bool queues_read = false;
     std::vector<plugins::msgq_communicator> communicators;
@@ -49,11 +49,11 @@ struct job_queue_report {
     /// when only part of the job was gathered (focus, or a session attached to one rank).
     std::int64_t world_size = 0;
     /// The wait-for graph of the gathered ranks (its to_dot() is `mpi deadlock --dot`).
-    wait_for_graph graph;
+    debugger::wait_for_graph graph;
     /// graph.analyze(): cycles, waits on finished ranks, starved ranks.
-    wait_for_graph::report verdict;
+    debugger::wait_for_graph::report verdict;
     /// Pending operations of blocked ranks that are no wait (wait_edges.hpp), with why.
-    std::vector<cleared_wait> cleared;
+    std::vector<debugger::cleared_wait> cleared;
 };
 
 struct queue_gather_options {

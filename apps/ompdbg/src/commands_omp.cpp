@@ -18,7 +18,7 @@
 
 #include "command_prefix.hpp"
 #include "commands_omp_state.hpp"
-#include "ompd_tls.hpp"
+#include "ompdbg/debugger/omp/ompd_tls.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"

@@ -1,7 +1,7 @@
 // Signals: `handle SIGNAL... ACTION...`, `info signals [SIGNAL]`, `signal SIGNAL`; process
 // events: `catch fork|vfork|exec|syscall`, `set follow-fork-mode`, `set detach-on-fork`.
 #include "commands_signals.hpp"
-#include "siginfo_type.hpp"
+#include "ompdbg/debugger/run/siginfo_type.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +16,7 @@
 #include "session.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
-#include "syscall_table.hpp"
+#include "ompdbg/debugger/run/syscall_table.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {

@@ -13,7 +13,7 @@
 #include "frame_context.hpp"
 #include "omp_stack_view.hpp"
 #include "session.hpp"
-#include "prologue_saves.hpp"
+#include "ompdbg/debugger/stack/prologue_saves.hpp"
 #include "signal_frame.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"

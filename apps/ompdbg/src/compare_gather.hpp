@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "value_compare.hpp"
+#include "ompdbg/debugger/compare/value_compare.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
@@ -49,7 +49,7 @@ std::shared_ptr<const dwarf::expression> parse_for_members(session& s, const std
 /// Evaluates `e` in `m` (a thread of the current inferior) by the frame rule. A value is
 /// taken apart for comparison; an error (not in scope, memory, optimized out) is kept in
 /// the sample's message.
-compare::sample evaluate_value(session& s, const member_thread& m, const frame_rule& rule,
+debugger::compare::sample evaluate_value(session& s, const member_thread& m, const frame_rule& rule,
                                const dwarf::expression& e, const dwarf::format_options& opts);
 
 /// The same for a condition: true/false, or the error message in `error`.

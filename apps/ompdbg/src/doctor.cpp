@@ -3,7 +3,7 @@
 // target's own link map (/proc/PID/maps for a process, the dynamic loader's --list for a
 // program), never from LD_LIBRARY_PATH guesses.
 #include "doctor.hpp"
-#include "ompd_tls.hpp"
+#include "ompdbg/debugger/omp/ompd_tls.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -431,7 +431,7 @@ void check_libompd(findings& f, const plugins::plugin_policy& policy) {
 /// threads of the stopped process `proc` and their states: one line for the report.
 std::string ompd_query(findings& f, tracer::process& proc) {
     std::unique_ptr<tracer::thread_db> tdb = tracer::thread_db::open(proc);
-    plugins::tls_resolver tls = make_tls_resolver([&tdb] { return tdb.get(); });
+    plugins::tls_resolver tls = debugger::make_tls_resolver([&tdb] { return tdb.get(); });
     int os_threads = 0, omp_threads = 0;
     std::map<std::string, int> states;
     std::string procs;

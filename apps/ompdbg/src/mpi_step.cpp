@@ -12,7 +12,7 @@
 
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"
-#include "fiber.hpp"
+#include "ompdbg/debugger/stack/fiber.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/process_group.hpp"

@@ -20,7 +20,7 @@
 #include "command_table.hpp"
 #include "output.hpp"
 #include "script_state.hpp"
-#include "signal_policy.hpp"
+#include "ompdbg/debugger/run/signal_policy.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -32,6 +32,10 @@
 #include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
+
+/// The model's names (libdebugger, ompdbg::debugger) as the commands knew them before the
+/// model became a library: the one place the app imports them.
+using namespace ompdbg::debugger;
 
 /// Where command lines come from: the terminal, a -x file, the -ex list. A command that
 /// reads a body (`commands` ... `end`) reads it from the same source as itself.

@@ -37,7 +37,7 @@
 #include "stack.hpp"
 #include "stack_tree.hpp"
 #include "stop_printer.hpp"
-#include "wait_for_graph.hpp"
+#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/expr.hpp"

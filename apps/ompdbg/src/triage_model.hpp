@@ -20,7 +20,7 @@
 
 #include "commands_omp_state.hpp"
 #include "triage.hpp"
-#include "wait_for_graph.hpp"
+#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 
 namespace ompdbg::app {
 
@@ -90,7 +90,7 @@ struct process_view {
     std::string openmp_source;   ///< "OMPD", or how the labels were found
     std::string openmp_note;     ///< why OMPD could not be used
     std::string mpi_call;        ///< outermost MPI_ function of the main thread
-    rank_activity activity = rank_activity::running;
+    debugger::rank_activity activity = debugger::rank_activity::running;
     json queues;                 ///< communicators (docs/json.md); null when not read
     std::string queues_error;
     std::string error;           ///< the process could not be gathered
@@ -104,9 +104,9 @@ struct snapshot {
     int core_signal = 0;
     pid_t core_tid = 0;          ///< the core's first thread: the one the signal hit
     std::vector<process_view> procs;
-    wait_for_graph graph;
-    wait_for_graph::report deadlock;
-    std::vector<cleared_wait> cleared;   ///< pending operations of blocked ranks that are no waits
+    debugger::wait_for_graph graph;
+    debugger::wait_for_graph::report deadlock;
+    std::vector<debugger::cleared_wait> cleared;   ///< pending operations of blocked ranks that are no waits
     bool mpi = false;            ///< message queues and the wait-for graph apply
     std::chrono::steady_clock::time_point when;
 };

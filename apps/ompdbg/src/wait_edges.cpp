@@ -146,10 +146,10 @@ std::string send_cleared(const rank_queue_state& r, const msgq_communicator& c, 
 
 }  // namespace
 
-std::vector<cleared_wait> add_wait_edges(wait_for_graph& g, const std::vector<rank_queue_state>& ranks) {
-    std::vector<cleared_wait> cleared;
+std::vector<debugger::cleared_wait> add_wait_edges(debugger::wait_for_graph& g, const std::vector<rank_queue_state>& ranks) {
+    std::vector<debugger::cleared_wait> cleared;
     for (const auto& r : ranks) {
-        if (r.activity != rank_activity::blocked_p2p) {
+        if (r.activity != debugger::rank_activity::blocked_p2p) {
             continue;
         }
         // A send call waits on its sends, a receive call on its receives, MPI_Sendrecv,
@@ -185,7 +185,7 @@ std::vector<cleared_wait> add_wait_edges(wait_for_graph& g, const std::vector<ra
                     if (why.empty()) {
                         g.add_wait(r.rank, to, what);
                     } else {
-                        cleared.push_back(cleared_wait{r.rank, to, what, why});
+                        cleared.push_back(debugger::cleared_wait{r.rank, to, what, why});
                     }
                 }
             };

@@ -9,9 +9,9 @@
 #include "wait_edges.hpp"
 
 using ompdbg::app::add_wait_edges;
-using ompdbg::app::rank_activity;
+using ompdbg::debugger::rank_activity;
 using ompdbg::app::rank_queue_state;
-using ompdbg::app::wait_for_graph;
+using ompdbg::debugger::wait_for_graph;
 using ompdbg::plugins::msgq_operation;
 using ompdbg::plugins::msgq_peer_sequence;
 using ompdbg::plugins::msgq_status;
@@ -51,7 +51,7 @@ void sequences(rank_queue_state& st, int peer, std::uint32_t sent, std::uint16_t
 }
 
 wait_for_graph::report analyze(const std::vector<rank_queue_state>& states,
-                               std::vector<ompdbg::app::cleared_wait>* cleared = nullptr) {
+                               std::vector<ompdbg::debugger::cleared_wait>* cleared = nullptr) {
     wait_for_graph g;
     for (const auto& st : states) {
         g.add_rank(st.rank, st.activity, st.call);
@@ -76,7 +76,7 @@ TEST_CASE("wait edges: a rendezvous MPI_Sendrecv ring whose peers posted their r
         st.communicators[0].receives.operations.push_back(op((r + ranks - 1) % ranks, 1));
         states.push_back(st);
     }
-    std::vector<ompdbg::app::cleared_wait> cleared;
+    std::vector<ompdbg::debugger::cleared_wait> cleared;
     auto rep = analyze(states, &cleared);
     CHECK(rep.cycles.empty());
     CHECK(rep.starved.empty());
@@ -97,7 +97,7 @@ TEST_CASE("wait edges: a receive whose message is on its way (more sent than arr
         sequences(st, (r + ranks - 1) % ranks, 4, 4);  // arrived from the left
         states.push_back(st);
     }
-    std::vector<ompdbg::app::cleared_wait> cleared;
+    std::vector<ompdbg::debugger::cleared_wait> cleared;
     auto rep = analyze(states, &cleared);
     CHECK(rep.cycles.empty());
     REQUIRE(cleared.size() == 4);
@@ -127,7 +127,7 @@ TEST_CASE("wait edges: eager data in the peer's unexpected queue frees the send;
     SECTION("rank 0's data is at rank 1: only rank 1 waits") {
         b.communicators[0].unexpected.operations.push_back(unexpected(0, 1, 0x1000));
         a.communicators[0].unexpected.operations.push_back(unexpected(1, 2, 0));
-        std::vector<ompdbg::app::cleared_wait> cleared;
+        std::vector<ompdbg::debugger::cleared_wait> cleared;
         auto rep = analyze({a, b}, &cleared);
         CHECK(rep.cycles.empty());
         REQUIRE(cleared.size() == 1);
@@ -143,7 +143,7 @@ TEST_CASE("wait edges: a receive-first MPI_Recv ring with nothing sent stays one
         sequences(st, (r + ranks - 1) % ranks, 0, 0);
         states.push_back(st);
     }
-    std::vector<ompdbg::app::cleared_wait> cleared;
+    std::vector<ompdbg::debugger::cleared_wait> cleared;
     auto rep = analyze(states, &cleared);
     REQUIRE(rep.cycles.size() == 1);
     CHECK(rep.cycles[0].describe() == "0 -> 3 -> 2 -> 1 -> 0, each blocked in MPI_Recv(tag 7)");

@@ -1,0 +1,46 @@
+# The layer rules of docs/architecture.md, checked on the sources (run by ctest as
+# `architecture: include arrows point down`): a layer includes the public headers of the
+# layers below it only, and no front end (apps/) includes a plugin API header: the front
+# ends see plugins through the model (libdebugger) only.
+#
+#   cmake -DSOURCE_DIR=<repository> -P check_layers.cmake
+cmake_minimum_required(VERSION 3.25)
+
+# Each layer: its folder and the ompdbg/<lib>/ headers it may include (itself and below).
+set(layers base libdwarfview libtracer plugins-host libdebugger apps)
+set(allowed_base base)
+set(allowed_libdwarfview base dwarf)
+set(allowed_libtracer base dwarf tracer)
+set(allowed_plugins-host base dwarf tracer plugins)
+set(allowed_libdebugger base dwarf tracer plugins debugger)
+set(allowed_apps base dwarf tracer plugins debugger)
+
+# Plugin API headers (OMPD's omp-tools.h, DMPL, MPI2DD): below the model only.
+set(plugin_api_headers "omp-tools.h" "ompdbg/plugins/dmpl.h" "ompdbg/tracer/mpi2dd.h")
+# Files of apps/ that still include one (issue 19: the list only shrinks).
+set(plugin_api_known "apps/ompdbg/src/commands_dmpl.cpp")
+
+set(problems "")
+foreach(layer IN LISTS layers)
+  file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/${layer}/*.hpp ${SOURCE_DIR}/${layer}/*.cpp
+       ${SOURCE_DIR}/${layer}/*.h ${SOURCE_DIR}/${layer}/*.c)
+  foreach(file IN LISTS files)
+    file(STRINGS ${SOURCE_DIR}/${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]*)[>\"].*" "\\1" header "${line}")
+      if(header MATCHES "^ompdbg/([a-z_]+)/")
+        set(lib ${CMAKE_MATCH_1})
+        if(NOT lib IN_LIST allowed_${layer})
+          string(APPEND problems "${file}: includes ${header}, a layer above ${layer}\n")
+        endif()
+      endif()
+      if(layer STREQUAL "apps" AND header IN_LIST plugin_api_headers AND NOT file IN_LIST plugin_api_known)
+        string(APPEND problems "${file}: includes the plugin API header ${header}; go through ompdbg::debugger\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(problems)
+  message(FATAL_ERROR "include arrows that point up:\n${problems}")
+endif()
