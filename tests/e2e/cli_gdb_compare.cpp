@@ -33,6 +33,9 @@ TEST_CASE("break ... if COND and condition stop only when the condition holds", 
     auto program = GENERATE(from_range(example_variants("structs")));
     compare_with_gdb(program, {"break factorial if n == 2", "run", "info breakpoints", "condition 1",
                                "continue", "info breakpoints", "delete 1", "continue"});
+    // The condition ran in the target, through the agent's jump pad (issue 21).
+    auto ours = ompdbg_cmds(program, {"break factorial if n == 2", "run", "info breakpoints"});
+    CHECK(has_line(ours.out, "\tstop only if n == 2 (target evaluation)"));
 }
 
 TEST_CASE("ignore counts and disable/enable behave as in gdb", "[cli][gdb-compare]") {

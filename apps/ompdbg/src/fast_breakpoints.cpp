@@ -296,12 +296,10 @@ void sync_fast_sites(session& s) {
 }
 
 std::string condition_path_note(session& s, const breakpoint& bp) {
-    // As gdb, which names the path only after `set breakpoint condition-evaluation`: the
-    // listing stays gdb's unless fast breakpoints were set explicitly.
-    const char* env = std::getenv("OMPDBG_FAST_BREAKPOINTS");
-    bool asked = s.settings().breakpoint_fast.has_value() || (env != nullptr && *env != '\0');
+    // gdb's words for a condition the target evaluates ("(target evaluation)"); a process
+    // without the agent (fast breakpoints off, attached, remote) says nothing, as gdb.
     auto* proc = s.process();
-    if (!asked || proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
+    if (proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
         return "";
     }
     auto& st = state_of(s);
