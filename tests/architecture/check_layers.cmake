@@ -14,6 +14,11 @@ set(allowed_libtracer base dwarf tracer)
 set(allowed_plugins-host base dwarf tracer plugins)
 set(allowed_libdebugger base dwarf tracer plugins debugger)
 set(allowed_apps base dwarf tracer plugins debugger)
+# ompdbg/agent/agent_abi.h: the layout of the in-target agent's control block and bytecode
+# (agent/, issue 21), plain C declarations without code: every layer may include it.
+foreach(layer IN LISTS layers)
+  list(APPEND allowed_${layer} agent)
+endforeach()
 
 # Plugin API headers (OMPD's omp-tools.h, DMPL, MPI2DD): below the model only.
 set(plugin_api_headers "omp-tools.h" "ompdbg/plugins/dmpl.h" "ompdbg/tracer/mpi2dd.h")
