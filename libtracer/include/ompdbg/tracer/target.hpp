@@ -93,10 +93,10 @@ public:
     /// Default: the "[vdso]" line of /proc/PID/maps for a live target.
     virtual std::optional<std::pair<std::uint64_t, std::uint64_t>> vdso_range();
 
-    /// Forgets memory a live target keeps from earlier reads while it is stopped (a
-    /// process's page cache, which every resume and stop empties anyway). The app calls
-    /// it before each command: memory shared with processes we do not stop (another MPI
-    /// rank's shared-memory segment) may have changed since.
+    /// Forgets what a live target keeps from earlier reads while it is stopped and that may
+    /// have changed without it running: memory shared with processes we do not stop
+    /// (another MPI rank's shared-memory segment). A process keeps its private pages until
+    /// it runs (every resume empties its page cache). The app calls it before each command.
     virtual void forget_cached_memory() {}
 
     /// Changes whenever a thread of the target may have run since it was last read (every
