@@ -116,21 +116,8 @@ std::optional<std::uint64_t> ptrace_process::impl::alloc_pad(thread_record& t, s
     // Below the executable's lowest mapping and every scratch page, as the out-of-line
     // slots (out_of_line.cpp says why there); the page is recorded as a full scratch page
     // so that the slots never take it.
-    std::uint64_t hint = 0;
-    for (const auto& m : internal::read_maps(pid)) {
-        if (m.path == exe_path.string() && (hint == 0 || m.start < hint)) {
-            hint = m.start;
-        }
-    }
-    for (const auto& [base, used] : ool_pages) {
-        hint = std::min(hint, base);
-    }
-    if (hint < 0x10000 + pad_page_size || !near_enough(hint - pad_page_size)) {
-        return std::nullopt;
-    }
-    hint -= pad_page_size;
-    auto page = inject_mmap(t, hint);
-    if (!page || *page != hint) {
+    auto page = map_scratch_page(t, near, pad_reach);
+    if (!page) {
         return std::nullopt;
     }
     log::write(log::channel::ptrace, "jump pads: page {:#x} for code near {:#x}", *page, near);

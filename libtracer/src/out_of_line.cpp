@@ -272,31 +272,42 @@ std::optional<std::uint64_t> ptrace_process::impl::alloc_slot(thread_record& t, 
             return slot;
         }
     }
-    // New pages go right below the executable's lowest mapping: the kernel's top-down
-    // mmap allocator and brk never reach there, so the program's own mappings (libraries,
-    // thread stacks, malloc arenas) land exactly where they would without us — a page
-    // among the libraries would shift every later one (and differ from gdb's addresses).
-    std::uint64_t lowest = 0;
-    for (const auto& m : internal::read_maps(pid)) {
-        if (m.path == exe_path.string() && (lowest == 0 || m.start < lowest)) {
-            lowest = m.start;
-        }
-    }
-    std::uint64_t hint = lowest;
-    for (const auto& [base, used] : ool_pages) {
-        hint = std::min(hint, base);
-    }
-    if (hint < 0x10000 + page_size || !near_enough(hint - page_size)) {
-        return std::nullopt;
-    }
-    hint -= page_size;
-    auto page = inject_mmap(t, hint);
-    if (!page || *page != hint) {
+    auto page = map_scratch_page(t, near, need_near ? reach : 0);
+    if (!page) {
         return std::nullopt;
     }
     log::write(log::channel::ptrace, "out-of-line: scratch page {:#x} for code near {:#x}", *page, near);
     ool_pages.emplace_back(*page, ool_slot_size);
     return *page;
+}
+
+std::optional<std::uint64_t> ptrace_process::impl::map_scratch_page(thread_record& t, std::uint64_t near,
+                                                                    std::uint64_t reach) {
+    // New pages go right below the executable's lowest mapping: the kernel's top-down
+    // mmap allocator and brk never reach there, so the program's own mappings (libraries,
+    // thread stacks, malloc arenas) land exactly where they would without us — a page
+    // among the libraries would shift every later one (and differ from gdb's addresses).
+    std::uint64_t hint = 0;
+    for (const auto& m : internal::read_maps(pid)) {
+        if (m.path == exe_path.string() && (hint == 0 || m.start < hint)) {
+            hint = m.start;
+        }
+    }
+    for (const auto& [base, used] : ool_pages) {
+        hint = std::min(hint, base);
+    }
+    if (hint < 0x10000 + page_size) {
+        return std::nullopt;
+    }
+    hint -= page_size;
+    if (reach != 0 && (hint > near ? hint - near : near - hint) >= reach) {
+        return std::nullopt;
+    }
+    auto page = inject_mmap(t, hint);
+    if (!page || *page != hint) {
+        return std::nullopt;
+    }
+    return page;
 }
 
 bool ptrace_process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) {

@@ -263,6 +263,9 @@ struct ptrace_process::impl {
     std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near, bool need_near);
     /// mmap(hint, one page, r-x) run by stopped thread `t`; nullopt when it failed.
     std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint);
+    /// Maps one page right below the executable and every scratch page (out_of_line.cpp
+    /// says why there), within `reach` bytes of `near` (0: anywhere); nullopt when it cannot.
+    std::optional<std::uint64_t> map_scratch_page(thread_record& t, std::uint64_t near, std::uint64_t reach);
 
     // --- jump pads (jump_pad_sites.cpp)
     struct pad_site {
