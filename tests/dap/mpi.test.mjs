@@ -46,7 +46,7 @@ test('a 2-rank job: pending breakpoint resolved in every rank, threads named by 
             }
             assert.equal(stop.body.reason, 'breakpoint');
             const frames = (await a.dc.stackTraceRequest({ threadId: stop.body.threadId })).body.stackFrames;
-            assert.equal(frames[0].name, 'compute');
+            assert.equal(frames[0].name, 'compute', `stopped ${JSON.stringify(stop.body)}; console: ${a.output_text('console')}; stdout: ${a.output_text('stdout')}; threads: ${JSON.stringify((await a.dc.threadsRequest()).body.threads)}`);
             assert.equal(frames[0].line, line);
             const rank = await a.dc.evaluateRequest({ expression: 'rank', context: 'watch', frameId: frames[0].id });
             ranks.push(Number(rank.body.result));
@@ -71,6 +71,55 @@ test('a 2-rank job: pending breakpoint resolved in every rank, threads named by 
         for (const pid of pids) {
             assert.equal(process_alive(pid), false, `rank process ${pid} ended`);
         }
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('a parked 2-rank job: each thread\'s stack, variables and locals are its own rank\'s',
+    { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
+    const a = await start_adapter();
+    try {
+        // Rank 0 stops in all_parked() once rank 1 is inside park(): where each rank is,
+        // is known, so a stack of the wrong rank cannot pass.
+        const line = line_of('mpi/mpi_stages.c', 'all_parked');
+        const stop = await launch_to_breakpoint(a, {
+            program: mpirun,
+            args: ['--allow-run-as-root', '--oversubscribe', '-np', '2', program, 'park'],
+        }, source, line, true);
+        assert.equal(stop.body.reason, 'breakpoint');
+        const threads = (await a.dc.threadsRequest()).body.threads;
+        const main_of = (r) => threads.find((t) => t.name.startsWith(`rank ${r}: Thread 1 `));
+        assert.equal(main_of(0).id, stop.body.threadId, JSON.stringify(threads));
+
+        const root = (await a.dc.stackTraceRequest({ threadId: main_of(0).id })).body.stackFrames;
+        assert.equal(root[0].name, 'all_parked');
+        assert.equal(root[1].name, 'park_root');
+        const parked = (await a.dc.stackTraceRequest({ threadId: main_of(1).id })).body.stackFrames;
+        const names = parked.map((f) => f.name);
+        assert.ok(!names.includes('all_parked') && !names.includes('park_root'), JSON.stringify(names));
+        const park = parked.find((f) => f.name === 'park');
+        assert.ok(park, JSON.stringify(names));
+        assert.ok(names.includes('wait_odd'), JSON.stringify(names));
+
+        // A variable and the locals of a frame of rank 1 are rank 1's, rank 0's are rank 0's.
+        const rank1 = await a.dc.evaluateRequest({ expression: 'rank', context: 'watch', frameId: park.id });
+        assert.equal(rank1.body.result, '1');
+        const size0 = await a.dc.evaluateRequest({ expression: 'size', context: 'hover', frameId: root[1].id });
+        assert.equal(size0.body.result, '2');
+        const scopes = (await a.dc.scopesRequest({ frameId: park.id })).body.scopes;
+        const args = scopes.find((s) => s.name === 'Arguments');
+        assert.ok(args, JSON.stringify(scopes));
+        const vars = (await a.dc.variablesRequest({ variablesReference: args.variablesReference })).body.variables;
+        assert.deepEqual(vars.map((v) => [v.name, v.value]), [['rank', '1']]);
+
+        // The console acts on every rank of the focus: releasing them ends the job.
+        const repl = await a.dc.evaluateRequest({ expression: 'print released = 1', context: 'repl' });
+        assert.match(repl.body.result, /\[rank 0\]\n\$\d+ = 1\n\[rank 1\]\n\$\d+ = 1/);
+        const exited = a.dc.waitForEvent('exited');
+        await a.dc.continueRequest({ threadId: stop.body.threadId });
+        assert.equal((await exited).body.exitCode, 0);
+        await wait_for_output(a, 'stdout', 'rank 1 done');
     } finally {
         await stop_adapter(a);
     }

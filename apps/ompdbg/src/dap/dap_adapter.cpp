@@ -69,7 +69,29 @@ void adapter::output(std::string text, const std::string& category) {
     send_event("output", {{"category", category}, {"output", std::move(text)}});
 }
 
+// A request about one thread (its stack, its locals, a variable) must not run in every rank
+// of an MPI job's focus: the answer would be the last rank's. The focus is narrowed to the
+// selected rank for the command, then restored (unless the command replaced the job).
 command_result adapter::run(std::string_view line, stop_hint hint) {
+    if (session_.job() == nullptr || session_.focus().size() <= 1) {
+        return run_in_focus(line, hint);
+    }
+    struct focus_scope {
+        session& s;
+        const void* job;
+        std::size_t ranks;
+        std::vector<std::size_t> saved;
+        ~focus_scope() {
+            if (s.job() == job && s.inferiors().size() == ranks) {
+                s.focus() = std::move(saved);
+            }
+        }
+    } narrowed{session_, session_.job(), session_.inferiors().size(), session_.focus()};
+    session_.focus() = {session_.current_index()};
+    return run_in_focus(line, hint);
+}
+
+command_result adapter::run_in_focus(std::string_view line, stop_hint hint) {
     if (!pause_pending_) {
         take_interrupt_request();   // a Ctrl-C that came when nothing ran must not end this
     }
@@ -99,7 +121,7 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
     resuming_ = true;
     command_result r;
     try {
-        r = run(line, hint);
+        r = run_in_focus(line, hint);
     } catch (...) {
         resuming_ = false;
         pause_pending_ = false;

@@ -59,10 +59,13 @@ public:
     session& model() { return session_; }
     transport& client() { return client_; }
 
-    /// Runs one CLI command line; sends the DAP events its session events mean (stopped,
-    /// thread, exited, terminated, output) after it. Never throws for a failing command.
+    /// Runs one CLI command line in the selected process only (in an MPI job: the selected
+    /// thread's rank, not every rank of the focus); sends the DAP events its session events
+    /// mean (stopped, thread, exited, terminated, output) after it. Never throws for a
+    /// failing command.
     command_result run(std::string_view line, stop_hint hint = stop_hint::none);
-    /// run() for a command that resumes the target: `pause` may interrupt it meanwhile.
+    /// run() for a command that resumes the target, or one typed in the console: it acts on
+    /// every rank of the focus, as at the CLI's prompt; `pause` may interrupt it meanwhile.
     command_result run_resuming(std::string_view line, stop_hint hint);
     /// Whether a resuming command is under way (the server's reader thread asks).
     bool is_resuming() const { return resuming_; }
@@ -120,6 +123,7 @@ public:
     void set_initialized() { initialized_ = true; }
 
 private:
+    command_result run_in_focus(std::string_view line, stop_hint hint);
     void translate(const std::vector<nlohmann::json>& objects, stop_hint hint, command_result& r);
     void forget_ids();
     transport& client_;
