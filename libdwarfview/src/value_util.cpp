@@ -136,7 +136,16 @@ void fetch(value& v, eval_context& ctx) {
     }
 }
 
+// An optimized-out value has no contents: an operation that needs them fails as in gdb,
+// instead of computing with zeros.
+void check_available(const value& v) {
+    if (v.optimized_out) {
+        error::send("value has been optimized out");
+    }
+}
+
 std::uint64_t raw_bits(const value& v) {
+    check_available(v);
     std::uint64_t out = 0;
     std::size_t n = std::min<std::size_t>(v.bytes.size(), 8);
     std::memcpy(&out, v.bytes.data(), n);
@@ -172,6 +181,7 @@ std::int64_t to_int(const value& v) {
 }
 
 long double to_float(const value& v) {
+    check_available(v);
     auto n = v.val_type.size();
     if (n == 4 && v.bytes.size() >= 4) {
         float f;

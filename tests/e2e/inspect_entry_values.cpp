@@ -128,3 +128,27 @@ TEST_CASE("bt shows an aggregate argument as ..., also when it is optimized out 
     CHECK(ours.out.find("dead_pair (p=...") != std::string::npos);
     CHECK(ours.out.find("<optimized out>") != std::string::npos);
 }
+
+TEST_CASE("arithmetic, comparisons, casts and dereferences of an optimized-out value fail as in gdb (gdb)", "[cli]") {
+    auto program = GENERATE(from_range(example_variants("dropped_params", 2)));
+    CAPTURE(program);
+    // In kernel (two frames up from record) gcc and clang leave `wts` and `count` without a
+    // location: every operation that needs their contents is an error, never a zero.
+    std::vector<std::string> cmds{"break record", "run", "up", "up"};
+    for (const char* e : {"wts", "wts + 1", "wts > 0", "*wts", "wts[1]", "(long)wts", "!count", "count == 0",
+                          "count * 2 + 1", "-count", "count ? 1 : 2", "count && 1", "amp * 2"}) {
+        cmds.push_back("echo == " + std::string(e) + "\\n");
+        cmds.push_back(std::string("print ") + e);
+    }
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    // The values printed, in order, and the error lines, in order.
+    const std::string printed = "^== |^\\$[0-9]+ = ";
+    CHECK(joined(grep(ours.out, printed)) == joined(grep(gdb.out, printed)));
+    const std::string errors = "optimized out|not a number|Cannot access";
+    auto expected = grep(gdb.err, errors);
+    CHECK(expected.size() >= 5);
+    CHECK(joined(grep(ours.err, errors)) == joined(expected));
+}
