@@ -110,8 +110,17 @@ stop_reply parse_stop_reply(std::string_view p) {
     }
     stop_reply r;
     char kind = p[0];
-    int value = static_cast<int>(parse_hex(p.substr(1, 2), "stop reply"));
-    std::string_view rest = p.substr(3);
+    // S/T carry two hex digits; gdbserver's multiprocess W and X as many as the value
+    // needs ("W0;process:1c1c").
+    std::size_t digits = 2;
+    if (kind == 'W' || kind == 'X') {
+        digits = std::min(p.find(';'), p.size()) - 1;
+    }
+    if (digits == 0 || digits > 8) {
+        error::send(fmt::format("Remote agent sent a malformed stop reply: \"{}\".", p.substr(0, 40)));
+    }
+    int value = static_cast<int>(parse_hex(p.substr(1, digits), "stop reply"));
+    std::string_view rest = p.substr(1 + digits);
     switch (kind) {
     case 'S':
     case 'T':

@@ -154,6 +154,15 @@ TEST_CASE("rsp parses stop replies with gdb's signal numbers", "[tracer]") {
     CHECK(w.what == stop_reply::kind::exited);
     CHECK(w.exit_code == 3);
     CHECK(w.pid == 0x2a);
+    // gdbserver's multiprocess exit replies carry the value in as few digits as it needs.
+    auto w0 = parse_stop_reply("W0;process:1c1c");
+    CHECK(w0.what == stop_reply::kind::exited);
+    CHECK(w0.exit_code == 0);
+    CHECK(w0.pid == 0x1c1c);
+    CHECK(parse_stop_reply("W2a").exit_code == 42);
+    CHECK(parse_stop_reply("X9;process:5").signo == SIGKILL);
+    CHECK(parse_stop_reply("X9;process:5").pid == 5);
+    CHECK_THROWS_WITH(parse_stop_reply("W;process:5"), Catch::Contains("malformed stop reply"));
     CHECK(parse_stop_reply("X09").what == stop_reply::kind::terminated);
     CHECK(parse_stop_reply("X09").signo == SIGKILL);
     CHECK_THROWS_WITH(parse_stop_reply("Q"), Catch::Contains("malformed stop reply"));
