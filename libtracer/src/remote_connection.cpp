@@ -180,6 +180,20 @@ rsp::stop_reply remote_connection::attach(pid_t pid) {
     error::send(fmt::format("Process {} on host {} did not stop after the attach.", pid, host()));
 }
 
+rsp::stop_reply remote_connection::run(const std::vector<std::string>& argv) {
+    if (is_lost()) {
+        error::send(lost_reason());
+    }
+    auto stop = client_->run(argv);
+    pid_t pid = stop.pid > 0 ? stop.pid : stop.tid;
+    if (stop.what != rsp::stop_reply::kind::stopped || pid <= 0) {
+        error::send(fmt::format("The program \"{}\" did not start on host {}.", argv.empty() ? "" : argv.front(),
+                                host().empty() ? std::string("of the agent") : host()));
+    }
+    add_member(pid);
+    return stop;
+}
+
 // A resume goes out at once when every process of the agent runs or has asked to (one
 // process: always), so that a resumed process runs without anyone waiting on it; while some
 // have not, the next wait sends the one vCont for all that have.

@@ -274,6 +274,26 @@ std::optional<stop_reply> client::attach(pid_t pid) {
     return parse_stop_reply(r);
 }
 
+stop_reply client::run(const std::vector<std::string>& argv) {
+    selected_.reset();
+    std::string packet = "vRun";
+    for (const auto& a : argv) {
+        packet += ';';
+        packet += to_hex(a);
+    }
+    auto r = io_->exchange(packet);
+    if (r.empty()) {
+        error::send("Remote agent does not support running a program (vRun): use `target extended-remote` with "
+                    "gdbserver --multi.");
+    }
+    if (is_error(r) || r[0] == 'E') {
+        error::send(fmt::format("Running \"{}\" on the remote host failed ({}): no such program there, or not "
+                                "executable.",
+                                argv.empty() ? std::string() : argv.front(), r.substr(0, 20)));
+    }
+    return parse_stop_reply(r);
+}
+
 std::optional<bool> client::process_exists(pid_t pid) {
     auto r = io_->exchange("vFile:open:" + to_hex(fmt::format("/proc/{}/stat", pid)) + ",0,0");
     if (r.size() < 2 || r[0] != 'F') {
@@ -414,6 +434,20 @@ void client::remove_breakpoint(pid_t pid, std::uint64_t addr) {
     auto r = io_->exchange(fmt::format("z0,{:x},1", addr));
     if (r != "OK") {
         error::send(fmt::format("Cannot remove breakpoint at {:#x} through the remote agent ({}).", addr, r.substr(0, 20)));
+    }
+}
+
+std::string client::insert_watchpoint(pid_t pid, int type, std::uint64_t addr, std::size_t len) {
+    select_process(pid);
+    return io_->exchange(fmt::format("Z{},{:x},{:x}", type, addr, len));
+}
+
+void client::remove_watchpoint(pid_t pid, int type, std::uint64_t addr, std::size_t len) {
+    select_process(pid);
+    auto r = io_->exchange(fmt::format("z{},{:x},{:x}", type, addr, len));
+    if (r != "OK") {
+        error::send(fmt::format("Cannot remove the watchpoint at {:#x} through the remote agent ({}).", addr,
+                                r.empty() ? "not supported" : r.substr(0, 20)));
     }
 }
 

@@ -233,3 +233,78 @@ TEST_CASE("omp threads and omp parallel on an OpenMP process of another host: OM
     CHECK(has_line(r.out, "[Inferior 1 (process " + *first + ") detached]"));
     CHECK(prog.running());
 }
+
+TEST_CASE("watch, rwatch and a local's watchpoint on a process of another host: the agent's debug registers, "
+          "as gdb does",
+          "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    // gdbserver starts the program on the host; both debuggers run the same script.
+    std::vector<std::string> cmds{"target remote | " + cluster.rsh() + " node1 gdbserver - " + example_path("watched"),
+                                  "break main",
+                                  "continue",
+                                  "watch hot.counter",
+                                  "rwatch read_me",
+                                  "continue",
+                                  "continue",
+                                  "continue",
+                                  "continue",
+                                  "continue",
+                                  "info watchpoints",
+                                  "delete",
+                                  "break local_scope",
+                                  "continue",
+                                  "watch local",
+                                  "continue",
+                                  "continue",
+                                  "continue",
+                                  "delete",
+                                  "continue"};
+    auto ours = ompdbg_batch(ex_args(cmds), cluster.options(run_options().timeout_after(step_timeout)));
+    std::vector<std::string> gdb_args{"-ex", "set sysroot /"};
+    for (auto& a : ex_args(cmds)) {
+        gdb_args.push_back(a);
+    }
+    auto theirs = gdb_batch(gdb_args, cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg:\n" << ours.out << ours.err << "\ngdb:\n" << theirs.out << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    // What the watchpoints report, from the first one set on.
+    const std::string pattern = "^(Hardware|Watchpoint|Old value|New value|Value = |Num |[0-9]+ +(hw|read|acc)|\t"
+                                "breakpoint already|bump |main |local_scope |[0-9]+\t)";
+    auto lines = [&](const std::string& out) {
+        auto at = out.find("Hardware watchpoint 2: hot.counter");
+        return at == std::string::npos ? std::string() : joined(grep(masked(out.substr(at)), pattern));
+    };
+    CHECK(lines(theirs.out).find("Old value = 3") != std::string::npos);
+    CHECK(lines(ours.out) == lines(theirs.out));
+    CHECK(ours.out.find("Watchpoint 5 deleted because the program has left the block in") != std::string::npos);
+    CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+}
+
+TEST_CASE("target extended-remote then run: the agent starts the program on its host, a breakpoint hits, it runs to "
+          "its end, as gdb does",
+          "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "break bump", "run", "bt",
+                                  "print *p", "info inferiors", "delete", "continue"};
+    auto args = ex_args(cmds);
+    args.push_back(example_path("watched"));
+    auto ours = ompdbg_batch(args, cluster.options(run_options().timeout_after(step_timeout)));
+    // gdb runs nothing over extended-remote without `set remote exec-file`; ompdbg runs the
+    // program it debugs, at the same path on the host (as it reads it here).
+    std::vector<std::string> gdb_args{"-ex", "set sysroot /", "-ex", "set remote exec-file " + example_path("watched")};
+    gdb_args.insert(gdb_args.end(), args.begin(), args.end());
+    auto theirs = gdb_batch(gdb_args, cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg:\n" << ours.out << ours.err << "\ngdb:\n" << theirs.out << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.ok());
+    auto from_hit = [](const std::string& out) {
+        auto at = out.find("Breakpoint 1, ");
+        return at == std::string::npos ? std::string()
+                                       : joined(grep(masked(out.substr(at)), "^(Breakpoint|#|\\$|\\[Inferior|[0-9]+\t)"));
+    };
+    CHECK_FALSE(from_hit(theirs.out).empty());
+    CHECK(from_hit(ours.out) == from_hit(theirs.out));
+    // The process is the host's: its pid there, and the connection in info inferiors.
+    CHECK(std::regex_search(ours.out, std::regex(R"(\* 1 +process \d+ +1 \(extended-remote \| .*/rsh node1 gdbserver --multi -\) +.*/watched)")));
+    CHECK(ours.out.find("exited normally]") != std::string::npos);
+}

@@ -46,6 +46,8 @@ void require_not_running_in_commands(session& s) {
     (void)s;
 }
 
+void plant_main_breakpoint(session& s);
+
 /// Starts the program (killing a running one after asking, as gdb does).
 void start_program(session& s, std::string_view args, bool stop_at_main) {
     if (!s.program()) {
@@ -69,8 +71,19 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
     if (s.remote()) {
-        error::send("Running a program through the remote agent is not supported yet: start it on its host and "
-                    "`attach PID`.");
+        // `target extended-remote` then `run`: the agent starts the program (the same path on
+        // its host) stopped at its first instruction; breakpoints go in, then it runs.
+        auto proc = tracer::remote_process::launch(s.remote(), *s.program(), s.program_args(), s.elf_provider());
+        s.set_process(std::move(proc));
+        s.count_start();
+        s.out().field("pid", s.process()->pid());
+        refresh_breakpoints(s, false);
+        rearm_watchpoints(s);
+        if (stop_at_main) {
+            plant_main_breakpoint(s);
+        }
+        continue_until_stop(s);
+        return;
     }
     if (is_mpi2dd_starter(*s.program())) {
         // `run -- mpi2dd-run -np N prog`: acquire every rank through MPI2DD (preferred over
@@ -103,22 +116,27 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     refresh_breakpoints(s, false);
     rearm_watchpoints(s);
     if (stop_at_main) {
-        std::string why;
-        auto locs = resolve_spec(s, "main", why);
-        if (locs.empty()) {
-            error::send("No symbol table loaded.  Use the \"file\" command.");
-        }
-        breakpoint bp;
-        bp.number = s.next_breakpoint_number();
-        bp.spec = "main";
-        bp.temporary = true;
-        bp.locations = locs;
-        s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
-                                 locs.front().address.addr(), source_display_name(s, locs.front().file), locs.front().line));
-        s.breakpoints()[bp.number] = std::move(bp);
-        sync_breakpoint_sites(s);
+        plant_main_breakpoint(s);
     }
     continue_until_stop(s);
+}
+
+/// `start`'s temporary breakpoint at main.
+void plant_main_breakpoint(session& s) {
+    std::string why;
+    auto locs = resolve_spec(s, "main", why);
+    if (locs.empty()) {
+        error::send("No symbol table loaded.  Use the \"file\" command.");
+    }
+    breakpoint bp;
+    bp.number = s.next_breakpoint_number();
+    bp.spec = "main";
+    bp.temporary = true;
+    bp.locations = locs;
+    s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
+                             locs.front().address.addr(), source_display_name(s, locs.front().file), locs.front().line));
+    s.breakpoints()[bp.number] = std::move(bp);
+    sync_breakpoint_sites(s);
 }
 
 void cmd_continue(session& s, std::string_view args) {

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -97,13 +98,35 @@ std::string format_bytes(session& s, const watchpoint& w, const std::vector<std:
     }
 }
 
-// True when `addr` lies in the stack mapping of thread `tid` (a local variable).
+// Whether /proc/PID/maps here is the map of the process we debug: the pid of a process
+// reached through a remote agent is another host's (here it may be anyone's, or no one's).
+bool maps_are_ours(pid_t pid) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("TracerPid:", 0) == 0) {
+            long tracer = std::atol(line.c_str() + 10);   // the tracing thread: one of ours?
+            std::error_code ec;
+            return tracer > 0 && std::filesystem::exists(fmt::format("/proc/self/task/{}", tracer), ec);
+        }
+    }
+    return false;
+}
+
+// True when `addr` lies in the stack mapping of thread `tid` (a local variable). Without
+// the process's map (a remote process), the stack as far as it unwinds: from the red zone
+// below sp to the outermost frame's CFA.
 bool on_thread_stack(session& s, pid_t tid, std::uint64_t addr) {
     auto* t = s.process() ? s.process()->find_thread(tid) : nullptr;
     if (t == nullptr) {
         return false;
     }
     std::uint64_t sp = t->regs().sp();
+    if (!maps_are_ours(s.process()->pid())) {
+        const auto& frames = s.stack(tid);
+        std::uint64_t top = frames.empty() ? 0 : frames.back().physical.cfa.addr();
+        return addr + 128 >= sp && addr < top;
+    }
     std::ifstream maps(fmt::format("/proc/{}/maps", s.process()->pid()));
     std::string line;
     while (std::getline(maps, line)) {

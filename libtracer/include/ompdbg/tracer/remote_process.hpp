@@ -61,6 +61,8 @@ public:
     /// vAttach: the process stopped as a whole (non-stop: its threads stopped with vCont;t
     /// and their stops collected). Throws as client::attach.
     rsp::stop_reply attach(pid_t pid);
+    /// vRun: starts `argv` on the agent's host, stopped at its first instruction.
+    rsp::stop_reply run(const std::vector<std::string>& argv);
     /// Records that `pid` runs with `actions`: sent at once when every process of the agent
     /// runs or has asked to, else with the others at the next wait.
     void request_resume(pid_t pid, std::vector<rsp::resume_action> actions);
@@ -125,6 +127,11 @@ public:
     /// process N on the remote host: ..." when the agent cannot.
     static std::unique_ptr<remote_process> attach(std::shared_ptr<remote_connection> conn, pid_t pid,
                                                   elf_provider elves = {});
+    /// `run` over `target extended-remote`: the agent starts `program` (its path on the
+    /// agent's host) with `args`; the process stops at its first instruction.
+    static std::unique_ptr<remote_process> launch(std::shared_ptr<remote_connection> conn,
+                                                  const std::filesystem::path& program,
+                                                  const std::vector<std::string>& args, elf_provider elves = {});
     /// `target remote`: the process the agent already holds (started or attached by it),
     /// from the stop reply of `?`. Throws when the agent holds none.
     static std::unique_ptr<remote_process> current(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
@@ -176,7 +183,7 @@ public:
     void disable_site(virt_addr addr) override;
     int add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) override;
     void remove_watchpoint(int id) override;
-    int hardware_watchpoints_in_use() const override { return 0; }
+    int hardware_watchpoints_in_use() const override { return static_cast<int>(watches_.size()); }
     step_over_counts step_overs() const override { return {}; }
     void detach() override;
     void kill() override;
@@ -218,6 +225,16 @@ private:
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites_;
     breakpoint_site::id_type next_site_id_ = 1;
     std::map<pid_t, int> pending_signals_;
+    /// Watchpoints the agent holds in its debug registers (Z2-Z4), by add_watchpoint's id.
+    struct remote_watch {
+        std::uint64_t addr = 0;
+        std::size_t size = 0;
+        int z_type = 2;   ///< the Z packet that inserted it: 2 write, 3 read, 4 access
+    };
+    std::map<int, remote_watch> watches_;
+    int next_watch_id_ = 1;
+    /// The watchpoint a stop reply's watch/rwatch/awatch field names (its address inside).
+    std::optional<int> watch_of(const rsp::stop_reply& r, std::uint64_t& addr) const;
     std::optional<stop_reason> end_;
     std::optional<rsp::stop_reply> early_stop_;   ///< from step_over_sites, reported by the next wait
     std::atomic<bool> stop_wanted_{false};        ///< interrupt() asked, not yet sent

@@ -104,6 +104,10 @@ public:
     /// vAttach;PID → the first stop (all-stop), or nullopt in non-stop mode (the process's
     /// threads then run until stopped with stop()).
     std::optional<stop_reply> attach(pid_t pid);
+    /// vRun: the agent starts `argv` (argv[0] the program's path on its host), stopped at its
+    /// first instruction; the reply is that stop (also in non-stop mode). Throws naming the
+    /// program when the agent cannot.
+    stop_reply run(const std::vector<std::string>& argv);
     /// Whether the agent's host has process `pid` (vFile:open of /proc/PID/stat); nullopt
     /// when the agent has no vFile.
     std::optional<bool> process_exists(pid_t pid);
@@ -131,6 +135,12 @@ public:
     /// Z0/z0 (x86: kind 1); throws when the agent refuses.
     void insert_breakpoint(pid_t pid, std::uint64_t addr);
     void remove_breakpoint(pid_t pid, std::uint64_t addr);
+    /// Z2/Z3/Z4 (`type` 2 write, 3 read, 4 access) over `len` bytes: the agent's debug
+    /// registers. Returns the agent's answer: "OK", "" (not supported) or "E.." (refused,
+    /// e.g. no free debug register).
+    std::string insert_watchpoint(pid_t pid, int type, std::uint64_t addr, std::size_t len);
+    /// z2/z3/z4; throws when the agent refuses.
+    void remove_watchpoint(pid_t pid, int type, std::uint64_t addr, std::size_t len);
 
     /// vCont with the actions. All-stop: the reply comes through wait_stop. Non-stop: the
     /// agent's OK is read here (throws on an error reply).
