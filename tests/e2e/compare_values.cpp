@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli_common.hpp"
+#include "cluster.hpp"
 #include "mpi_job_common.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
@@ -418,4 +419,188 @@ TEST_CASE("mpi compare names a rank that exited as a group of its own", "[e2e][c
     CHECK(has_line(r.out, "resid: exited(0)  [rank 3]"));
     CHECK(has_line(r.out, "count 3, min 0.25 [rank 0-2], max 0.25 [rank 0-2], mean 0.25"));
     CHECK(has_line(r.out, "Focus: rank 0-2."));
+}
+
+TEST_CASE("mpi compare and rank where over ranks on two other hosts, reached through their gdbserver agents",
+          "[e2e][compare][mpi][remote]") {
+    REQUIRE(fs::exists(mpi::mpirun()));
+    REQUIRE(fs::exists(mpi_compare_program()));
+    simulated_cluster cluster({"node1", "node2"});
+    std::string hosts = "/tmp/ompdbg-compare-hosts-" + std::to_string(::getpid());
+    std::string file = "/tmp/ompdbg-compare-remote-" + std::to_string(::getpid()) + ".truth";
+    struct cleanup {
+        std::vector<std::string> paths;
+        ~cleanup() {
+            for (auto& p : paths) {
+                fs::remove(p);
+            }
+        }
+    } removed{{hosts, file}};
+    fs::remove(file);
+    {
+        std::ofstream out(hosts);
+        out << "node1 slots=2\nnode2 slots=2\n";
+    }
+    std::vector<std::string> args{"--rsh", cluster.rsh()};
+    for (auto& a : ex_args(marked({{"ranks", "mpi ranks"},
+                                   {"up", "up"},
+                                   {"resid", "mpi compare resid"},
+                                   {"st", "mpi compare st"},
+                                   {"where", "rank where resid > 0.3"},
+                                   {"print", "print my_rank"},
+                                   {"all", "rank all"},
+                                   {"release", "print released = 1"}}))) {
+        args.push_back(a);
+    }
+    // The job stops with rank 0 in checkpoint(), every other rank inside solve().
+    args.insert(args.begin() + 2, {"-ex", "break checkpoint", "-ex", "run"});
+    args.insert(args.end(), {"-ex", "delete", "-ex", "continue", "run", "--", mpi::mpirun(), "--allow-run-as-root",
+                             "--oversubscribe", "--hostfile", hosts, "--mca", "plm_rsh_agent", cluster.rsh(), "--mca",
+                             "oob_tcp_if_include", "lo", "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include",
+                             "lo", "--mca", "mpi_yield_when_idle", "1", "-x", "MPI_COMPARE_TRUTH", "-np", "4",
+                             mpi_compare_program()});
+    auto r = ompdbg_batch(args, cluster.options(run_options().timeout_after(std::chrono::seconds(240)))
+                                    .set_env("MPI_COMPARE_TRUTH", file));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto t = truths(text.str(), "rank");
+    REQUIRE(t.size() == 4);
+    // Every rank is on a simulated host, reached through that host's agent.
+    auto table = section(r.out, "ranks");
+    CHECK(std::count_if(table.begin(), table.end(), [](const std::string& l) {
+              return l.find("gdbserver via node") != std::string::npos;
+          }) == 4);
+    std::vector<std::string> want;
+    for (auto& [value, ids] : groups_of(t, "resid")) {
+        want.push_back("resid = " + value + "  [" + rank_members(ids) + "]");
+    }
+    want.push_back("count 4, min 0.25 [rank 0-2], max 0.5 [rank 3], mean 0.3125");
+    CHECK(section(r.out, "resid") == want);
+    auto st = section(r.out, "st");
+    REQUIRE(st.size() == 2);
+    CHECK(st[1] == "st = {iter = 10, norm = " + t[2]["st.norm"] +
+                       "}  [rank 2]  (differs from the majority in 1 of 2 fields, first st.norm)");
+    CHECK(has_line(r.out, "Focus: rank 3."));
+    CHECK(section(r.out, "print") == std::vector<std::string>{"$1 = 3"});
+    for (int rank = 0; rank < 4; ++rank) {
+        CHECK(has_line(r.out, "rank " + std::to_string(rank) + " done"));
+    }
+    CHECK(r.ok());
+}
+
+namespace {
+
+/// The members of "[threads 1,3-4]" or "... true in threads 1,3-4 (3 of 6).", expanded.
+std::set<int> members_of(const std::string& line) {
+    std::set<int> out;
+    std::smatch m;
+    if (!std::regex_search(line, m, std::regex(R"((?:\[|true in )threads? ([0-9,-]+))"))) {
+        return out;
+    }
+    std::stringstream list(m[1].str());
+    std::string piece;
+    while (std::getline(list, piece, ',')) {
+        auto dash = piece.find('-');
+        int lo = std::stoi(piece.substr(0, dash));
+        int hi = dash == std::string::npos ? lo : std::stoi(piece.substr(dash + 1));
+        for (int i = lo; i <= hi; ++i) {
+            out.insert(i);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("omp compare in nested teams, and without OMPD, compares every thread by gdb's numbers and says why",
+          "[e2e][compare][omp]") {
+    struct variant {
+        std::string program, reason;
+    };
+    auto v = GENERATE(variant{"omp_nested", "OpenMP thread numbers repeat across the teams of nested regions"},
+                      variant{"omp_nested_libgomp", "which has no OMPD support"},
+                      variant{"omp_nested_debian_libomp", "has no OMPD support"});
+    std::string program = std::string(examples_dir) + "/openmp/" + v.program;
+    if (!fs::exists(program)) {
+        WARN("skipped: " << program << " not built (run scripts/bootstrap)");
+        return;
+    }
+    CAPTURE(program);
+    auto r = ompdbg_batch([&] {
+        auto a = ex_args({"break " + example_location("openmp/omp_nested.c", "nested-checkpoint"), "run",
+                          "echo == outer\\n", "omp compare outer", "echo == inner\\n", "omp compare inner",
+                          "echo == where\\n", "thread where inner == 0", "echo == equal\\n",
+                          "omp compare --expect-equal inner"});
+        a.push_back(program);
+        return a;
+    }(), run_options().timeout_after(std::chrono::seconds(120)));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    // Ground truth: how many threads of the inner teams hold each outer and inner number.
+    std::map<std::string, int> outer_count, inner_count;
+    std::regex truth_re(R"(thread outer=(\d+) inner=(\d+) )");
+    for (auto& l : lines_of(r.out)) {
+        std::smatch m;
+        if (std::regex_search(l, m, truth_re)) {
+            ++outer_count[m[1]];
+            ++inner_count[m[2]];
+        }
+    }
+    REQUIRE(outer_count.size() == 2);
+    REQUIRE(inner_count.size() == 3);
+    const std::string said = "No OpenMP thread numbers (";
+    auto outer = section(r.out, "outer");
+    REQUIRE(outer.size() == 4);
+    CHECK(outer[0].rfind(said, 0) == 0);
+    CHECK(outer[0].find(v.reason) != std::string::npos);
+    CHECK(outer[0].ends_with("): comparing every thread."));
+    std::set<int> all;
+    for (int i = 1; i <= 2; ++i) {
+        std::smatch m;
+        REQUIRE(std::regex_search(outer[i], m, std::regex(R"(^outer = (\d)  \[threads [0-9,-]+\]$)")));
+        auto members = members_of(outer[i]);
+        CHECK(members.size() == static_cast<std::size_t>(outer_count[m[1]]));
+        all.insert(members.begin(), members.end());
+    }
+    CHECK(all.size() == 6);
+    auto inner = section(r.out, "inner");
+    REQUIRE(inner.size() == 5);
+    std::set<int> inner_zero;
+    for (int i = 1; i <= 3; ++i) {
+        std::smatch m;
+        REQUIRE(std::regex_search(inner[i], m, std::regex(R"(^inner = (\d)  \[threads [0-9,-]+\]$)")));
+        CHECK(members_of(inner[i]).size() == static_cast<std::size_t>(inner_count[m[1]]));
+        if (m[1] == "0") {
+            inner_zero = members_of(inner[i]);
+        }
+    }
+    // thread where names the same threads as the group of the same value.
+    auto where = section(r.out, "where");
+    REQUIRE(where.size() >= 1);
+    CHECK(members_of(where.back()) == inner_zero);
+    CHECK(has_line(r.err, "inner is not the same everywhere: 3 values."));
+    CHECK(r.exit_code == 1);
+}
+
+TEST_CASE("thread compare groups an optimized-out value, and any operation on it, as optimized out",
+          "[e2e][compare]") {
+    auto program = GENERATE(from_range(example_variants("dropped_params", 2)));
+    CAPTURE(program);
+    // Two frames up from record(), kernel's `wts` has no location (gcc and clang): gdb's
+    // `info args` says <optimized out>, and so does every member of the comparison.
+    auto r = ompdbg_batch([&] {
+        auto a = ex_args({"break record", "run", "up", "up", "echo == plain\\n", "thread compare wts",
+                          "echo == sum\\n", "thread compare wts + 1", "echo == where\\n", "thread where wts > 0"});
+        a.push_back(program);
+        return a;
+    }(), run_options().timeout_after(std::chrono::seconds(60)));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(section(r.out, "plain") == std::vector<std::string>{"wts: optimized out  [thread 1]"});
+    CHECK(section(r.out, "sum") == std::vector<std::string>{"wts + 1: optimized out  [thread 1]"});
+    CHECK(section(r.out, "where") ==
+          std::vector<std::string>{"wts > 0 is true in no thread (of 1).", "wts > 0: optimized out  [thread 1]"});
 }
