@@ -3,6 +3,7 @@
 // socketpair as both stdin and stdout, so that our writes never raise SIGPIPE
 // (MSG_NOSIGNAL) when the agent is gone.
 #include "ompdbg/tracer/rsp_transport.hpp"
+#include "ompdbg/tracer/rsp_agent_output.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -27,6 +28,8 @@
 namespace ompdbg::tracer::rsp {
 
 namespace {
+
+int g_agent_output = -1;   ///< agent_output_scope's descriptor for agents started now
 
 void write_all(int fd, std::string_view bytes, const std::string& what) {
     while (!bytes.empty()) {
@@ -59,7 +62,7 @@ std::optional<std::string> read_some(int fd) {
 class command_transport final : public transport {
 public:
     command_transport(std::string command, pid_t child, int stream, int err)
-        : command_(std::move(command)), child_(child), stream_(stream), err_(err) {}
+        : command_(std::move(command)), child_(child), stream_(stream), err_(err), output_(g_agent_output) {}
 
     ~command_transport() override {
         ::shutdown(stream_, SHUT_RDWR);
@@ -69,6 +72,8 @@ public:
             ::kill(-child_, SIGKILL);
             ::kill(child_, SIGKILL);
             reap(-1);
+        }
+        while (err_ >= 0 && drain_stderr()) {
         }
         if (err_ >= 0) {
             ::close(err_);
@@ -97,7 +102,9 @@ public:
                 drain_stderr();
             }
             if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-                return read_some(stream_);
+                auto got = read_some(stream_);
+                answered_ = answered_ || (got && !got->empty());
+                return got;
             }
         }
     }
@@ -163,6 +170,9 @@ private:
             return false;
         }
         log::write(log::channel::ptrace, "agent stderr: {}", *got);
+        if (output_ >= 0 && answered_) {
+            copy_out(*got);
+        }
         stderr_ += *got;
         if (stderr_.size() > 8192) {
             stderr_.erase(0, stderr_.size() - 8192);
@@ -189,10 +199,26 @@ private:
         }
     }
 
+    /// Best effort: the front end's descriptor may be a closed terminal.
+    void copy_out(std::string_view bytes) const {
+        while (!bytes.empty()) {
+            ssize_t n = ::write(output_, bytes.data(), bytes.size());
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                return;
+            }
+            bytes.remove_prefix(static_cast<std::size_t>(n));
+        }
+    }
+
     std::string command_;
     pid_t child_;
     int stream_;
     int err_;
+    int output_;              ///< agent_output_scope's descriptor when started; -1: none
+    bool answered_ = false;   ///< the agent has sent bytes: its stderr is now worth showing
     std::string stderr_;
     bool reaped_ = false;
     int status_ = 0;
@@ -224,6 +250,10 @@ private:
 };
 
 }  // namespace
+
+agent_output_scope::agent_output_scope(int fd) : previous_(g_agent_output) { g_agent_output = fd; }
+
+agent_output_scope::~agent_output_scope() { g_agent_output = previous_; }
 
 std::unique_ptr<transport> spawn_command(const std::string& command) {
     int sv[2];

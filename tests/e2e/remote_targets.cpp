@@ -278,6 +278,8 @@ TEST_CASE("watch, rwatch and a local's watchpoint on a process of another host: 
     CHECK(lines(ours.out) == lines(theirs.out));
     CHECK(ours.out.find("Watchpoint 5 deleted because the program has left the block in") != std::string::npos);
     CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+    // What the program printed reaches the user, as with gdb (gdbserver sends it to its stderr).
+    CHECK(has_line(ours.err, "counter 1000 neighbour 4999950000 sink 7 doubled 42"));
 }
 
 TEST_CASE("target extended-remote then run: the agent starts the program on its host, a breakpoint hits, it runs to "
@@ -307,4 +309,5 @@ TEST_CASE("target extended-remote then run: the agent starts the program on its 
     // The process is the host's: its pid there, and the connection in info inferiors.
     CHECK(std::regex_search(ours.out, std::regex(R"(\* 1 +process \d+ +1 \(extended-remote \| .*/rsh node1 gdbserver --multi -\) +.*/watched)")));
     CHECK(ours.out.find("exited normally]") != std::string::npos);
+    CHECK(has_line(ours.err, "counter 1000 neighbour 4999950000 sink 7 doubled 42"));
 }

@@ -2,6 +2,8 @@
 // command after `|`, or HOST:PORT), disconnect, monitor. The agent is gdbserver; the
 // processes it serves are libtracer remote processes behind the same `process` interface
 // as local ones, so every other command works on them unchanged.
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "command_args.hpp"
@@ -12,6 +14,7 @@
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
+#include "ompdbg/tracer/rsp_agent_output.hpp"
 
 namespace ompdbg::app {
 
@@ -30,6 +33,9 @@ void connect(session& s, std::string_view args, bool extended) {
     if (s.process() && s.process()->is_alive()) {
         error::send("A program is being debugged already.  Detach or kill it first (\"detach\", \"kill\").");
     }
+    // As gdb, the agent's command writes to our stderr once it answered (gdbserver's
+    // messages, the output of a program it started).
+    tracer::rsp::agent_output_scope output(STDERR_FILENO);
     auto conn = tracer::remote_connection::open(spec, extended);
     if (!s.is_batch()) {
         s.out().line(fmt::format("Remote debugging using {}", spec));
