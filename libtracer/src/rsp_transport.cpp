@@ -65,6 +65,12 @@ public:
         : command_(std::move(command)), child_(child), stream_(stream), err_(err), output_(g_agent_output) {}
 
     ~command_transport() override {
+        // What the agent wrote while it served us is shown; what it says about the
+        // connection ending (gdbserver --multi on stdio: "Remote side has terminated
+        // connection", again and again until killed) is not.
+        while (err_ >= 0 && drain_stderr()) {
+        }
+        output_ = -1;
         ::shutdown(stream_, SHUT_RDWR);
         ::close(stream_);
         // The agent ends when its stdin closes; a remote shell that lingers is killed.
@@ -72,8 +78,6 @@ public:
             ::kill(-child_, SIGKILL);
             ::kill(child_, SIGKILL);
             reap(-1);
-        }
-        while (err_ >= 0 && drain_stderr()) {
         }
         if (err_ >= 0) {
             ::close(err_);
