@@ -2,10 +2,11 @@
 // one session, named "rank N: ...", a breakpoint in every rank, the job run to its end.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { cache, examples, sources, start_adapter, stop_adapter, launch_to_breakpoint, line_of, wait_for_output, process_alive } from './support.mjs';
+import { cache, examples, sources, start_adapter, stop_adapter, launch_to_breakpoint, line_of, wait_for_output, process_alive, tracer_of } from './support.mjs';
 
 const mpirun = path.join(cache, 'openmpi-4.1.4', 'bin', 'mpirun');
 const program = path.join(examples, 'mpi', 'mpi_stages');
@@ -121,6 +122,47 @@ test('a parked 2-rank job: each thread\'s stack, variables and locals are its ow
         assert.equal((await exited).body.exitCode, 0);
         await wait_for_output(a, 'stdout', 'rank 1 done');
     } finally {
+        await stop_adapter(a);
+    }
+});
+
+test('attach to a running mpirun: its ranks are acquired, pause shows each rank\'s stack, the job runs to its end',
+    { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
+    const job = spawn(mpirun, ['--allow-run-as-root', '--oversubscribe', '-np', '2', program, 'park'],
+        { stdio: ['ignore', 'pipe', 'ignore'] });
+    let printed = '';
+    job.stdout.on('data', (d) => { printed += d.toString(); });
+    const a = await start_adapter();
+    try {
+        await new Promise((resolve) => {
+            const t = setInterval(() => {
+                if (/rank 0 of 2/.test(printed) && /rank 1 of 2/.test(printed)) { clearInterval(t); resolve(); }
+            }, 20);
+        });
+        await Promise.all([a.dc.configurationSequence(), a.dc.initializeRequest().then(() => a.dc.attachRequest({ pid: job.pid }))]);
+        const pids = Object.fromEntries([...printed.matchAll(/rank (\d) of 2 pid (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+        for (const r of ['0', '1']) {
+            assert.equal(tracer_of(pids[r]), a.adapter.pid, `rank ${r} traced by the adapter`);
+        }
+        const stopped = a.dc.waitForEvent('stopped');
+        await a.dc.pauseRequest({ threadId: pids['0'] });
+        await stopped;
+        const threads = (await a.dc.threadsRequest()).body.threads;
+        for (const r of ['0', '1']) {
+            const main = threads.find((t) => t.name.startsWith(`rank ${r}: Thread 1 `));
+            assert.ok(main, JSON.stringify(threads));
+            assert.equal(main.id, pids[r]);
+            const names = (await a.dc.stackTraceRequest({ threadId: main.id })).body.stackFrames.map((f) => f.name);
+            assert.ok(names.includes(r === '0' ? 'park_root' : 'park'), `rank ${r}: ${names.join(' ')}`);
+        }
+        const repl = await a.dc.evaluateRequest({ expression: 'print released = 1', context: 'repl' });
+        assert.match(repl.body.result, /\[rank 0\]\n\$\d+ = 1\n\[rank 1\]\n\$\d+ = 1/);
+        const exited = a.dc.waitForEvent('exited');
+        await a.dc.continueRequest({ threadId: pids['0'] });
+        assert.equal((await exited).body.exitCode, 0);
+        await new Promise((resolve) => { const t = setInterval(() => { if (/rank 1 done/.test(printed)) { clearInterval(t); resolve(); } }, 20); });
+    } finally {
+        job.kill('SIGKILL');
         await stop_adapter(a);
     }
 });
