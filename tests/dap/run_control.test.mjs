@@ -23,9 +23,15 @@ test('pause stops a running program, continue resumes it, disconnect kills it', 
         const n = Number(current.body.result);
         assert.ok(n >= 3, current.body.result);
 
-        // Resumed, it counts on from where it was.
+        const listed = (await a.dc.threadsRequest()).body.threads;
+        assert.deepEqual(listed.map((t) => t.id), [pid]);
+
+        // Resumed, it counts on from where it was; the threads are listed while it runs.
         const again = a.dc.waitForEvent('stopped');
         await a.dc.continueRequest({ threadId: pid });
+        await wait_for_output(a, 'stdout', `counter ${n + 1}\n`);
+        const running = (await a.dc.threadsRequest()).body.threads;
+        assert.deepEqual(running, listed);
         await wait_for_output(a, 'stdout', `counter ${n + 2}\n`);
         await a.dc.pauseRequest({ threadId: pid });
         assert.equal((await again).body.reason, 'pause');

@@ -58,6 +58,16 @@ adapter::adapter(transport& client) : client_(client), session_(true, false, str
     register_logpoint_command(session_.commands());
 }
 
+void adapter::remember_threads(nlohmann::json list) {
+    std::lock_guard lock(snapshot_lock_);
+    threads_snapshot_ = std::move(list);
+}
+
+nlohmann::json adapter::threads_snapshot() const {
+    std::lock_guard lock(snapshot_lock_);
+    return threads_snapshot_;
+}
+
 void adapter::send_event(const std::string& name, nlohmann::json body) {
     client_.send(make_event(name, std::move(body)));
 }
@@ -170,6 +180,7 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
             output(trimmed_text(o) + "\n");
             if (!session_.job() || kind == "starter-exited") {
                 int code = kind == "terminated" ? 128 : o.value("exit_code", 0);
+                remember_threads(nlohmann::json::array());
                 send_event("exited", {{"exitCode", code}});
                 forget_ids();
                 terminated();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,10 @@ public:
     /// Marks a resume as under way before its request is answered, so that a `pause` that
     /// follows the answer interrupts it; run_resuming() ends the mark.
     void begin_resume() { resuming_ = true; }
+    /// The thread list last answered, for a `threads` request that comes while the target
+    /// runs (the reader thread answers it: the session is busy until the stop).
+    void remember_threads(nlohmann::json list);
+    nlohmann::json threads_snapshot() const;
     /// A `pause` came while the target ran: the next stop is reported as a pause, and the
     /// reader repeats the interrupt until the stop comes.
     void request_pause() { pause_pending_ = true; }
@@ -130,6 +135,8 @@ private:
     session_stream stream_;
     session session_;
     std::atomic<bool> resuming_{false};
+    mutable std::mutex snapshot_lock_;
+    nlohmann::json threads_snapshot_ = nlohmann::json::array();
     std::atomic<bool> pause_pending_{false};
     std::vector<frame_ref> frames_;
     std::vector<variable_ref> variables_;

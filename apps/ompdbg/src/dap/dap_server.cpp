@@ -96,6 +96,13 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
             r.respond();
             continue;
         }
+        if (command == "threads" && a.is_resuming() && a.initialized()) {
+            // Clients ask for the threads while the target runs (on `thread` events, when a
+            // view opens): the list of the last stop, without waiting for the next one.
+            request r(t, msg);
+            r.respond({{"threads", a.threads_snapshot()}});
+            continue;
+        }
         if ((command == "disconnect" || command == "terminate") && a.is_resuming()) {
             // Stop the target first: the main thread is waiting on it.
             a.request_pause();

@@ -88,6 +88,7 @@ void threads(adapter& a, request& r) {
     if (current < infs.size() && s.current_index() != current) {
         s.switch_to(current);
     }
+    a.remember_threads(list);
     r.respond({{"threads", list}});
 }
 
