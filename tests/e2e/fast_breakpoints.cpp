@@ -107,6 +107,21 @@ TEST_CASE("a condition the agent cannot evaluate stays with the debugger and say
     CHECK(has_line(r.out, ground_truth(100000, 4)));
 }
 
+TEST_CASE("a site too short for the jump keeps its int3: the condition stays with the debugger, and says why",
+          "[e2e][fast][break][condition]") {
+    // tiny() at -O2 is `mov %rdi,%rax; ret`: the jump would replace the return.
+    auto r = debug(fast_loop("O2"), {"set breakpoint fast on", "break tiny if x == 500", "run", "print x",
+                                     "info breakpoints", "continue"},
+                   {"1000", "2"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, "$1 = 500"));
+    CHECK(grep(r.out, "^\tstop only if x == 500 \\(host evaluation: int3 kept: a return.*\\)$").size() == 1);
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(1000, 2)));
+    CHECK(has_line(r.out, "tiny sum 499500"));
+}
+
 TEST_CASE("set breakpoint fast off keeps every condition with the debugger", "[e2e][fast][break][condition]") {
     auto r = debug(fast_loop("O0"), {"break f if i == 4000", "run", "info breakpoints", "continue"}, {"8000", "4"},
                    run_options().set_env("OMPDBG_FAST_BREAKPOINTS", "off"));

@@ -1,5 +1,6 @@
 /* Fast breakpoints (issue 21): f is called N times by T OpenMP threads; the program prints
- * its own ground truth (calls, the sum of f's results). Arguments: N T [check]. */
+ * its own ground truth (calls, the sum of f's results), then calls tiny() 1000 times (a
+ * site too short for a jump). Arguments: N T [check]. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,12 @@ __attribute__((noinline)) long f(long i, int tid) {
     return i * 3 + tid;
 }
 
+/* At -O2 two instructions (mov, ret) of four bytes: no room for the 5-byte jump, so a
+ * conditional breakpoint on it keeps its int3. noipa: every call stays a call. */
+__attribute__((noinline, noipa)) long tiny(long x) {
+    return x;
+}
+
 int main(int argc, char** argv) {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     int threads = argc > 2 ? atoi(argv[2]) : 4;
@@ -33,6 +40,11 @@ int main(int argc, char** argv) {
         calls += calls_by_thread[t];
     }
     printf("calls %ld sum %ld\n", calls, sum);
+    long tiny_sum = 0;
+    for (long i = 0; i < 1000; ++i) {
+        tiny_sum += tiny(i);
+    }
+    printf("tiny sum %ld\n", tiny_sum);
     if (argc > 3) {
         /* After a detach: the bytes of f in memory against the executable's (with gcc's
          * layout a code address minus __executable_start is its file offset). */
