@@ -265,10 +265,32 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
         int sig = ws.type() == wait_status::kind::signal_stop ? ws.signo() : 0;
         try_ptrace(PTRACE_CONT, child, nullptr, reinterpret_cast<void*>(static_cast<long>(sig)));
     }
+    // A single-step from the exec stop traps first at the new program's entry without
+    // running anything (the step over execve's return): take that trap now, so that the
+    // first `stepi` after `starti` executes an instruction, as in gdb.
+    std::uint64_t entry = d.read_pc(child);
+    if (try_ptrace(PTRACE_SINGLESTEP, child, nullptr, nullptr)) {
+        int st = 0;
+        if (internal::wait_tid(child, &st, 0) == child) {
+            wait_status ws(st);
+            if (ws.is_exit()) {
+                d.alive = false;
+                d.threads.clear();
+                error::send(path.string() + ": the program exited before it started.");
+            }
+            if (ws.type() == wait_status::kind::signal_stop && ws.signo() != SIGTRAP) {
+                proc->set_pending_signal(child, ws.signo());   // delivered when it runs
+            }
+        }
+    }
     d.leader()->st = tstate::stopped;
     d.open_mem();
     d.init_shared_libraries();
     d.leader()->step_over_pc = d.read_pc(child);
+    if (*d.leader()->step_over_pc != entry) {
+        log::write(log::channel::ptrace, "launch: the settling step ran an instruction ({:#x} -> {:#x})", entry,
+                   *d.leader()->step_over_pc);
+    }
     log::write(log::channel::ptrace, "launched {} as {}", prog, child);
     return proc;
 }

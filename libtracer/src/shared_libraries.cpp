@@ -11,6 +11,8 @@
 #include "ompdbg/base/log.hpp"
 
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 #include <elf.h>
 #include <link.h>
@@ -128,6 +130,7 @@ void ptrace_process::impl::init_shared_libraries() {
     ld_base = base.value_or(0);
     exe_bias = 0;
     exe_dynamic = 0;
+    std::string interp;   ///< the executable's PT_INTERP, as it names its loader
     if (phdr && phnum && *phnum < 256) {
         std::vector<Elf64_Phdr> ph(*phnum);
         auto bytes = std::as_writable_bytes(std::span(ph));
@@ -140,6 +143,13 @@ void ptrace_process::impl::init_shared_libraries() {
             for (const auto& p : ph) {
                 if (p.p_type == PT_DYNAMIC) {
                     exe_dynamic = exe_bias + p.p_vaddr;
+                }
+                if (p.p_type == PT_INTERP && p.p_filesz > 1 && p.p_filesz < 4096) {
+                    std::string name(p.p_filesz, '\0');
+                    auto out = std::as_writable_bytes(std::span(name.data(), name.size()));
+                    if (raw_read(exe_bias + p.p_vaddr, out) == out.size()) {
+                        interp = name.c_str();   // up to its terminating NUL
+                    }
                 }
             }
         }
@@ -160,6 +170,12 @@ void ptrace_process::impl::init_shared_libraries() {
                 ld_path = e.path;
                 break;
             }
+        }
+        // The map names the loader by its resolved path; gdb (and the link map, once the
+        // loader has filled it) by the executable's PT_INTERP, which names the same file.
+        std::error_code ec;
+        if (!interp.empty() && !ld_path.empty() && std::filesystem::equivalent(interp, ld_path, ec)) {
+            ld_path = interp;
         }
     }
     // Attached (or re-initialised after the loader ran): the list is already there.

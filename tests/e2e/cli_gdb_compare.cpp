@@ -77,3 +77,11 @@ TEST_CASE("info line without an argument answers for the current line from its f
     compare_with_gdb(program, {"break area_of", "run", "info line", "stepi", "info line", "up", "info line",
                                "down", "finish", "info line"});
 }
+
+TEST_CASE("starti stops at the loader's first instruction, and stepi, info sharedlibrary and a breakpoint go on from "
+          "there, as in gdb",
+          "[cli][gdb-compare]") {
+    auto program = GENERATE(from_range(example_variants("structs")));
+    compare_with_gdb(program, {"starti", "info registers rip", "stepi", "x/i $pc", "info sharedlibrary",
+                               "break factorial", "continue", "info sharedlibrary", "delete", "continue"});
+}

@@ -49,7 +49,18 @@ void require_not_running_in_commands(session& s) {
 void plant_main_breakpoint(session& s);
 
 /// Starts the program (killing a running one after asking, as gdb does).
-void start_program(session& s, std::string_view args, bool stop_at_main) {
+/// Where `run`, `start` and `starti` stop first.
+enum class first_stop { none, main, first_instruction };
+
+/// Stops at the program's first instruction (gdb's starti): nothing runs.
+void report_first_instruction(session& s) {
+    s.out().line("");
+    s.out().line("Program stopped.");
+    print_location(s, s.selected_tid(), true);
+}
+
+void start_program(session& s, std::string_view args, first_stop stop) {
+    const bool stop_at_main = stop == first_stop::main;
     if (!s.program()) {
         error::send("No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
     }
@@ -79,6 +90,10 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
         s.out().field("pid", s.process()->pid());
         refresh_breakpoints(s, false);
         rearm_watchpoints(s);
+        if (stop == first_stop::first_instruction) {
+            report_first_instruction(s);
+            return;
+        }
         if (stop_at_main) {
             plant_main_breakpoint(s);
         }
@@ -115,6 +130,10 @@ void start_program(session& s, std::string_view args, bool stop_at_main) {
     s.out().field("pid", s.process()->pid());
     refresh_breakpoints(s, false);
     rearm_watchpoints(s);
+    if (stop == first_stop::first_instruction) {
+        report_first_instruction(s);
+        return;
+    }
     if (stop_at_main) {
         plant_main_breakpoint(s);
     }
@@ -217,10 +236,14 @@ void cmd_kill(session& s, std::string_view) {
 void register_control_commands(command_table& t) {
     t.add({"run", {"r"}, "Start debugged program.",
            "run [ARGS...]\nStarts the program with ARGS (or the arguments of the last run / the command line).",
-           [](session& s, std::string_view a) { start_program(s, a, false); }, false, nullptr});
+           [](session& s, std::string_view a) { start_program(s, a, first_stop::none); }, false, nullptr});
     t.add({"start", {}, "Start the debugged program, stopping at the beginning of the main procedure.",
            "start [ARGS...]\nLike run with a temporary breakpoint on main.",
-           [](session& s, std::string_view a) { start_program(s, a, true); }, false, nullptr});
+           [](session& s, std::string_view a) { start_program(s, a, first_stop::main); }, false, nullptr});
+    t.add({"starti", {}, "Start the debugged program stopping at the first instruction.",
+           "starti [ARGS]\nRuns the program with ARGS (or the last ones), stopped at its first instruction (the "
+           "dynamic loader's entry for a dynamically linked program), before any of its code runs.",
+           [](session& s, std::string_view a) { start_program(s, a, first_stop::first_instruction); }, false, nullptr});
     t.add({"continue", {"c", "cont", "fg"}, "Continue program being debugged, after signal or breakpoint.",
            "continue [N]\nWith N, ignore the current breakpoint N-1 more times.", cmd_continue, true, nullptr});
     t.add({"next", {"n"}, "Step program, proceeding through subroutine calls.",
