@@ -53,11 +53,16 @@ struct runtime_info {
     const tracer::loaded_module* module = nullptr;
 };
 
-/// DMPL state of one session: the setting, the loaded library, its view of the current
-/// target (rebuilt when the target changes), and an OMPD view for thread numbers.
-struct dmpl_state {
+/// DMPL state of one session (`session::model_state()`): the setting and the loaded
+/// library.
+struct dmpl_library_state {
     std::optional<fs::path> library_setting;
     std::shared_ptr<plugins::dmpl_library> library;
+};
+
+/// DMPL state of one process (`inferior::model_state`): the library's view of its target
+/// (rebuilt when the target changes), and an OMPD view for thread numbers.
+struct dmpl_process_state {
     std::unique_ptr<plugins::dmpl_process> proc;
     const tracer::target* proc_target = nullptr;
     pid_t proc_pid = 0;
@@ -66,10 +71,13 @@ struct dmpl_state {
     pid_t ompd_pid = 0;
 };
 
-dmpl_state& state_of(session& s) {
-    // Never destroyed: see commands_omp.cpp (nothing may run against a dead session at exit).
-    static auto* states = new std::map<const session*, dmpl_state>();
-    return (*states)[&s];
+dmpl_library_state& library_state(session& s) {
+    return s.model_state().get<dmpl_library_state>();
+}
+
+/// The state of the current inferior's process.
+dmpl_process_state& process_state(session& s) {
+    return s.current_inferior().model_state.get<dmpl_process_state>();
 }
 
 runtime_info find_runtime(tracer::target& tgt) {
@@ -102,7 +110,7 @@ plugins::dmpl_process* dmpl_for(session& s, bool required) {
         }
         return nullptr;
     }
-    dmpl_state& st = state_of(s);
+    dmpl_process_state& st = process_state(s);
     if (st.proc && st.proc_target == tgt && st.proc_pid == tgt->pid()) {
         st.proc->forget_exited_threads();
         return st.proc.get();
@@ -115,9 +123,10 @@ plugins::dmpl_process* dmpl_for(session& s, bool required) {
         }
         return nullptr;
     }
-    if (!st.library) {
-        fs::path file = st.library_setting ? *st.library_setting : default_library(rt.kind);
-        st.library = plugins::dmpl_library::load(file, s.plugin_policy());
+    dmpl_library_state& lib = library_state(s);
+    if (!lib.library) {
+        fs::path file = lib.library_setting ? *lib.library_setting : default_library(rt.kind);
+        lib.library = plugins::dmpl_library::load(file, s.plugin_policy());
     }
     plugins::pthread_key_reader keys = [&s](pid_t tid, std::uint64_t key) -> std::optional<std::uint64_t> {
         try {
@@ -129,7 +138,7 @@ plugins::dmpl_process* dmpl_for(session& s, bool required) {
         }
         return std::nullopt;
     };
-    st.proc = std::make_unique<plugins::dmpl_process>(st.library, *tgt, std::move(keys));
+    st.proc = std::make_unique<plugins::dmpl_process>(lib.library, *tgt, std::move(keys));
     st.proc_target = tgt;
     st.proc_pid = tgt->pid();
     return st.proc.get();
@@ -293,7 +302,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
             }
             return std::nullopt;
         }
-        dmpl_state& st = state_of(s);
+        dmpl_process_state& st = process_state(s);
         if (!st.ompd || st.ompd_target != tgt || st.ompd_pid != tgt->pid()) {
             st.ompd.reset();
             auto probe = plugins::probe_openmp_runtime(*tgt);
@@ -1286,7 +1295,7 @@ std::vector<dmpl_thread_position> dmpl_thread_positions(session& s) {
         }
         out.push_back(std::move(p));
     }
-    state_of(s).proc.reset();
+    process_state(s).proc.reset();
     return out;
 }
 
@@ -1294,9 +1303,13 @@ void dmpl_set_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of a DMPL library).");
     }
-    dmpl_state& st = state_of(s);
+    dmpl_library_state& st = library_state(s);
     st.library_setting = fs::path(path);
-    st.proc.reset();
+    for (auto& inf : s.inferiors()) {
+        if (auto* p = inf->model_state.find<dmpl_process_state>()) {
+            p->proc.reset();
+        }
+    }
     st.library.reset();
 }
 

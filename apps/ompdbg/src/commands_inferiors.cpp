@@ -86,6 +86,7 @@ void detach_inferior(session& s, std::size_t index) {
     } catch (const std::exception& e) {
         log::write(log::channel::cli, "detaching process {}: {}", pid, e.what());
     }
+    inf.model_state.clear();
     inf.process.reset();
     inf.stacks.clear();
     inf.thread_db.reset();

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -35,24 +34,21 @@ struct queue_rank {
     tracer::target* target = nullptr;  ///< nullptr: the rank has ended
     pid_t pid = 0;
     std::string end_note;              ///< "exited with code 0"
+    inferior* owner = nullptr;         ///< the inferior that keeps its msgq_process
 };
 
-/// The DLL and one msgq_process per live rank, kept across commands (the DLL caches each
-/// process's communicator list and refreshes it when it changed).
-struct msgq_state {
+/// The message-queue DLL of a session (`session::model_state()`), loaded once.
+struct msgq_library_state {
     std::shared_ptr<plugins::msgq_library> library;
-    struct entry {
-        tracer::target* target = nullptr;
-        std::unique_ptr<plugins::msgq_process> process;
-    };
-    std::map<pid_t, entry> processes;
 };
 
-msgq_state& state_of(session& s) {
-    // Never destroyed: nothing here must run against a gone process in a static destructor.
-    static auto* states = new std::map<const session*, msgq_state>();
-    return (*states)[&s];
-}
+/// The DLL's view of one live rank (`inferior::model_state`), kept across commands (the
+/// DLL caches each process's communicator list and refreshes it when it changed).
+struct msgq_process_state {
+    tracer::target* target = nullptr;
+    pid_t pid = 0;
+    std::unique_ptr<plugins::msgq_process> process;
+};
 
 std::string end_note_of(const inferior& inf) {
     if (!inf.end) {
@@ -88,8 +84,9 @@ std::vector<queue_rank> job_ranks(session& s, const std::optional<std::vector<in
         if (i >= s.inferiors().size()) {
             continue;
         }
-        const inferior& inf = *s.inferiors()[i];
+        inferior& inf = *s.inferiors()[i];
         queue_rank r;
+        r.owner = &inf;
         r.rank = inf.rank;
         r.pid = inf.pid;
         if (inf.process && inf.process->is_alive()) {
@@ -110,6 +107,7 @@ std::vector<queue_rank> single_rank(session& s, const std::optional<std::vector<
         error::send("The program is not being run.");
     }
     queue_rank r;
+    r.owner = &s.current_inferior();
     r.target = tgt;
     r.pid = tgt->pid();
     auto rank = plugins::mpi_rank_from_environment(r.pid);
@@ -134,20 +132,19 @@ std::vector<queue_rank> queue_ranks(session& s, const std::optional<std::vector<
 }
 
 plugins::msgq_process& msgq_of(session& s, const queue_rank& r) {
-    msgq_state& st = state_of(s);
-    auto it = st.processes.find(r.pid);
-    if (it != st.processes.end() && it->second.target == r.target && it->second.process) {
-        return *it->second.process;
+    msgq_process_state& st = r.owner->model_state.get<msgq_process_state>();
+    if (st.target == r.target && st.pid == r.pid && st.process) {
+        return *st.process;
     }
-    st.processes.erase(r.pid);
-    if (!st.library) {
-        st.library = plugins::msgq_library::load_for(*r.target, s.plugin_policy());
+    st.process.reset();
+    msgq_library_state& lib = s.model_state().get<msgq_library_state>();
+    if (!lib.library) {
+        lib.library = plugins::msgq_library::load_for(*r.target, s.plugin_policy());
     }
-    auto proc = std::make_unique<plugins::msgq_process>(st.library, *r.target, r.rank);
-    auto& e = st.processes[r.pid];
-    e.target = r.target;
-    e.process = std::move(proc);
-    return *e.process;
+    st.process = std::make_unique<plugins::msgq_process>(lib.library, *r.target, r.rank);
+    st.target = r.target;
+    st.pid = r.pid;
+    return *st.process;
 }
 
 std::string peer_text(const plugins::msgq_operation& op, bool send) {

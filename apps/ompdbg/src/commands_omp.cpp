@@ -37,14 +37,24 @@ using plugins::ompd_address_space;
 
 namespace omp_impl {
 
-omp_state& state_of(session& s) {
-    // Never destroyed: at exit the session and its process are gone already, and nothing
-    // here must run against them in a static destructor.
-    static auto* states = new std::map<const session*, omp_state>();
-    return (*states)[&s];
+omp_library_state& library_state(session& s) {
+    return s.model_state().get<omp_library_state>();
 }
 
-void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy) {
+omp_process_state& process_state(session& s) {
+    return s.current_inferior().model_state.get<omp_process_state>();
+}
+
+void forget_address_spaces(session& s) {
+    for (auto& inf : s.inferiors()) {
+        if (auto* st = inf->model_state.find<omp_process_state>()) {
+            st->aspace.reset();
+        }
+    }
+}
+
+void ensure_library(omp_library_state& st, const plugins::omp_runtime_probe& probe,
+                    const plugins::plugin_policy& policy) {
     if (st.library) {
         return;
     }
@@ -60,7 +70,7 @@ ompd_address_space& require_ompd(session& s) {
     if (tgt == nullptr) {
         error::send("The program is not being run.");
     }
-    omp_state& st = state_of(s);
+    omp_process_state& st = process_state(s);
     if (st.aspace && st.aspace_target == tgt && st.aspace_pid == tgt->pid()) {
         return *st.aspace;
     }
@@ -78,11 +88,12 @@ ompd_address_space& require_ompd(session& s) {
     if (!probe.debug_enabled) {
         error::send(probe.problem);
     }
-    ensure_library(st, probe, s.plugin_policy());
+    omp_library_state& lib = library_state(s);
+    ensure_library(lib, probe, s.plugin_policy());
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
     plugins::tls_resolver tls = make_tls_resolver([&s] { return s.thread_db(); });
-    st.aspace = std::make_unique<ompd_address_space>(st.library, *tgt, std::move(tls));
+    st.aspace = std::make_unique<ompd_address_space>(lib.library, *tgt, std::move(tls));
     st.aspace_target = tgt;
     st.aspace_pid = tgt->pid();
     return *st.aspace;
@@ -163,7 +174,7 @@ void cmd_omp_info(session& s, std::string_view) {
     ompd_address_space& as = require_ompd(s);
     auto& lib = as.library();
     s.out().line("OMPD library:        " + lib.path().string());
-    s.out().line("Found:               " + state_of(s).library_source);
+    s.out().line("Found:               " + library_state(s).library_source);
     s.out().line("OMPD API version:    " + std::to_string(lib.api_version()));
     s.out().line("OMPD version string: " + lib.version_string());
     if (auto v = as.omp_version()) {
@@ -171,7 +182,7 @@ void cmd_omp_info(session& s, std::string_view) {
     }
     s.out().field("runtime", probe.runtime_path.string());
     s.out().field("library", lib.path().string());
-    s.out().field("found", state_of(s).library_source);
+    s.out().field("found", library_state(s).library_source);
     s.out().field("api_version", lib.api_version());
     s.out().field("version_string", lib.version_string());
 }
@@ -504,10 +515,10 @@ void omp_set_ompd_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of libompd.so).");
     }
-    omp_state& st = state_of(s);
+    omp_library_state& st = library_state(s);
     st.ompd_library_setting = fs::path(path);
     st.library.reset();
-    st.aspace.reset();
+    forget_address_spaces(s);
 }
 
 std::vector<std::string> omp_launch_environment(const std::vector<std::string>& env) {

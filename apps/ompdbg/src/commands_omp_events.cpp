@@ -417,7 +417,7 @@ void omp_on_library_event(session& s) {
     if (proc == nullptr || !proc->is_alive()) {
         return;
     }
-    omp_state& st = state_of(s);
+    omp_process_state& st = process_state(s);
     if (st.dll_valid_site && st.dll_valid_pid == proc->pid()) {
         return;  // planted already (or hit already) in this process
     }
@@ -441,7 +441,7 @@ void omp_on_library_event(session& s) {
 }
 
 bool omp_is_internal_site(session& s, std::uint64_t addr) {
-    const omp_state& st = state_of(s);
+    const omp_process_state& st = process_state(s);
     return s.process() != nullptr && st.dll_valid_site == addr && st.dll_valid_pid == s.process()->pid();
 }
 
@@ -450,7 +450,7 @@ bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
         return false;
     }
     tracer::process* proc = s.process();
-    omp_state& st = state_of(s);
+    omp_library_state& st = library_state(s);
     // The runtime passes here once, when ompd_dll_locations is filled: the site has done
     // its job (the address stays recorded so that it is not planted again).
     try {

@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the commands_omp*.cpp files: the OMPD state of a session and the helpers that
-// every OpenMP command uses (the address space, code locations, thread labels).
+// Shared by the commands_omp*.cpp files: the OMPD state of a session and of each of its
+// processes, and the helpers that every OpenMP command uses (the address space, code
+// locations, thread labels).
 
 #include <sys/types.h>
 
@@ -18,9 +19,9 @@
 
 namespace ompdbg::app::omp_impl {
 
-/// OMPD state of one session: settings, the loaded library, the address space of the
-/// current target (rebuilt when the target changes).
-struct omp_state {
+/// OMPD state of one session (`session::model_state()`): the setting and the loaded
+/// library, shared by every process.
+struct omp_library_state {
     std::optional<std::filesystem::path> ompd_library_setting;
     std::shared_ptr<plugins::ompd_library> library;
     /// How `library` was found ("the runtime's ompd_dll_locations", "--ompd-library").
@@ -28,6 +29,11 @@ struct omp_state {
     /// Why no library could be loaded when the runtime announced its list (shown by `omp
     /// info` and the OpenMP commands); empty when none was tried or it worked.
     std::string library_problem;
+};
+
+/// OMPD state of one process (`inferior::model_state`): the address space of its target
+/// (rebuilt when the target changes: a core file, a new process object).
+struct omp_process_state {
     std::unique_ptr<plugins::ompd_address_space> aspace;
     const tracer::target* aspace_target = nullptr;
     pid_t aspace_pid = 0;
@@ -36,12 +42,20 @@ struct omp_state {
     pid_t dll_valid_pid = 0;
 };
 
-/// The state of session `s` (created on first use, never destroyed).
-omp_state& state_of(session& s);
+/// The OMPD state of session `s` (created on first use, destroyed with the session).
+omp_library_state& library_state(session& s);
+
+/// The OMPD state of the current inferior of `s` (created on first use, destroyed with its
+/// process).
+omp_process_state& process_state(session& s);
+
+/// Drops the OMPD address space of every inferior (a new library, a triage sample).
+void forget_address_spaces(session& s);
 
 /// Loads the OMPD library for `probe` (the runtime's ompd_dll_locations, then the
 /// --ompd-library fallback) into `st` unless one is loaded. Throws one line saying why not.
-void ensure_library(omp_state& st, const plugins::omp_runtime_probe& probe, const plugins::plugin_policy& policy);
+void ensure_library(omp_library_state& st, const plugins::omp_runtime_probe& probe,
+                    const plugins::plugin_policy& policy);
 
 /// The OMPD address space of the session's target, created on first use. Throws one line
 /// saying why OpenMP cannot be inspected (no process, libgomp, stripped runtime,

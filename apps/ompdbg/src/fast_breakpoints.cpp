@@ -29,8 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// What the session knows about the agent in one process (by process object and pid).
+/// What the session knows about the agent in one process (`inferior::model_state`; for
+/// the process object and pid it was made for).
 struct agent_state {
+    const tracer::process* process = nullptr;
+    pid_t pid = 0;
     std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
     std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
     bool forked_cleared = false;
@@ -39,16 +42,10 @@ struct agent_state {
     std::map<int, std::string> notes;   ///< breakpoint number → why not fast
 };
 
-struct session_state {
-    std::map<std::pair<const tracer::process*, pid_t>, agent_state> agents;
+/// Fast breakpoints in the session (`session::model_state()`).
+struct launch_state {
     std::string launch_refusal;   ///< why the agent was not preloaded at the last launch
 };
-
-session_state& state_of(session& s) {
-    // Never destroyed: see commands_omp.cpp (nothing may run against a dead session at exit).
-    static auto* states = new std::map<const session*, session_state>();
-    return (*states)[&s];
-}
 
 bool env_says_off() {
     const char* e = std::getenv("OMPDBG_FAST_BREAKPOINTS");
@@ -68,9 +65,14 @@ bool wants_agent(session& s) {
     return false;
 }
 
-/// The agent's symbols in `proc`, looked up once per process.
+/// The agent's symbols in `proc`, the current inferior's process, looked up once per process.
 agent_state& agent_of(session& s, tracer::process& proc) {
-    auto& st = state_of(s).agents[{&proc, proc.pid()}];
+    auto& st = s.current_inferior().model_state.get<agent_state>();
+    if (st.process != &proc || st.pid != proc.pid()) {
+        st = agent_state{};
+        st.process = &proc;
+        st.pid = proc.pid();
+    }
     if (st.control != 0) {
         return st;
     }
@@ -182,7 +184,7 @@ bool fast_breakpoints_on(session& s) {
 }
 
 std::vector<std::string> agent_launch_environment(session& s, std::vector<std::string> env) {
-    auto& st = state_of(s);
+    auto& st = s.model_state().get<launch_state>();
     st.launch_refusal.clear();
     if (!fast_breakpoints_on(s) || !wants_agent(s)) {
         return env;
@@ -302,18 +304,17 @@ std::string condition_path_note(session& s, const breakpoint& bp) {
     if (proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
         return "";
     }
-    auto& st = state_of(s);
-    auto it = st.agents.find({proc, proc->pid()});
-    if (it == st.agents.end() || it->second.control == 0) {
+    const auto* a = s.current_inferior().model_state.find<agent_state>();
+    if (a == nullptr || a->process != proc || a->pid != proc->pid() || a->control == 0) {
         return "";
     }
     for (auto& loc : bp.locations) {
-        if (it->second.fast.count(loc.address.addr()) && proc->is_site_fast(loc.address)) {
+        if (a->fast.count(loc.address.addr()) && proc->is_site_fast(loc.address)) {
             return " (target evaluation)";
         }
     }
-    auto note = it->second.notes.find(bp.number);
-    return note == it->second.notes.end() ? "" : " (host evaluation: " + note->second + ")";
+    auto note = a->notes.find(bp.number);
+    return note == a->notes.end() ? "" : " (host evaluation: " + note->second + ")";
 }
 
 }  // namespace ompdbg::app

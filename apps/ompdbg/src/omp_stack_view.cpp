@@ -1,7 +1,5 @@
 #include "omp_stack_view.hpp"
 
-#include <map>
-
 #include <fmt/format.h>
 
 #include "session.hpp"
@@ -25,10 +23,17 @@ std::string continued_separator(session& s, pid_t encountering_tid) {
                        thread, encountering_tid, thread);
 }
 
+namespace {
+
+/// `set omp-bt-filter` of a session (`session::model_state()`): on by default.
+struct omp_bt_filter_setting {
+    bool on = true;
+};
+
+}  // namespace
+
 bool& omp_bt_filter(session& s) {
-    // Never destroyed: nothing may run against a dead session at exit (as commands_omp.cpp).
-    static auto* settings = new std::map<const session*, bool>();
-    return settings->try_emplace(&s, true).first->second;
+    return s.model_state().get<omp_bt_filter_setting>().on;
 }
 
 }  // namespace ompdbg::app

@@ -47,6 +47,7 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view line) 
 inferior::~inferior() {
     // Caches that refer to the process go first; the process' destructor kills a launched
     // process and detaches an attached one.
+    model_state.clear();
     stacks.clear();
     thread_db.reset();
     process.reset();
@@ -240,6 +241,7 @@ void session::drop_process() {
         // One rank of a job ended: it stays listed (mpi ranks), without a process, and the
         // job (its starter) stays too, even when it was the only rank. One of the
         // inferiors of a fork too (info inferiors).
+        inf.model_state.clear();
         inf.stacks.clear();
         inf.thread_db.reset();
         inf.thread_db_tried = false;

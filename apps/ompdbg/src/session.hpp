@@ -21,6 +21,7 @@
 #include "output.hpp"
 #include "script_state.hpp"
 #include "ompdbg/debugger/run/signal_policy.hpp"
+#include "ompdbg/debugger/session/state_slots.hpp"
 #include "stack.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -133,6 +134,9 @@ struct inferior {
     pid_t vfork_parent_pid = 0;
     pid_t vfork_child_pid = 0;
     bool detach_after_vfork = false;   ///< the parent: detached then (detach-on-fork on)
+    /// What the model's parts keep about this process (its OMPD address space, DMPL view,
+    /// message-queue view, fast-breakpoint agent): dropped when the process is, before it.
+    state_slots model_state;
 
     ~inferior();
 };
@@ -263,6 +267,10 @@ public:
     /// `--plugin-path DIR` / `set plugin-path DIR`: allows plugins from DIR. Throws when DIR
     /// is empty or not a directory.
     void allow_plugin_directory(const std::string& dir);
+    /// What the model's parts keep for the whole session (plugin settings, the loaded
+    /// libompd, DMPL and message-queue libraries); per-process state is in each inferior's
+    /// `model_state`.
+    state_slots& model_state() { return model_state_; }
 
     // ---- signals and process events (handle, catch syscall/fork/exec, follow-fork-mode) ----
     signal_policy& signals() { return signals_; }
@@ -365,6 +373,8 @@ private:
     signal_policy signals_;
     process_event_settings process_events_;
     plugins::plugin_policy plugin_policy_;
+    /// Last: destroyed first, while everything its objects might name still exists.
+    state_slots model_state_;
 };
 
 /// Registration of command groups (each in its own commands_*.cpp).

@@ -194,7 +194,7 @@ void label_openmp_threads(session& s, process_view& pv) {
         // function on the stack still names the region.
         pv.openmp_note = e.what();
         if (label_from_dmpl(s, pv)) {
-            omp_impl::state_of(s).aspace.reset();
+            omp_impl::forget_address_spaces(s);
             return;
         }
         pv.openmp_source = "the stack (no OMPD)";
@@ -208,7 +208,7 @@ void label_openmp_threads(session& s, process_view& pv) {
             }
         }
     }
-    omp_impl::state_of(s).aspace.reset();
+    omp_impl::forget_address_spaces(s);
 }
 
 std::string describe_op(const plugins::msgq_operation& op, bool send) {
@@ -445,7 +445,7 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
 /// triage ends: per-session caches (OMPD, message queues) key their entries by target
 /// address, which a later sample's new process objects must never reuse.
 void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
-    omp_impl::state_of(s).aspace.reset();
+    omp_impl::forget_address_spaces(s);
     for (auto& inf : s.inferiors()) {
         if (inf->process && inf->process->is_alive()) {
             try {
@@ -465,7 +465,7 @@ void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
 snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
     snapshot snap;
     snap.when = std::chrono::steady_clock::now();
-    omp_impl::state_of(s).aspace.reset();
+    omp_impl::forget_address_spaces(s);
     if (o.core) {
         snap.kind = "core";
         s.set_program(o.core->first, {});
