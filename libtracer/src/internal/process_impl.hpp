@@ -1,7 +1,9 @@
 #pragma once
 // The state behind ompdbg::tracer::process, shared by the files that implement it:
 // process_launch.cpp (launch/attach/detach/kill), process_events.cpp (the all-stop event
-// loop), process_memory.cpp (memory, breakpoint sites, registers), shared_libraries.cpp.
+// loop), process_thread_status.cpp (one thread's waitpid result), process_forks.cpp (fork
+// and vfork children), process_resume.cpp (resuming and stepping), process_memory.cpp
+// (memory, breakpoint sites, registers), shared_libraries.cpp.
 
 #include <sys/types.h>
 
@@ -147,7 +149,8 @@ struct ptrace_process::impl {
     void remove_thread(pid_t tid);
     thread_record* leader() { return find(pid); }
 
-    // --- events (process_events.cpp)
+    // --- events (process_events.cpp, process_thread_status.cpp, process_forks.cpp,
+    // process_resume.cpp)
     /// Decodes one waitpid result of `t` and records its meaning (LLDB's one switch).
     void handle_status(thread_record& t, const internal::wait_status& ws);
     /// waitpid(WNOHANG) on every thread that may have something to report; true if any did.
