@@ -3,7 +3,7 @@
 // target's own link map (/proc/PID/maps for a process, the dynamic loader's --list for a
 // program), never from LD_LIBRARY_PATH guesses.
 #include "doctor.hpp"
-#include "ompdbg/debugger/omp/ompd_tls.hpp"
+#include "doctor_checks.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -33,23 +33,10 @@
 extern char** environ;
 
 namespace ompdbg::app {
+
+namespace doctor_impl {
+
 namespace {
-
-namespace fs = std::filesystem;
-
-/// A /proc file's text; nullopt when it cannot be read (or is empty).
-std::optional<std::string> read_text(const std::string& p) {
-    std::string text = tracer::proc_fs::read_small_file(p);
-    return text.empty() ? std::nullopt : std::optional<std::string>(text);
-}
-
-fs::path cache_dir() {
-    if (const char* c = std::getenv("OMPDBG_CACHE"); c != nullptr && *c != '\0') {
-        return c;
-    }
-    const char* home = std::getenv("HOME");
-    return fs::path(home != nullptr ? home : "/root") / ".cache" / "ompdbg";
-}
 
 bool has_cap_sys_ptrace() {
     auto eff = tracer::proc_fs::status_field(::getpid(), 0, "CapEff");
@@ -152,40 +139,6 @@ std::vector<fs::path> libraries_of_process(pid_t pid) {
     return libs;
 }
 
-bool basename_starts(const fs::path& p, std::string_view prefix) {
-    return p.filename().string().rfind(prefix, 0) == 0;
-}
-
-std::shared_ptr<dwarf::elf_file> try_open(const fs::path& p) {
-    try {
-        return dwarf::elf_file::open(p);
-    } catch (const std::exception&) {
-        return nullptr;
-    }
-}
-
-bool defines(const dwarf::elf_file& f, std::string_view symbol) { return !f.find_symbols(symbol).empty(); }
-
-/// What the doctor learnt about the subject while checking, for the later checks.
-struct findings {
-    std::vector<doctor_check> checks;
-    fs::path program;                       ///< the executable (empty for the machine)
-    std::shared_ptr<dwarf::elf_file> elf;   ///< the executable, when it opened
-    std::vector<fs::path> libraries;
-    std::optional<pid_t> pid;
-    bool can_attach = false;
-    std::optional<fs::path> omp_runtime;
-    bool runtime_has_ompd = false;
-    bool omp_debug_enabled = false;
-    std::shared_ptr<plugins::ompd_library> ompd;
-
-    void add(std::string name, doctor_status st, std::string found, std::string fix = {}) {
-        checks.push_back({std::move(name), st, std::move(found), std::move(fix)});
-    }
-};
-
-// ---- ptrace ------------------------------------------------------------------------
-
 void check_ptrace(findings& f) {
     bool cap = has_cap_sys_ptrace();
     auto scope_text = read_text("/proc/sys/kernel/yama/ptrace_scope");
@@ -253,8 +206,6 @@ void check_ptrace(findings& f) {
     f.add("ptrace", st, fmt::format("{}; {}: {}", scope_desc, who, verdict), fix);
 }
 
-// ---- the program -------------------------------------------------------------------------
-
 void check_program(findings& f) {
     try {
         f.elf = dwarf::elf_file::open(f.program);
@@ -289,506 +240,6 @@ void gather_libraries(findings& f) {
               "add its directory to the program's rpath or to LD_LIBRARY_PATH");
     }
 }
-
-// ---- OpenMP ------------------------------------------------------------------------------
-
-fs::path ompd_runtime_hint() { return cache_dir() / "llvm-openmp-19.1.7" / "lib"; }
-
-void check_openmp_runtime(findings& f) {
-    for (const auto& lib : f.libraries) {
-        if (basename_starts(lib, "libomp.so") || basename_starts(lib, "libiomp5.so") ||
-            basename_starts(lib, "libgomp.so")) {
-            f.omp_runtime = lib;
-            break;
-        }
-    }
-    if (!f.omp_runtime) {
-        f.add("openmp runtime", doctor_status::info,
-              f.pid ? "no OpenMP runtime is mapped in the process"
-                    : "the program links no OpenMP runtime (one loaded with dlopen shows with `ompdbg doctor PID`)");
-        return;
-    }
-    const fs::path& rt = *f.omp_runtime;
-    auto elf = try_open(rt);
-    if (!elf) {
-        f.add("openmp runtime", doctor_status::missing, fmt::format("{}: cannot be read", rt.string()));
-        return;
-    }
-    if (basename_starts(rt, "libgomp.so")) {
-        f.add("openmp runtime", doctor_status::warn,
-              fmt::format("GNU libgomp ({}): it has no OMPD support", rt.string()),
-              "ompdbg answers through its DMPL plugin for libgomp (omp threadprivate, bt folding); for the "
-              "full OMPD view build with clang -fopenmp against LLVM's libomp");
-        return;
-    }
-    bool ompd = defines(*elf, "ompd_dll_locations") && defines(*elf, "ompd_bp_parallel_begin");
-    if (ompd) {
-        f.runtime_has_ompd = true;
-        f.add("openmp runtime", doctor_status::ok,
-              fmt::format("LLVM OpenMP runtime with OMPD symbols: {}", rt.string()));
-        return;
-    }
-    f.add("openmp runtime", doctor_status::missing,
-          fmt::format("{} lacks the OMPD symbols (ompd_dll_locations, ompd_bp_*): it was stripped or built "
-                      "without LIBOMP_OMPD_SUPPORT",
-                      rt.string()),
-          fmt::format("use the OMPD-enabled runtime that scripts/bootstrap builds in {0} (link with -L{0} "
-                      "-Wl,-rpath,{0}, or run with LD_LIBRARY_PATH={0})",
-                      ompd_runtime_hint().string()));
-}
-
-void check_omp_debug(findings& f) {
-    if (!f.runtime_has_ompd) {
-        return;
-    }
-    if (!f.pid) {
-        const char* mine = std::getenv("OMP_DEBUG");
-        if (mine != nullptr && std::string_view(mine) != "enabled") {
-            f.add("OMP_DEBUG", doctor_status::warn,
-                  fmt::format("OMP_DEBUG={} in this environment: `ompdbg run` keeps it, and the runtime will not "
-                              "publish its OMPD data",
-                              mine),
-                  "unset OMP_DEBUG (ompdbg run then sets OMP_DEBUG=enabled) or set OMP_DEBUG=enabled");
-        } else {
-            f.add("OMP_DEBUG", doctor_status::ok, "`ompdbg run` starts the program with OMP_DEBUG=enabled");
-        }
-        return;
-    }
-    auto env = read_text(fmt::format("/proc/{}/environ", *f.pid));
-    if (!env) {
-        f.add("OMP_DEBUG", doctor_status::warn, fmt::format("cannot read /proc/{}/environ", *f.pid));
-        return;
-    }
-    std::optional<std::string> value;
-    std::size_t at = 0;
-    while (at < env->size()) {
-        std::size_t end = env->find('\0', at);
-        if (end == std::string::npos) {
-            end = env->size();
-        }
-        std::string_view kv(env->data() + at, end - at);
-        if (kv.rfind("OMP_DEBUG=", 0) == 0) {
-            value = std::string(kv.substr(10));
-        }
-        at = end + 1;
-    }
-    if (value == "enabled") {
-        f.omp_debug_enabled = true;
-        f.add("OMP_DEBUG", doctor_status::ok, fmt::format("process {} runs with OMP_DEBUG=enabled", *f.pid));
-    } else {
-        f.add("OMP_DEBUG", doctor_status::missing,
-              value ? fmt::format("process {} runs with OMP_DEBUG={}: the runtime does not publish its OMPD data",
-                                  *f.pid, *value)
-                    : fmt::format("process {} was started without OMP_DEBUG=enabled: the runtime does not publish "
-                                  "its OMPD data",
-                                  *f.pid),
-              "restart it with OMP_DEBUG=enabled in its environment (or start it with `ompdbg run`, which sets it)");
-    }
-}
-
-/// Loads libompd as the debugger would: the bare name "libompd.so" that LLVM's runtime
-/// publishes in ompd_dll_locations, resolved by the debugger's own rule
-/// (plugins::resolve_ompd_location).
-void check_libompd(findings& f, const plugins::plugin_policy& policy) {
-    if (!f.runtime_has_ompd) {
-        return;
-    }
-    std::optional<fs::path> found;
-    for (const auto& c : plugins::resolve_ompd_location(*f.omp_runtime, "libompd.so")) {
-        std::error_code ec;
-        if (fs::exists(c, ec)) {
-            found = c;
-            break;
-        }
-    }
-    if (!found) {
-        std::string fix = "install libompd.so next to the runtime";
-        for (const char* alt : {"/usr/lib/llvm-19/lib/libompd.so", "/usr/lib/x86_64-linux-gnu/libompd.so"}) {
-            if (fs::exists(alt)) {
-                fix = fmt::format("pass --ompd-library {} (or `set ompd-library {}`); it must match the runtime's "
-                                  "version",
-                                  alt, alt);
-                break;
-            }
-        }
-        f.add("libompd", doctor_status::missing,
-              fmt::format("no libompd.so next to the runtime in {}", f.omp_runtime->parent_path().string()), fix);
-        return;
-    }
-    try {
-        f.ompd = plugins::ompd_library::load(*found, policy);
-        f.add("libompd", doctor_status::ok,
-              fmt::format("{} loads: OMPD API version {}, \"{}\"", f.ompd->path().string(), f.ompd->api_version(),
-                          f.ompd->version_string()));
-    } catch (const std::exception& e) {
-        f.add("libompd", doctor_status::missing, e.what(),
-              "use a libompd.so of the same LLVM release as the runtime, from a trusted directory "
-              "(--plugin-path DIR allows one)");
-    }
-}
-
-/// Asks libompd, through the whole chain (ptrace, symbols, TLS, callbacks), for the OpenMP
-/// threads of the stopped process `proc` and their states: one line for the report.
-std::string ompd_query(findings& f, tracer::process& proc) {
-    std::unique_ptr<tracer::thread_db> tdb = tracer::thread_db::open(proc);
-    plugins::tls_resolver tls = debugger::make_tls_resolver([&tdb] { return tdb.get(); });
-    int os_threads = 0, omp_threads = 0;
-    std::map<std::string, int> states;
-    std::string procs;
-    {
-        plugins::ompd_address_space as(f.ompd, proc, tls);
-        if (auto icv = as.find_icv("num-procs-var")) {
-            if (auto n = as.icv(*icv).number) {
-                procs = fmt::format(", num-procs-var {}", *n);
-            }
-        }
-        for (auto* t : proc.threads()) {
-            ++os_threads;
-            if (auto ot = as.thread_of(t->tid())) {
-                ++omp_threads;
-                ++states[as.state_name(as.state(*ot).first)];
-            }
-        }
-    }
-    std::string by_state;
-    for (const auto& [name, n] : states) {
-        by_state += fmt::format("{}{} {}", by_state.empty() ? "" : ", ", n, name);
-    }
-    return fmt::format("{} OpenMP threads of {} threads{}", omp_threads, os_threads,
-                       by_state.empty() ? "" : " (" + by_state + ")") +
-           procs;
-}
-
-/// Attaches, asks libompd for the OpenMP threads of the process, detaches: proves that the
-/// whole chain answers a real query.
-void check_live_ompd_query(findings& f) {
-    if (!f.pid || !f.ompd || !f.omp_debug_enabled || !f.can_attach) {
-        return;
-    }
-    try {
-        auto proc = tracer::process::attach(*f.pid);
-        std::string answer = ompd_query(f, *proc);
-        proc->detach();
-        f.add("ompd query", doctor_status::ok, fmt::format("libompd answered for process {}: {}", *f.pid, answer));
-    } catch (const std::exception& e) {
-        f.add("ompd query", doctor_status::missing, fmt::format("a live OMPD query failed: {}", e.what()),
-              "run `ompdbg attach PID` then `omp info` to see the failing step");
-    }
-}
-
-/// While it lives, this process's stderr goes to /dev/null (a child started meanwhile
-/// inherits that).
-class stderr_to_null {
-public:
-    stderr_to_null() : saved_(::dup(STDERR_FILENO)) {
-        int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (saved_ >= 0 && null_fd >= 0) {
-            ::dup2(null_fd, STDERR_FILENO);
-        }
-        if (null_fd >= 0) {
-            ::close(null_fd);
-        }
-    }
-    ~stderr_to_null() {
-        if (saved_ >= 0) {
-            ::dup2(saved_, STDERR_FILENO);
-            ::close(saved_);
-        }
-    }
-    stderr_to_null(const stderr_to_null&) = delete;
-    stderr_to_null& operator=(const stderr_to_null&) = delete;
-
-private:
-    int saved_;
-};
-
-/// How long `ompdbg doctor PROG` lets the program run until its runtime publishes OMPD.
-constexpr int program_query_limit_ms = 30000;
-
-/// For a program: runs it (stdin, stdout and stderr on /dev/null, OMP_DEBUG=enabled) up to
-/// its runtime's ompd_dll_locations_valid, where the runtime has published its OMPD data,
-/// asks libompd for its threads there, and again at its first parallel region when one
-/// comes within the limit (the runtime is initialised then), and kills it. A program that ends or takes longer than
-/// the limit before its runtime starts is a warning, not a failure of OMPD.
-void check_program_ompd_query(findings& f) {
-    if (f.pid || !f.ompd) {
-        return;
-    }
-    const std::string what = f.program.filename().string();
-    try {
-        tracer::launch_options opts;
-        opts.env.push_back("OMP_DEBUG=enabled");
-        opts.stdin_path = "/dev/null";
-        opts.stdout_path = "/dev/null";
-        std::unique_ptr<tracer::process> proc;
-        {
-            // The runtime says "OMP_OMPD active" on the program's stderr: not ours to show.
-            stderr_to_null quiet;
-            proc = tracer::process::launch(f.program, {}, opts);
-        }
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(program_query_limit_ms);
-        std::optional<virt_addr> site, parallel_site;
-        std::string answer;
-        for (;;) {
-            if (!site) {
-                auto probe = plugins::probe_openmp_runtime(*proc);
-                if (auto it = probe.event_addresses.find("ompd_dll_locations_valid");
-                    it != probe.event_addresses.end()) {
-                    proc->add_breakpoint_site(it->second);
-                    site = it->second;
-                }
-                if (auto it = probe.event_addresses.find("ompd_bp_parallel_begin"); it != probe.event_addresses.end()) {
-                    proc->add_breakpoint_site(it->second);
-                    parallel_site = it->second;
-                }
-            }
-            proc->resume();
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                              std::chrono::steady_clock::now());
-            auto stop = proc->wait_for_stop(static_cast<int>(std::max<long>(left.count(), 1)));
-            if ((!stop || stop->is_process_end()) && !answer.empty()) {
-                break;   // OMPD answered at its initialisation; no parallel region came
-            }
-            if (!stop) {
-                proc->kill();
-                f.add("ompd query", doctor_status::warn,
-                      fmt::format("{} did not start its OpenMP runtime within {} s, so no live query was made", what,
-                                  program_query_limit_ms / 1000),
-                      fmt::format("run it, then `ompdbg doctor PID` on the running process"));
-                return;
-            }
-            if (stop->is_process_end()) {
-                f.add("ompd query", doctor_status::warn,
-                      fmt::format("{} ended ({}) before its OpenMP runtime published its OMPD data, so no live "
-                                  "query was made",
-                                  what,
-                                  stop->kind == tracer::stop_kind::exited
-                                      ? fmt::format("exit code {}", stop->exit_code)
-                                      : fmt::format("signal {}", stop->signo)),
-                      "give the program arguments that reach a parallel region, or run `ompdbg doctor PID` on it "
-                      "while it runs");
-                return;
-            }
-            if (stop->kind == tracer::stop_kind::breakpoint && site && stop->breakpoint_addr == site) {
-                // OMPD is available from here; the runtime has no team yet.
-                answer = "at ompd_dll_locations_valid: " + ompd_query(f, *proc);
-                if (!parallel_site) {
-                    break;
-                }
-            }
-            if (stop->kind == tracer::stop_kind::breakpoint && parallel_site &&
-                stop->breakpoint_addr == parallel_site) {
-                // The first parallel region begins: the runtime is initialised.
-                answer = "at its first parallel region (ompd_bp_parallel_begin): " + ompd_query(f, *proc);
-                break;
-            }
-        }
-        pid_t pid = proc->pid();
-        if (proc->is_alive()) {
-            proc->kill();
-        }
-        f.add("ompd query", doctor_status::ok,
-              fmt::format("ran {} (process {}) with OMP_DEBUG=enabled; libompd answered {}", what, pid, answer));
-    } catch (const std::exception& e) {
-        f.add("ompd query", doctor_status::missing,
-              fmt::format("a live OMPD query on {} failed: {}", what, e.what()),
-              "run `ompdbg " + what + "`, `break main`, `run`, then `omp info` to see the failing step");
-    }
-}
-
-// ---- DMPL ---------------------------------------------------------------------------------
-
-/// ompdbg's DMPL plugin for a runtime (plugins/dmpl-libomp, plugins/dmpl-libgomp, built next
-/// to ompdbg): found, loadable under the plugin policy, its version string.
-void check_dmpl_plugin(findings& f, const plugins::plugin_policy& policy, bool gnu) {
-    fs::path file = fs::path(OMPDBG_DMPL_PLUGIN_DIR) / (gnu ? "libdmpl-libgomp.so" : "libdmpl-libomp.so");
-    std::string name = gnu ? "dmpl libgomp" : "dmpl libomp";
-    std::error_code ec;
-    if (!fs::exists(file, ec)) {
-        f.add(name, doctor_status::missing, fmt::format("no DMPL plugin {}", file.string()),
-              "build ompdbg's plugins (make, or ninja dmpl-libomp dmpl-libgomp), or pass --dmpl-library PATH");
-        return;
-    }
-    try {
-        auto lib = plugins::dmpl_library::load(file, policy);
-        f.add(name, doctor_status::ok,
-              fmt::format("{} loads: \"{}\", interface compatibility {}, {}", file.string(), lib->version_string(),
-                          lib->compatibility(), lib->initialiser()));
-    } catch (const std::exception& e) {
-        f.add(name, doctor_status::missing, e.what(),
-              "rebuild ompdbg's plugins, or pass --dmpl-library PATH (--plugin-path DIR allows its directory)");
-    }
-}
-
-/// The DMPL plugin of the subject's runtime (both on the machine).
-void check_dmpl(findings& f, const plugins::plugin_policy& policy) {
-    if (!f.omp_runtime) {
-        return;
-    }
-    check_dmpl_plugin(f, policy, basename_starts(*f.omp_runtime, "libgomp.so"));
-}
-
-// ---- MPI ---------------------------------------------------------------------------------
-
-/// The first of `libs` and the program that defines `symbol`.
-std::optional<fs::path> defining_file(const findings& f, std::string_view symbol) {
-    if (f.elf && defines(*f.elf, symbol)) {
-        return f.program;
-    }
-    for (const auto& lib : f.libraries) {
-        if (lib == f.program) {
-            continue;
-        }
-        // Only libraries that can be MPI starters' or MPI's: reading every libc symbol
-        // table for this is cheap enough, but keep it to the likely ones.
-        auto name = lib.filename().string();
-        if (name.find("mpi") == std::string::npos && name.find("open-rte") == std::string::npos &&
-            name.find("open-pal") == std::string::npos && name.find("prrte") == std::string::npos &&
-            name.find("pmix") == std::string::npos && name.find("2dd") == std::string::npos) {
-            continue;
-        }
-        if (auto elf = try_open(lib); elf && defines(*elf, symbol)) {
-            return lib;
-        }
-    }
-    return std::nullopt;
-}
-
-void check_mpi_starter(findings& f) {
-    auto mpir = defining_file(f, "MPIR_Breakpoint");
-    auto mpi2dd = defining_file(f, "MPI2DD_info");
-    std::optional<fs::path> libmpi;
-    for (const auto& lib : f.libraries) {
-        if (basename_starts(lib, "libmpi.so")) {
-            libmpi = lib;
-        }
-    }
-    if (!mpir && !mpi2dd) {
-        if (libmpi) {
-            f.add("mpi starter", doctor_status::info,
-                  fmt::format("an MPI program (links {}), not a starter: debug the whole job through its starter",
-                              libmpi->string()),
-                  "ompdbg run -- mpirun -np N PROG ARGS, or ompdbg attach MPIRUN_PID");
-        }
-        return;
-    }
-    if (mpi2dd) {
-        f.add("mpi starter", doctor_status::ok,
-              fmt::format("MPI2DD interface (MPI2DD_info in {}){}", mpi2dd->string(),
-                          mpir ? "; MPIR too: ompdbg prefers MPI2DD" : ""));
-    }
-    if (mpir && !mpi2dd) {
-        bool proctable = defining_file(f, "MPIR_proctable").has_value();
-        bool being = defining_file(f, "MPIR_being_debugged").has_value();
-        if (proctable && being) {
-            f.add("mpi starter", doctor_status::ok,
-                  fmt::format("MPIR process acquisition (MPIR_Breakpoint, MPIR_proctable, MPIR_being_debugged in {})",
-                              mpir->string()));
-        } else {
-            f.add("mpi starter", doctor_status::missing,
-                  fmt::format("MPIR_Breakpoint in {} but not {}", mpir->string(),
-                              proctable ? "MPIR_being_debugged" : "MPIR_proctable"),
-                  "use an MPI starter that implements the whole MPIR interface (Open MPI's mpirun does)");
-        }
-    }
-}
-
-/// The message-queue DLL of Open MPI and the type information it asks the debugger for.
-void check_msgq(findings& f, const plugins::plugin_policy& policy) {
-    std::optional<fs::path> libmpi;
-    for (const auto& lib : f.libraries) {
-        if (basename_starts(lib, "libmpi.so")) {
-            libmpi = lib;
-        }
-    }
-    // A starter (mpirun) does not map libmpi; its ranks do. Look next to its libraries.
-    if (!libmpi) {
-        for (const auto& lib : f.libraries) {
-            if (basename_starts(lib, "libopen-rte.so")) {
-                for (const auto& e : fs::directory_iterator(lib.parent_path())) {
-                    if (basename_starts(e.path(), "libmpi.so.")) {
-                        libmpi = e.path();
-                        break;
-                    }
-                }
-            }
-        }
-    }
-    if (!libmpi) {
-        return;
-    }
-    // Open MPI installs the DLL in its pkglibdir: <libdir>/openmpi (upstream) or, on
-    // Debian, <libdir>/openmpi/lib/openmpi3.
-    fs::path dir = libmpi->parent_path();
-    fs::path dll = dir / "openmpi" / "libompi_dbg_msgq.so";
-    for (const char* sub : {"openmpi", "openmpi/lib/openmpi3", "openmpi3"}) {
-        if (fs::path c = dir / sub / "libompi_dbg_msgq.so"; fs::exists(c)) {
-            dll = c;
-            break;
-        }
-    }
-    if (!fs::exists(dll)) {
-        f.add("msgq dll", doctor_status::missing,
-              fmt::format("no message-queue DLL ({} does not exist)", dll.string()),
-              "install Open MPI's libompi_dbg_msgq.so (it comes with Open MPI's library package)");
-    } else if (auto refusal = policy.refusal(dll)) {
-        f.add("msgq dll", doctor_status::missing, *refusal, fmt::format("--plugin-path {}", dll.parent_path().string()));
-    } else {
-        try {
-            auto lib = plugins::plugin_library::open(dll, policy);
-            if (lib->find("mqs_setup_basic_callbacks") == nullptr || lib->find("mqs_version_compatibility") == nullptr) {
-                f.add("msgq dll", doctor_status::missing,
-                      fmt::format("{} does not export the message-queue interface (mqs_setup_basic_callbacks)",
-                                  dll.string()));
-            } else {
-                f.add("msgq dll", doctor_status::ok, fmt::format("{} loads and exports the mqs_* interface", dll.string()));
-            }
-        } catch (const std::exception& e) {
-            f.add("msgq dll", doctor_status::missing, e.what());
-        }
-    }
-    // The DLL asks for the layout of Open MPI's internal types; only DWARF has it.
-    auto elf = try_open(*libmpi);
-    const dwarf::debug_info* dbg = elf ? elf->debug() : nullptr;
-    static constexpr const char* needed[] = {"ompi_communicator_t", "ompi_group_t", "ompi_request_t",
-                                             "mca_pml_base_request_t", "mca_pml_base_send_request_t",
-                                             "mca_pml_base_recv_request_t", "opal_list_t", "ompi_datatype_t"};
-    std::string bootstrap_fix =
-        fmt::format("use the Open MPI with debug information that scripts/bootstrap builds in {} (its mpicc/mpirun), "
-                    "or install Open MPI's debug symbols",
-                    (cache_dir() / "openmpi-4.1.4").string());
-    if (dbg == nullptr) {
-        f.add("msgq types", doctor_status::missing,
-              fmt::format("{} has no debug information: the message-queue DLL cannot learn the layout of {}, {}, ... "
-                          "(Debian's Open MPI is stripped)",
-                          libmpi->string(), needed[0], needed[3]),
-              bootstrap_fix);
-        return;
-    }
-    std::vector<std::string> absent;
-    for (const char* t : needed) {
-        try {
-            if (!dbg->find_type(t)) {
-                absent.emplace_back(t);
-            }
-        } catch (const std::exception&) {
-            absent.emplace_back(t);
-        }
-    }
-    if (absent.empty()) {
-        f.add("msgq types", doctor_status::ok,
-              fmt::format("{} has the DWARF types the message-queue DLL asks for", libmpi->string()));
-    } else {
-        std::string list;
-        for (const auto& a : absent) {
-            list += (list.empty() ? "" : ", ") + a;
-        }
-        f.add("msgq types", doctor_status::missing,
-              fmt::format("{} has debug information but not the types {}", libmpi->string(), list), bootstrap_fix);
-    }
-}
-
-// ---- the machine ---------------------------------------------------------------------------
 
 void check_machine(findings& f, const plugins::plugin_policy& policy) {
     fs::path rt = ompd_runtime_hint() / "libomp.so";
@@ -835,6 +286,37 @@ std::string_view status_word(doctor_status s) {
 }
 
 }  // namespace
+
+std::optional<std::string> read_text(const std::string& p) {
+    std::string text = tracer::proc_fs::read_small_file(p);
+    return text.empty() ? std::nullopt : std::optional<std::string>(text);
+}
+
+fs::path cache_dir() {
+    if (const char* c = std::getenv("OMPDBG_CACHE"); c != nullptr && *c != '\0') {
+        return c;
+    }
+    const char* home = std::getenv("HOME");
+    return fs::path(home != nullptr ? home : "/root") / ".cache" / "ompdbg";
+}
+
+bool basename_starts(const fs::path& p, std::string_view prefix) {
+    return p.filename().string().rfind(prefix, 0) == 0;
+}
+
+std::shared_ptr<dwarf::elf_file> try_open(const fs::path& p) {
+    try {
+        return dwarf::elf_file::open(p);
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+bool defines(const dwarf::elf_file& f, std::string_view symbol) { return !f.find_symbols(symbol).empty(); }
+
+}  // namespace doctor_impl
+
+using namespace doctor_impl;
 
 std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy) {
     findings f;
