@@ -1,5 +1,6 @@
 // MPI jobs: acquisition through MPIR, one inferior per rank, the rank focus, job-wide
-// continue and the merged stack tree (`mpi stacks`, as STAT prints it).
+// continue and the merged stack tree (`mpi stacks`, as STAT prints it). Rank lists
+// (`rank 0-3,6`, `break ... rank N`) are in mpi_rank_lists.cpp.
 
 #include "commands_mpi.hpp"
 #include "command_args.hpp"
@@ -11,9 +12,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -340,135 +339,6 @@ void for_each_focused_rank(session& s, bool label, const std::function<void(infe
         }
         fn(inf);
     }
-}
-
-std::string format_rank_list(std::vector<int> ranks) {
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    std::string out;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) {
-            ++j;
-        }
-        if (!out.empty()) {
-            out += ",";
-        }
-        out += j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-        i = j + 1;
-    }
-    return out;
-}
-
-namespace {
-
-/// Parses "3", "0-3,6" (not "all") into sorted ranks; `max_rank` < 0: no job to check
-/// against.
-std::vector<int> parse_rank_numbers(const std::string& t, int max_rank) {
-    auto number = [&](const std::string& w) {
-        std::size_t used = 0;
-        long v = -1;
-        try {
-            v = std::stol(w, &used, 10);
-        } catch (const std::logic_error&) {
-            used = 0;
-        }
-        if (used != w.size() || w.empty() || v < 0) {
-            error::send(fmt::format("Invalid rank list \"{}\": expected N, N-M, N,M or all.", t));
-        }
-        if (max_rank >= 0 && v > max_rank) {
-            error::send(fmt::format("No rank {}: the job has ranks 0-{}.", v, max_rank));
-        }
-        return static_cast<int>(v);
-    };
-    std::vector<int> out;
-    std::stringstream in(t);
-    std::string part;
-    while (std::getline(in, part, ',')) {
-        part = trim_copy(part);
-        auto dash = part.find('-');
-        if (dash == std::string::npos) {
-            out.push_back(number(part));
-            continue;
-        }
-        int a = number(trim_copy(part.substr(0, dash)));
-        int b = number(trim_copy(part.substr(dash + 1)));
-        if (b < a) {
-            error::send(fmt::format("Invalid rank range \"{}\".", part));
-        }
-        for (int r = a; r <= b; ++r) {
-            out.push_back(r);
-        }
-    }
-    if (out.empty()) {
-        error::send("Argument required (rank list: N, N-M, N,M or all).");
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
-/// The ranks of the job's inferiors (empty: no MPI job).
-std::vector<int> job_ranks(session& s) {
-    std::vector<int> all;
-    for (auto& inf : s.inferiors()) {
-        if (inf->rank >= 0) {
-            all.push_back(inf->rank);
-        }
-    }
-    return all;
-}
-
-}  // namespace
-
-std::vector<int> parse_rank_list(session& s, std::string_view text) {
-    std::string t = trim_copy(text);
-    std::vector<int> all = job_ranks(s);
-    if (all.empty()) {
-        error::send("No MPI job is being debugged.");
-    }
-    if (t == "all") {
-        return all;
-    }
-    return parse_rank_numbers(t, *std::max_element(all.begin(), all.end()));
-}
-
-std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec) {
-    static const std::regex rank_re(R"(^(.*?)\s*\brank\s+(\S+)$)");
-    std::smatch m;
-    if (!std::regex_match(spec, m, rank_re) || trim_copy(std::string(m[1])).empty()) {
-        return std::nullopt;
-    }
-    std::string list = m[2];
-    std::string rest = m[1];
-    std::vector<int> all = job_ranks(s);
-    std::vector<int> ranks;
-    if (list == "all") {
-        ranks = all;
-    } else if (!all.empty()) {
-        ranks = parse_rank_numbers(list, *std::max_element(all.begin(), all.end()));
-    } else if (s.process() && s.process()->is_alive()) {
-        error::send("No MPI job is being debugged: \"rank\" applies to MPI ranks.");
-    } else {
-        ranks = parse_rank_numbers(list, -1);   // before `run -- mpirun`: checked at no job yet
-    }
-    spec = trim_copy(rest);
-    if (!all.empty() && ranks.size() >= all.size()) {
-        ranks.clear();   // every rank of the job: no restriction
-    }
-    return ranks;
-}
-
-std::vector<int> breakpoint_ranks_of_focus(session& s) {
-    if (!is_mpi_session(s) || s.focus().size() >= s.inferiors().size()) {
-        return {};
-    }
-    std::vector<int> ranks;
-    for (std::size_t i : s.focus()) {
-        ranks.push_back(s.inferiors()[i]->rank);
-    }
-    std::sort(ranks.begin(), ranks.end());
-    return ranks;
 }
 
 bool is_job_wide_command(const std::string& name, std::string_view args) {
