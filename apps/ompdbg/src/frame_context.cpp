@@ -1,7 +1,5 @@
 #include "frame_context.hpp"
 
-#include "commands_signals.hpp"
-
 #include "commands_dmpl.hpp"
 
 #include <algorithm>
@@ -639,18 +637,6 @@ std::string frame_context::symbolize(std::uint64_t addr) {
     return l.empty() ? std::string() : "<" + l + ">";
 }
 
-std::optional<dwarf::value> frame_context::history(int index) {
-    return s_.history(index);
-}
-
-int frame_context::history_size() {
-    int n = 0;
-    while (s_.history(n + 1)) {
-        ++n;
-    }
-    return n;
-}
-
 namespace {
 
 /// Finds enumerator `name` among the enumeration types declared at file or namespace
@@ -692,11 +678,6 @@ std::optional<dwarf::value> find_enumerator_in(Dwarf_Die parent, std::string_vie
     return std::nullopt;
 }
 
-std::map<std::string, dwarf::value, std::less<>>& convenience_variables() {
-    static std::map<std::string, dwarf::value, std::less<>> vars;
-    return vars;
-}
-
 }  // namespace
 
 std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view name) {
@@ -723,53 +704,6 @@ std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view na
         }
     }
     return std::nullopt;
-}
-
-void set_convenience_variable(std::string_view name, std::optional<dwarf::value> v) {
-    auto& vars = convenience_variables();
-    if (v) {
-        vars[std::string(name)] = std::move(*v);
-    } else if (auto it = vars.find(name); it != vars.end()) {
-        vars.erase(it);
-    }
-}
-
-dwarf::value int_value(std::int64_t n) {
-    dwarf::value v;
-    v.val_type = dwarf::type::make_base("int", 4, dwarf::base_encoding::signed_int);
-    v.synthetic_type_name = "int";
-    auto i = static_cast<std::int32_t>(n);
-    v.bytes.resize(4);
-    std::memcpy(v.bytes.data(), &i, 4);
-    return v;
-}
-
-std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
-    if (name == "_siginfo") {
-        return siginfo_value(s_, *this, tid_ != 0 ? tid_ : s_.selected_tid());
-    }
-    // Computed when asked, as gdb's lazy internal variables: the selected thread's number
-    // (0 without a process) and the number of the last breakpoint set (void before one).
-    if (name == "_thread") {
-        auto* t = s_.target();
-        bool live = t != nullptr && (!t->is_live() || (s_.process() && s_.process()->is_alive()));
-        return int_value(live ? s_.thread_number(s_.selected_tid()) : 0);
-    }
-    if (name == "bpnum" && !convenience_variables().count("bpnum")) {
-        if (s_.last_breakpoint_number() == 0) {
-            return std::nullopt;
-        }
-        return int_value(s_.last_breakpoint_number());
-    }
-    auto& vars = convenience_variables();
-    if (auto it = vars.find(name); it != vars.end()) {
-        return it->second;
-    }
-    return std::nullopt;
-}
-
-void frame_context::set_convenience(std::string_view name, const dwarf::value& v) {
-    convenience_variables()[std::string(name)] = v;
 }
 
 void frame_context::write_dwarf_register(int regno, std::uint64_t v) {
