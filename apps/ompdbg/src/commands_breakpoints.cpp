@@ -12,7 +12,7 @@
 #include "command_args.hpp"
 #include "fast_breakpoints.hpp"
 #include "breakpoint_resolver.hpp"
-#include "printf_format.hpp"
+#include "ompdbg/debugger/eval/printf_format.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
 #include "commands_watch.hpp"

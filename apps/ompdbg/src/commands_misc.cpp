@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "printf_format.hpp"
+#include "ompdbg/debugger/eval/printf_format.hpp"
 #include "frame_context.hpp"
 #include "command_args.hpp"
 #include "session.hpp"

@@ -1,4 +1,4 @@
-#include "printf_format.hpp"
+#include "ompdbg/debugger/eval/printf_format.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include "ompdbg/dwarf/type.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -335,4 +335,4 @@ std::string format_printf(const printf_request& request, dwarf::eval_context& ct
     return out;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

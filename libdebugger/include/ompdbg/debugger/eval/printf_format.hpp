@@ -10,7 +10,7 @@
 
 #include "ompdbg/dwarf/expr.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 /// One piece of a format: literal text (conversion 0) or one `%...` conversion.
 struct printf_piece {
@@ -35,4 +35,4 @@ std::string format_printf_value(const printf_piece& piece, const dwarf::value& v
 /// The whole text: every expression evaluated in ctx, in order.
 std::string format_printf(const printf_request& request, dwarf::eval_context& ctx);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
