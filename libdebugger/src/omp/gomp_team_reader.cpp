@@ -1,3 +1,6 @@
+// gomp_team_reader (ompdbg/debugger/omp/gomp_team_reader.hpp): the decoding of libgomp's
+// exported accessors and the reads of a thread's team state through them.
+
 #include "ompdbg/debugger/omp/gomp_team_reader.hpp"
 
 #include <cstddef>
