@@ -120,6 +120,10 @@ public:
                 }
                 if (cands.empty()) {
                     refuse_declared_only(name);
+                } else {
+                    // The one candidate may be a minimal symbol only the function lookup
+                    // knows (a PLT stub before `run`).
+                    return call(cands.front(), name, std::move(args), std::nullopt, forced);
                 }
             }
             value fn = hooks_.eval(callee);

@@ -141,6 +141,21 @@ TEST_CASE("a call that segfaults: unwindonsignal off stays in the frame, on rest
     }
 }
 
+TEST_CASE("before run a call finds its function, a shared library's PLT stub too, and is refused as in gdb",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"print strlen(0)", "call getpid()", "print (int)getpid()", "print sq(1)",
+                                  "print sq(1) + 1", "call bump()", "print nosuch(1)", "print calls_made"};
+    auto ours = ompdbg_cmds(program, cmds);
+    auto gdb = gdb_cmds(program, cmds);
+    INFO(ours.all() << "\n---- gdb:\n" << gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(count_lines_starting(ours.err, "You can't do that without a process to debug.") == 6);
+    CHECK(has_line(ours.err, "No symbol \"nosuch\" in current context."));
+    compare_errors(ours, gdb);
+    compare_with_gdb(program, cmds);
+}
+
 TEST_CASE("calls are refused without a process, and on a core file", "[cli][inspect][calls]") {
     std::string program = example_path("calls");
     auto before_run = ompdbg_cmds(program, {"print sq(2)"});

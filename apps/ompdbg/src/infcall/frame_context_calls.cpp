@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "infcall/inferior_call.hpp"
 #include "session.hpp"
@@ -36,6 +37,25 @@ std::vector<dwarf::value> frame_context::lookup_functions(std::string_view name)
     }
     if (auto v = lookup_function(name)) {
         out.push_back(*v);
+        return out;
+    }
+    // Before `run` a shared library's function is only a PLT stub of the executable
+    // ("strlen@plt"): gdb finds that minimal symbol, and the call is then refused for want
+    // of a process rather than for want of the name.
+    const std::string stub = std::string(name) + "@plt";
+    for (const tracer::loaded_module* m : search_order()) {
+        if (!m->elf) {
+            continue;
+        }
+        for (const dwarf::symbol& sym : m->elf->plt_symbols()) {
+            if (sym.name == stub) {
+                dwarf::value v;
+                v.val_type = dwarf::type::make_base("<text variable, no debug info>", 1, dwarf::base_encoding::other);
+                v.address = m->to_runtime(sym.value).addr();
+                out.push_back(v);
+                return out;
+            }
+        }
     }
     return out;
 }
