@@ -104,6 +104,16 @@ TEST_CASE("$_siginfo after a signal has gdb's layout and fields", "[cli][frames]
                    {"segv"});
 }
 
+TEST_CASE("$_siginfo at a breakpoint stop is the breakpoint's SIGTRAP, as gdb reads it from the kernel",
+          "[cli][frames][gdb-compare]") {
+    auto ours = ompdbg_cmds(example_path("structs"), {"break factorial", "run", "print $_siginfo.si_signo"});
+    INFO(ours.all());
+    CHECK(has_line(ours.out, "$1 = 5"));
+    compare_frames(example_path("structs"),
+                   {"break factorial", "run", "print $_siginfo.si_signo", "print $_siginfo.si_code", "print $_siginfo",
+                    "print $_siginfo._sifields._sigfault.si_addr", "stepi", "print $_siginfo.si_code"});
+}
+
 TEST_CASE("set var on registers ($rax, $eax, $al, $pc) and on bitfields changes what gdb changes",
           "[cli][frames][gdb-compare]") {
     // gcc -O0: factorial+16 is the instruction after the one the breakpoint stops at.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <charconv>
 #include <cstring>
 #include <sstream>
@@ -324,7 +325,16 @@ std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, 
     if (p == nullptr || !p->is_alive()) {
         return std::nullopt;   // gdb: void without a process
     }
-    auto si = p->last_siginfo(tid);
+    // gdb reads the stop's siginfo from the kernel: a breakpoint's or a step's SIGTRAP
+    // too. A thread that stopped with a signal and ran since only for us (a function
+    // called from the debugger, the signal still to be delivered) shows that signal's, as
+    // gdb restores the siginfo after a call.
+    auto live = p->stop_siginfo(tid);
+    auto last = p->last_siginfo(tid);
+    std::optional<siginfo_t> si = live;
+    if (!live || (live->si_signo == SIGTRAP && last && p->pending_signal(tid) == last->si_signo)) {
+        si = last;
+    }
     if (!si) {
         error::send("Unable to read siginfo");
     }

@@ -43,6 +43,7 @@ public:
     void finish_vfork() override;
     void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
     std::optional<siginfo_t> last_siginfo(pid_t tid) const override;
+    std::optional<siginfo_t> stop_siginfo(pid_t tid) const override;
     void set_pending_signal(pid_t tid, int signo) override;
     int pending_signal(pid_t tid) const override;
     breakpoint_site& add_breakpoint_site(virt_addr addr, bool internal) override;

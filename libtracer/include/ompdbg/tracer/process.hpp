@@ -156,6 +156,10 @@ public:
     /// The siginfo of the last signal `tid` stopped with (PTRACE_GETSIGINFO at that stop),
     /// for gdb's `$_siginfo`; nullopt when it has not stopped with a signal.
     virtual std::optional<siginfo_t> last_siginfo(pid_t tid) const = 0;
+    /// The siginfo of the stop `tid` is in now (PTRACE_GETSIGINFO: the SIGTRAP of a
+    /// breakpoint or a step too, as gdb's `$_siginfo` reads it); nullopt when the thread is
+    /// not stopped or the kernel has none (a group-stop), and on targets without ptrace.
+    virtual std::optional<siginfo_t> stop_siginfo(pid_t tid) const = 0;
 
     /// Signal to deliver to `tid` on the next resume (0 = none). Set from the last stop.
     virtual void set_pending_signal(pid_t tid, int signo) = 0;
