@@ -634,6 +634,29 @@ private:
         not_a_number();
     }
 
+    // The bits of `nv` (of the field's declared type) a `w`-bit field stores, as gdb 13's
+    // modify_field: a negative value that fits loses its sign extension; one that does not
+    // fit is truncated with gdb's warning.
+    std::uint64_t bitfield_bits(const value& nv, unsigned w, std::uint64_t field_mask) {
+        std::uint64_t bits = raw_bits(nv);
+        std::uint64_t size = nv.val_type.strip_cv_typedef().size();
+        if (size > 0 && size < 8) {
+            std::uint64_t top = std::uint64_t{1} << (size * 8 - 1);
+            bits &= (top << 1) - 1;
+            if (detail::is_signed(nv.val_type.strip_cv_typedef()) && (bits & top) != 0) {
+                bits |= ~((top << 1) - 1);
+            }
+        }
+        if ((~bits & ~(field_mask >> 1)) == 0) {
+            bits &= field_mask;
+        }
+        if ((bits & ~field_mask) != 0) {
+            ctx_.warn("Value does not fit in " + std::to_string(w) + " bits.");
+            bits &= field_mask;
+        }
+        return bits;
+    }
+
     // Writes `v` (converted to the lvalue's type) into `target`; returns the new value.
     value store(const value& target, const value& v) {
         if (!target.is_lvalue()) {
@@ -665,8 +688,9 @@ private:
             std::uint64_t word = 0;
             std::memcpy(&word, storage.bytes.data(), std::min<std::size_t>(8, storage.bytes.size()));
             unsigned w = *target.bit_size;
-            std::uint64_t mask = (w >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1) << target.bit_offset;
-            word = (word & ~mask) | ((raw_bits(nv) << target.bit_offset) & mask);
+            std::uint64_t field_mask = w >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+            std::uint64_t mask = field_mask << target.bit_offset;
+            word = (word & ~mask) | ((bitfield_bits(nv, w, field_mask) << target.bit_offset) & mask);
             std::memcpy(storage.bytes.data(), &word, std::min<std::size_t>(8, storage.bytes.size()));
             if (target.address) {
                 ctx_.write_memory(*target.address, storage.bytes);

@@ -114,6 +114,36 @@ TEST_CASE("$_siginfo at a breakpoint stop is the breakpoint's SIGTRAP, as gdb re
                     "print $_siginfo._sifields._sigfault.si_addr", "stepi", "print $_siginfo.si_code"});
 }
 
+TEST_CASE("a value that does not fit a bitfield is stored truncated with gdb's warning; a negative one that fits "
+          "and a signed field's unsigned spelling are stored without one",
+          "[cli][frames][gdb-compare]") {
+    std::vector<std::string> cmds{"break factorial", "run", "set var global_flags.mode = 9", "print global_flags",
+                                  "set var global_flags.delta = 8", "print global_flags.delta",
+                                  "set var global_flags.delta = -9", "print global_flags.delta",
+                                  "set var global_flags.delta = -8", "set var global_flags.ready = 2",
+                                  "print global_flags.ready = 3", "print global_flags.mode = -1",
+                                  "print global_flags.rest = 0x1ffffff", "print global_flags.mode += 5",
+                                  "print global_flags"};
+    auto program = example_path("structs");
+    compare_frames(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    auto theirs = gdb_cmds(program, cmds);
+    INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+    auto warnings = [](const std::string& err) {
+        std::vector<std::string> w;
+        for (const auto& l : lines_of(err)) {
+            if (l.rfind("warning: Value does not fit", 0) == 0) {
+                w.push_back(l);
+            }
+        }
+        return joined(w);
+    };
+    CHECK(has_line(ours.err, "warning: Value does not fit in 3 bits."));
+    CHECK(has_line(ours.err, "warning: Value does not fit in 24 bits."));
+    CHECK(warnings(ours.err) == warnings(theirs.err));
+    CHECK(has_line(ours.out, "$1 = {ready = 1, mode = 1, delta = -3, rest = 1000}"));
+}
+
 TEST_CASE("set var on registers ($rax, $eax, $al, $pc) and on bitfields changes what gdb changes",
           "[cli][frames][gdb-compare]") {
     // gcc -O0: factorial+16 is the instruction after the one the breakpoint stops at.

@@ -86,6 +86,8 @@ public:
     void write_dwarf_register(int regno, std::uint64_t v) override;
     /// True when the frame's compilation unit is C++.
     bool language_cplus() override;
+    /// Prints "warning: TEXT" on the error stream, where gdb prints it (frame_context_warnings.cpp).
+    void warn(std::string_view text) override;
     /// Every definition named `name` in the search order (C++ overloads); infcall/.
     std::vector<dwarf::value> lookup_functions(std::string_view name) override;
     /// Runs the call in this context's thread (infcall/inferior_call.hpp); the frame is

@@ -65,6 +65,9 @@ public:
     /// True when the selected frame's language is C++ (comparisons yield bool, true/false
     /// are literals).
     virtual bool language_cplus() { return false; }
+    /// A warning gdb prints while evaluating and goes on ("Value does not fit in 3 bits."):
+    /// the context shows it to the user as "warning: TEXT"; the default drops it.
+    virtual void warn(std::string_view text) { (void)text; }
     /// Every function definition named `name` (C++ overloads); default: lookup_function's.
     virtual std::vector<value> lookup_functions(std::string_view name);
     /// Throws when no call can be made now (gdb checks this before the arguments): no
