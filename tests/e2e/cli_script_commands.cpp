@@ -177,6 +177,82 @@ TEST_CASE("bad input in scripts: end at the top level, a missing file, documenti
     }
 }
 
+TEST_CASE("hook-stop runs at every stop before it is shown, hook-CMD and hookpost-CMD around CMD, and "
+          "max-user-call-depth ends a deep recursion, as in gdb",
+          "[cli][script][gdb-compare]") {
+    auto program = example_path("structs");
+    auto r = run_script(R"(define hook-stop
+echo [hook-stop]\n
+end
+define hook-echo
+printf "pre-echo\n"
+end
+define hookpost-echo
+printf "post-echo\n"
+end
+echo hello\n
+break factorial
+run
+next
+define foo
+echo foo\n
+end
+define hook-foo
+echo hook-foo\n
+end
+foo
+define foo
+echo foo2\n
+end
+foo
+define hook-nosuch
+echo x\n
+end
+define nosuch
+echo nosuch\n
+end
+nosuch
+show max-user-call-depth
+set max-user-call-depth 3
+show max-user-call-depth
+set $d = 0
+define r1
+set $d = $d + 1
+printf "depth %d\n", $d
+r1
+end
+r1
+echo not reached\n
+)",
+                        program);
+    check_same(r, program_output(program));
+    CHECK(errors(r.ours.err) == errors(r.theirs.err));
+    CHECK(has_line(r.ours.out, "[hook-stop]"));
+    CHECK(has_line(r.ours.out, "hook-foo"));
+    CHECK(has_line(r.ours.out, "depth 3"));
+    CHECK_FALSE(has_line(r.ours.out, "depth 4"));
+    CHECK(has_line(r.ours.err, "Max user call depth exceeded -- command aborted."));
+}
+
+TEST_CASE("a failing hook: hook-stop's error is told and the stop goes on, hook-CMD's aborts CMD, a failed CMD "
+          "runs no hookpost, bad max-user-call-depth values are refused",
+          "[cli][script][gdb-compare]") {
+    auto program = example_path("structs");
+    for (const std::string& script :
+         {std::string("define hook-stop\nnosuchcmd\nend\nbreak factorial\nrun\nnext\necho after\\n\n"),
+          std::string("define hook-echo\nnosuch2\nend\necho not-shown\\n\n"),
+          std::string("define hookpost-print\necho post\\n\nend\nprint 1\nprint nosuch\n"),
+          std::string("set max-user-call-depth\n"), std::string("set max-user-call-depth -1\n"),
+          std::string("set max-user-call-depth 5x\n"),
+          std::string("set max-user-call-depth 0\nshow max-user-call-depth\nset max-user-call-depth unlimited\n"
+                      "show max-user-call-depth\n")}) {
+        INFO("script:\n" << script);
+        auto r = run_script(script, program);
+        check_same(r, program_output(program));
+        CHECK(errors(r.ours.err) == errors(r.theirs.err));
+    }
+}
+
 TEST_CASE("shell and ! print in order with ompdbg's output and set $_shell_exitcode and $_shell_exitsignal as gdb",
           "[cli][script][gdb-compare]") {
     auto r = run_script("echo a\\n\nshell echo from-shell\n!echo bang\nprint $_shell_exitcode\nshell exit 3\n"

@@ -39,6 +39,11 @@ void run_lines(session& s, const std::vector<std::string>& lines, const std::fun
 /// run_lines over any source (`source FILE` runs a file's lines so).
 void run_body(session& s, line_source& src, const std::function<bool()>& stop = {});
 
+/// One user command: `body` run with `args` ($arg0.., $argc), one level deeper; throws
+/// "Max user call depth exceeded -- command aborted." past max-user-call-depth
+/// (commands_script.cpp).
+void run_user_command(session& s, const std::vector<std::string>& body, std::string_view args);
+
 /// The arguments of a user command as gdb splits them: at blanks outside quotes, a
 /// backslash escaping the next character; quotes stay in the arguments.
 std::vector<std::string> split_user_args(std::string_view text);

@@ -16,6 +16,7 @@
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
+#include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {
@@ -50,7 +51,8 @@ std::uintptr_t stack_budget() {
     return static_cast<std::uintptr_t>(rl.rlim_cur / 2);
 }
 
-/// One user command: its body, run with its arguments.
+}  // namespace
+
 void run_user_command(session& s, const std::vector<std::string>& body, std::string_view args) {
     script_state& st = s.script();
     char marker = 0;
@@ -59,7 +61,7 @@ void run_user_command(session& s, const std::vector<std::string>& body, std::str
         st.stack_base = here;
     }
     const bool stack_low = st.stack_base > here && st.stack_base - here > stack_budget();
-    if (static_cast<int>(st.call_args.size()) >= st.max_call_depth || stack_low) {
+    if ((st.max_call_depth != 0 && st.call_args.size() >= st.max_call_depth) || stack_low) {
         error::send("Max user call depth exceeded -- command aborted.");
     }
     st.call_args.push_back(split_user_args(args));
@@ -69,6 +71,8 @@ void run_user_command(session& s, const std::vector<std::string>& body, std::str
     } pop{st};
     run_lines(s, body);
 }
+
+namespace {
 
 /// The text of `show user NAME`: the body indented two blanks a level, as gdb prints it.
 void show_user_command(session& s, const std::string& name, const std::vector<std::string>& body) {
@@ -118,14 +122,17 @@ void cmd_define(session& s, std::string_view args, line_source* from) {
             help = existing->help;
         }
     }
+    tie_hook(s, name);
     if (typed_at_terminal(s, from)) {
         s.out().line(fmt::format("Type commands for definition of \"{}\".", name));
         s.out().line("End with a line saying just \"end\".");
     }
     auto body = std::make_shared<const std::vector<std::string>>(read_block(s, block_kind::define, 0).lines);
     s.script().user_commands[name] = body;
+    s.script().hooked.insert(name);
     s.commands().add({name, {}, summary, help,
-                      [body](session& ss, std::string_view a) { run_user_command(ss, *body, a); }, false, nullptr});
+                      with_hooks(name, [body](session& ss, std::string_view a) { run_user_command(ss, *body, a); }),
+                      false, nullptr});
 }
 
 void cmd_document(session& s, std::string_view args, line_source* from) {
@@ -260,6 +267,26 @@ void cmd_source(session& s, std::string_view args, line_source* from) {
     }
 }
 
+/// gdb's `uinteger` setting value: a number, 0 or "unlimited" for no limit.
+unsigned parse_depth(std::string_view args) {
+    std::string a = trim_copy(args);
+    if (a.empty()) {
+        error::send("Argument required (integer to set it to, or \"unlimited\").");
+    }
+    if (a == "unlimited") {
+        return 0;
+    }
+    bool negative = a.front() == '-';
+    std::string digits = negative ? a.substr(1) : a;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+        error::send(fmt::format("Invalid number \"{}\".", a));
+    }
+    if (negative || digits.size() > 10 || std::stoull(digits) > 0xffffffffULL) {
+        error::send(fmt::format("integer {} out of range", a));
+    }
+    return static_cast<unsigned>(std::stoull(digits));
+}
+
 /// The handlers above want the source their command was read from (the terminal shows
 /// hints); it is the innermost source when the handler starts.
 command_handler with_source(void (*f)(session&, std::string_view, line_source*)) {
@@ -298,7 +325,19 @@ void register_script_commands(command_table& t) {
             s.current_inferior().stacks.clear();   // frames change with a written $pc or $sp
         };
     }
+    t.prefix("set").add({"max-user-call-depth", {}, "Set the max call depth for non-python/scheme user-defined commands.",
+                         "set max-user-call-depth N|unlimited\nA user command nested deeper ends with an error.",
+                         [](session& s, std::string_view a) { s.script().max_call_depth = parse_depth(a); }, false,
+                         nullptr});
     auto& show = t.prefix("show");
+    show.add({"max-user-call-depth", {}, "Show the max call depth for non-python/scheme user-defined commands.",
+              "show max-user-call-depth",
+              [](session& s, std::string_view) {
+                  unsigned n = s.script().max_call_depth;
+                  s.out().line(fmt::format("The max call depth for user-defined commands is {}.",
+                                           n == 0 ? std::string("unlimited") : std::to_string(n)));
+              },
+              false, nullptr});
     show.add({"user", {}, "Show definitions of non-python/scheme user defined commands.",
               "show user [NAME]",
               [](session& s, std::string_view a) {

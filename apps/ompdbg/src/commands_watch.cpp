@@ -15,6 +15,7 @@
 
 #include "frame_context.hpp"
 #include "stop_printer.hpp"
+#include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -423,6 +424,7 @@ bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
         return false;   // gdb: a write of the same value does not stop
     }
     switch_to_stopped_thread(s, why.tid);
+    run_stop_hook(s);
     ++w->hit_count;
     // gdb names the thread once the program has several, or there are several inferiors.
     std::string who = s.multi_threaded() || qualified_thread_numbers(s) ? stop_thread_label(s, why.tid) + " hit " : "";
@@ -461,6 +463,7 @@ bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
         return false;
     }
     switch_to_stopped_thread(s, tid);
+    run_stop_hook(s);
     for (int n : ended) {
         disarm(s, s.watchpoints()[n]);
         s.watchpoints().erase(n);

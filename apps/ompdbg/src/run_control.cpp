@@ -15,6 +15,7 @@
 #include "commands_signals.hpp"
 #include "mpi_step.hpp"
 #include "stop_printer.hpp"
+#include "user_hooks.hpp"
 #include "commands_inferiors.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -312,6 +313,7 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
         return true;
     case stop_kind::single_step:
         switch_to_stopped_thread(s, why.tid);
+        run_stop_hook(s);
         print_location(s, why.tid, true);
         return true;
     default:

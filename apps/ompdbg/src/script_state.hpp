@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,15 @@ struct script_state {
     /// below `trace_base` (the depth the traced file started at).
     bool trace_commands = false;
     int trace_base = 0;
-    /// gdb's max-user-call-depth: a user command calling itself ends with an error there.
-    int max_call_depth = 1024;
+    /// gdb's max-user-call-depth: a user command calling itself ends with an error there
+    /// (`set max-user-call-depth`; 0: unlimited).
+    unsigned max_call_depth = 1024;
+    /// gdb's hooks (user_hooks.hpp): the hooked command's name ("stop" for hook-stop) to
+    /// its hook's, `hook-CMD` before and `hookpost-CMD` after.
+    std::map<std::string, std::string> pre_hooks, post_hooks;
+    /// Commands whose handler runs their hooks (wrapped once), and those whose hook is
+    /// running now (it does not run inside itself).
+    std::set<std::string> hooked, hooks_running;
     /// Where the outermost user command's frame is on our own stack: nested calls stop
     /// with the same error before they use half the stack (a sanitizer build's frames are
     /// several times larger than a release build's).

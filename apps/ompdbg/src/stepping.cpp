@@ -15,6 +15,7 @@
 #include "run_control.hpp"
 #include "stack.hpp"
 #include "stop_printer.hpp"
+#include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/call_abi.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
@@ -165,6 +166,7 @@ void report_step_end(session& s, pid_t tid, bool frame_changed, int hidden = 0) 
     }
     set_hidden_inline_frames(s, tid, hidden);
     s.select_thread(tid);
+    run_stop_hook(s);
     print_location(s, tid, frame_changed);
 }
 
@@ -185,6 +187,7 @@ bool step_one_line(session& s, step_mode mode) {
         // that start here; `step` enters the outermost of them without running.
         set_hidden_inline_frames(s, tid, hidden - 1);
         s.select_thread(tid);
+        run_stop_hook(s);
         print_location(s, tid, true);
         return true;
     }
@@ -536,6 +539,7 @@ void finish_frame(session& s) {
     // Out of a function called from the debugger and abandoned: its caller comes back.
     auto returned = infcall::pop_abandoned_return(s, tid);
     s.select_thread(tid);
+    run_stop_hook(s);
     print_location(s, tid, true);
     // The returned value, from rax/rdx or xmm0 as the SysV ABI puts it.
     if (!f.function) {
@@ -627,6 +631,7 @@ void run_until_location(session& s, std::string_view location) {
                     return;
                 }
                 s.select_thread(tid);
+                run_stop_hook(s);
                 print_location(s, tid, true);
                 return;
             }

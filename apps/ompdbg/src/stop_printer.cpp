@@ -14,6 +14,7 @@
 #include "frame_context.hpp"
 #include "inline_frames.hpp"
 #include "stack.hpp"
+#include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 
@@ -204,10 +205,12 @@ void report_process_end(session& s, const tracer::stop_reason& why) {
                                   signal_name(why.signo), signal_description(why.signo)));
     }
     s.drop_process();
+    run_stop_hook(s);   // gdb runs it after the exit is told
 }
 
 void report_signal(session& s, const tracer::stop_reason& why) {
     switch_to_stopped_thread(s, why.tid);
+    run_stop_hook(s);
     std::string who = s.multi_threaded() ? thread_label(s, why.tid) : "Program";
     s.out().event("signal", {{"thread", s.thread_number(why.tid)}, {"signal", signal_name(why.signo)}},
                   fmt::format("\n{} received signal {}, {}.", who, signal_name(why.signo),
@@ -337,6 +340,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
     for (auto& e : condition_errors) {
         s.out().error(e);
     }
+    run_stop_hook(s);   // gdb's normal_stop: before the stop is printed
     bool silent = !first.commands.empty() && first.commands.front() == "silent";
     if (!silent) {
         std::string who =
