@@ -320,7 +320,7 @@ struct unwinder::impl {
 
     // ---- the walk ----
 
-    std::vector<frame> backtrace(pid_t tid, std::size_t max_frames);
+    std::vector<frame> backtrace(pid_t tid, std::size_t max_frames, const registers* from = nullptr);
     bool has_cfi(std::uint64_t ip, call& c);
     bool is_sigtramp(std::uint64_t pc, call& c);
     bool fallback_step(call& c, frame& callee, frame& out, user_regs_struct& regs);
@@ -440,12 +440,12 @@ bool unwinder::impl::fallback_step(call& c, frame& callee, frame& out, user_regs
     return true;
 }
 
-std::vector<frame> unwinder::impl::backtrace(pid_t tid, std::size_t max_frames) {
+std::vector<frame> unwinder::impl::backtrace(pid_t tid, std::size_t max_frames, const registers* from) {
     thread* th = tgt->find_thread(tid);
     if (!th) {
         error::send("Unknown thread " + std::to_string(tid) + ".");
     }
-    call c{this, block_cache(*tgt), th->regs().gp()};
+    call c{this, block_cache(*tgt), from != nullptr ? from->gp() : th->regs().gp()};
     refresh_modules();
 
     std::vector<frame> frames;
@@ -546,6 +546,10 @@ std::vector<frame> unwinder::backtrace(pid_t tid, std::size_t max_frames) {
     return impl_->backtrace(tid, max_frames);
 }
 
+std::vector<frame> unwinder::backtrace_from(pid_t tid, const registers& from, std::size_t max_frames) {
+    return impl_->backtrace(tid, max_frames, &from);
+}
+
 void unwinder::invalidate() { impl_->reset(); }
 
 namespace {
@@ -563,10 +567,8 @@ std::mutex cache_mutex;
 std::list<cached_unwinder> cache;
 constexpr std::size_t cache_limit = 16;
 
-}  // namespace
-
-std::vector<frame> backtrace(target& tgt, pid_t tid, std::size_t max_frames) {
-    std::lock_guard lock(cache_mutex);
+// The unwinder of `tgt` from the cache (cache_mutex held), made on first use.
+unwinder& cached_for(target& tgt) {
     auto it = std::find_if(cache.begin(), cache.end(),
                            [&](auto& e) { return e.tgt == &tgt && e.pid == tgt.pid(); });
     if (it == cache.end()) {
@@ -579,7 +581,19 @@ std::vector<frame> backtrace(target& tgt, pid_t tid, std::size_t max_frames) {
         cache.splice(cache.begin(), cache, it);
         it = cache.begin();
     }
-    return it->uw->backtrace(tid, max_frames);
+    return *it->uw;
+}
+
+}  // namespace
+
+std::vector<frame> backtrace(target& tgt, pid_t tid, std::size_t max_frames) {
+    std::lock_guard lock(cache_mutex);
+    return cached_for(tgt).backtrace(tid, max_frames);
+}
+
+std::vector<frame> backtrace_from(target& tgt, pid_t tid, const registers& from, std::size_t max_frames) {
+    std::lock_guard lock(cache_mutex);
+    return cached_for(tgt).backtrace_from(tid, from, max_frames);
 }
 
 }  // namespace ompdbg::tracer

@@ -280,3 +280,19 @@ TEST_CASE("finish out of a call stopped at a breakpoint returns its value to the
     compare_with_gdb(example_path("calls"), {"break " + ready, "run", "break sq", "print sq(5)", "finish", "bt",
                                              "print number", "next", "print number"});
 }
+
+TEST_CASE("bt in a call stopped at a breakpoint or a signal shows gdb's <function called from gdb> frame between "
+          "the called function and its caller, nested calls too",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"break " + ready, "run", "break sq", "print sq(4)", "bt", "up", "up", "frame 1",
+                                  "print add3(1, 2, sq(5))", "bt", "bt -full", "finish", "bt", "continue", "bt",
+                                  "print number"};
+    auto ours = ompdbg_cmds(program, cmds);
+    INFO(ours.all());
+    CHECK(count_lines_starting(ours.out, "#1  <function called from gdb>") >= 3);
+    CHECK(has_line(ours.out, "#3  <function called from gdb>"));
+    compare_with_gdb(program, cmds);
+    compare_with_gdb(program, {"break " + ready, "run", "print crash(0)", "bt", "frame 2", "print number",
+                               "info locals", "print sq(3)", "bt"});
+}

@@ -10,6 +10,7 @@
 
 #include "frame_args.hpp"
 #include "frame_context.hpp"
+#include "infcall/abandoned_calls.hpp"
 #include "inline_frames.hpp"
 #include "session.hpp"
 #include "symbolizer.hpp"
@@ -27,6 +28,28 @@ std::map<const session*, std::map<pid_t, int>>& hidden_copies() {
     // Never destroyed: nothing may run against a dead session at exit.
     static auto* all = new std::map<const session*, std::map<pid_t, int>>();
     return *all;
+}
+
+/// A function called from the debugger and abandoned in a stop returns to the program's
+/// entry point: the frame there is gdb's dummy frame, and the stack goes on from the
+/// registers the thread had before the call (the frames of nested calls likewise).
+/// Returns which of `frames` are dummy frames.
+std::vector<bool> splice_called_functions(session& s, tracer::target& tgt, pid_t tid,
+                                          std::vector<tracer::frame>& frames, std::size_t max_frames) {
+    std::vector<bool> dummy(frames.size(), false);
+    for (std::size_t i = 1; i < frames.size() && i < max_frames; ++i) {
+        auto caller = infcall::abandoned_caller(s, tid, frames[i].pc.addr(), frames[i].sp.addr());
+        if (!caller) {
+            continue;
+        }
+        frames.resize(i + 1);
+        dummy.resize(i + 1);
+        dummy[i] = true;
+        std::vector<tracer::frame> more = tracer::backtrace_from(tgt, tid, *caller, max_frames - i - 1);
+        frames.insert(frames.end(), more.begin(), more.end());
+        dummy.resize(frames.size(), false);
+    }
+    return dummy;
 }
 
 }  // namespace
@@ -73,8 +96,19 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
     }
     std::vector<stack_frame> out;
     std::vector<tracer::frame> frames = tracer::backtrace(*tgt, tid, max_frames);
+    std::vector<bool> dummy = splice_called_functions(s, *tgt, tid, frames, max_frames);
     for (std::size_t i = 0; i < frames.size() && out.size() < max_frames; ++i) {
         const tracer::frame& fr = frames[i];
+        if (dummy[i]) {
+            stack_frame f;
+            f.tid = tid;
+            f.level = static_cast<int>(out.size());
+            f.physical_index = i;
+            f.physical = fr;
+            f.is_dummy = true;
+            out.push_back(std::move(f));
+            continue;
+        }
         const tracer::loaded_module* mod = tgt->module_at(fr.lookup_pc());
         dwarf::debug_info* dbg = (mod != nullptr && mod->elf) ? mod->elf->debug() : nullptr;
         const std::uint64_t faddr = mod != nullptr ? mod->to_file(fr.lookup_pc()) : 0;
@@ -317,6 +351,9 @@ std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, b
         // gdb pads "#N" to four columns; the colour codes must not count in the padding.
         std::string level = fmt::format("#{}", f.level);
         out = s.out().styled(style::frame_level, level) + std::string(level.size() < 4 ? 4 - level.size() : 1, ' ');
+    }
+    if (f.is_dummy) {
+        return out + "<function called from gdb>";
     }
     // gdb names every signal trampoline so, even one with a symbol (glibc's __restore_rt).
     if (f.physical.is_signal_frame && !f.function) {

@@ -24,6 +24,9 @@ struct stack_frame {
     const tracer::loaded_module* module = nullptr;
     std::optional<dwarf::function> function;   ///< the (possibly inlined) function
     bool is_inlined = false;                ///< this virtual frame is an inlined copy
+    /// gdb's dummy frame of a function called from the debugger and stopped in
+    /// (`<function called from gdb>`): its callers are those of the thread before the call.
+    bool is_dummy = false;
     /// Position in its physical frame's chain: 0 innermost; callers of inlined copies > 0
     /// (gdb prints no pc for them: they are "at" the call site).
     std::size_t inline_depth = 0;

@@ -27,9 +27,23 @@ std::vector<abandoned_call>& registry() {
 
 }  // namespace
 
-void remember_abandoned(tracer::process& p, pid_t tid, std::uint64_t return_sp, std::uint64_t return_to,
+void remember_abandoned(session& s, tracer::process& p, pid_t tid, std::uint64_t return_sp, std::uint64_t return_to,
                         const tracer::registers& caller, std::optional<std::uint64_t> step_over) {
     registry().push_back({p.pid(), tid, return_sp, return_to, caller, step_over});
+    s.current_inferior().stacks.erase(tid);
+}
+
+std::optional<tracer::registers> abandoned_caller(session& s, pid_t tid, std::uint64_t pc, std::uint64_t sp) {
+    tracer::process* p = s.process();
+    if (p == nullptr || !p->is_alive()) {
+        return std::nullopt;
+    }
+    for (const abandoned_call& c : registry()) {
+        if (c.pid == p->pid() && c.tid == tid && c.return_to == pc && c.return_sp == sp) {
+            return c.caller;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<tracer::registers> pop_abandoned_return(session& s, pid_t tid) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ompdbg/base/addr.hpp"
+#include "ompdbg/tracer/registers.hpp"
 #include "ompdbg/tracer/target.hpp"
 
 namespace ompdbg::tracer {
@@ -44,6 +45,9 @@ public:
     /// thread does not exist or its registers cannot be read; a corrupt stack ends the
     /// list at the last frame that could be trusted (pc mapped, CFA increasing).
     std::vector<frame> backtrace(pid_t tid, std::size_t max_frames = 256);
+    /// The same from registers `from` instead of the thread's own (the caller of a function
+    /// the debugger called, whose registers it saved); memory is the thread's process's.
+    std::vector<frame> backtrace_from(pid_t tid, const registers& from, std::size_t max_frames = 256);
     /// Drops every cached unwind table and libunwind's caches. Not needed for resumes
     /// (no memory is cached across calls) nor for library loads (the module list is
     /// compared on every call); call it when code was rewritten in place.
@@ -58,5 +62,7 @@ private:
 /// corrupt stack: it stops at the first frame it cannot unwind. Reuses a cached
 /// `unwinder` per target (keyed by the target and its pid, checked against its modules).
 std::vector<frame> backtrace(target& tgt, pid_t tid, std::size_t max_frames = 256);
+/// unwinder::backtrace_from with the cached unwinder of `tgt`.
+std::vector<frame> backtrace_from(target& tgt, pid_t tid, const registers& from, std::size_t max_frames = 256);
 
 }  // namespace ompdbg::tracer
