@@ -26,7 +26,27 @@ private:
     int value_;
 };
 
+// Wider scalars: long double goes in memory and comes back in st(0); __int128 in two
+// integer registers (rdi:rsi ... rax:rdx).
+long double ld_scale(long double x, int k) { return x * k; }
+__int128 wide_add(__int128 a, __int128 b) { return a + b; }
+unsigned __int128 wide_shift(int n) { return static_cast<unsigned __int128>(1) << n; }
+long high_half(__int128 x) { return static_cast<long>(x >> 64); }
+
+// A method found in a base class, through a derived object.
+struct base {
+    int id() const { return 7 + b_; }
+    int b_ = 3;
+};
+struct derived : base {
+    int own() const { return id() + d_; }
+    int d_ = 1;
+};
+
 int main() {
+    derived d;
+    long double ld = 1.5L;
+    __int128 wide = static_cast<__int128>(1) << 70;
     counter c(5);
     counter* pc = &c;
     std::vector<int> v{10, 20, 30};
@@ -36,5 +56,6 @@ int main() {
     std::unique_ptr<int> up = std::make_unique<int>(42);
     std::printf("%d %d %zu %zu %d %zu %d\n", c.doubled(), pc->get(), v.size(), m.size(), s.empty() ? 1 : 0,
                 str.size(), *up);   // LINE-MARK: cxx-calls-ready
-    return geo::area(2, 3) == 6 ? 0 : 1;
+    std::printf("%d %d %d\n", d.own(), static_cast<int>(ld_scale(ld, 2)), static_cast<int>(wide_add(wide, 1) & 1));
+    return geo::area(2, 3) == 6 && wide_shift(1) == 2 && high_half(wide) == 64 ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace ompdbg::dwarf {
 
@@ -31,6 +32,16 @@ abi_class merge(abi_class a, abi_class b) {
 
 bool is_float_type(const type& st) {
     return st.kind() == type_kind::base && st.encoding() == base_encoding::floating;
+}
+
+// __int128 and unsigned __int128: two INTEGER eightbytes (psABI 3.2.3).
+bool is_int128(const type& st) {
+    return st.kind() == type_kind::base && !is_float_type(st) && st.size() == 16;
+}
+
+// long double: class X87, passed in memory, returned in st(0) (gdb's amd64_classify).
+bool is_x87(const type& st) {
+    return is_float_type(st) && st.size() > 8 && st.name().find("long double") != std::string::npos;
 }
 
 // Classifies the part of an aggregate at `offset`; false when it forces memory.
@@ -75,6 +86,11 @@ bool classify_at(const type& t, std::uint64_t offset, classes& out) {
         break;
     }
     if (size == 0) {
+        return true;
+    }
+    if (is_int128(st) && offset == 0) {
+        out[0] = merge(out[0], abi_class::integer);
+        out[1] = merge(out[1], abi_class::integer);
         return true;
     }
     // Unaligned fields, long double and __int128 halves: memory (x87 is not decoded here).
@@ -122,8 +138,8 @@ std::array<abi_class, 2> classify_eightbytes(const type& t) {
 }
 
 bool returned_in_memory(const type& t) {
-    if (t.is_void()) {
-        return false;
+    if (t.is_void() || is_x87(t.strip_cv_typedef())) {
+        return false;   // long double comes back in st(0)
     }
     return classify_eightbytes(t)[0] == abi_class::memory;
 }
@@ -145,7 +161,12 @@ call_layout lay_out_call(std::span<const value> args, std::optional<std::uint64_
         bool fits = cls[0] != abi_class::memory && out.int_regs.size() + need_int <= 6 &&
                     out.sse_regs.size() + need_sse <= 8;
         if (!fits) {
-            // The whole argument goes on the stack, eightbyte-aligned.
+            // The whole argument goes on the stack, eightbyte-aligned; long double and
+            // __int128 sixteen-byte aligned.
+            type st = v.val_type.strip_cv_typedef();
+            if ((is_float_type(st) || is_int128(st)) && st.size() == 16 && out.stack.size() % 16 != 0) {
+                out.stack.resize(out.stack.size() + 8);
+            }
             append_word(out.stack, bytes);
             continue;
         }

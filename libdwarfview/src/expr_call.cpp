@@ -9,6 +9,8 @@
 #include <elfutils/libdw.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,18 @@ private:
         }
         std::string qualified = s.tag_name() + "::" + callee.text;
         auto cands = ctx_.lookup_functions(qualified);
+        if (cands.empty() && !declares_method(s, callee.text)) {
+            // A method of a base class: called with `this` pointing at that base.
+            if (auto found = in_base(s, callee.text, obj.address ? *obj.address : 0)) {
+                qualified = found->qualified;
+                cands = std::move(found->cands);
+                if (!obj.address) {
+                    found->address += push_bytes(obj);   // the object copied into the program
+                }
+                obj = lvalue_at(found->klass, found->address);
+                s = found->klass;
+            }
+        }
         if (cands.empty()) {
             if (declares_method(s, callee.text)) {
                 error::send("Cannot evaluate function -- may be inlined");
@@ -172,6 +186,37 @@ private:
             self = make_int(type::pointer_to(obj.val_type), addr);
         }
         return call(*best, qualified, std::move(args), self, forced);
+    }
+
+    struct base_method {
+        std::string qualified;
+        std::vector<value> cands;
+        type klass;
+        std::uint64_t address;
+    };
+
+    // The definitions of method `name` in the non-virtual bases of class `s` (an object at
+    // `address`), depth first as gdb's lookup finds the first.
+    std::optional<base_method> in_base(const type& s, const std::string& name, std::uint64_t address, int depth = 0) {
+        if (depth > 16) {
+            return std::nullopt;
+        }
+        for (const auto& m : s.members()) {
+            if (!m.is_base_class) {
+                continue;
+            }
+            type b = m.get_type().strip_cv_typedef();
+            std::uint64_t at = address + m.byte_offset;
+            std::string qualified = b.tag_name() + "::" + name;
+            auto cands = ctx_.lookup_functions(qualified);
+            if (!cands.empty()) {
+                return base_method{qualified, std::move(cands), b, at};
+            }
+            if (auto deeper = in_base(b, name, at, depth + 1)) {
+                return deeper;
+            }
+        }
+        return std::nullopt;
     }
 
     // `klass::name(...)` of a member function declared in the class but never emitted
@@ -280,7 +325,29 @@ private:
             a.address.reset();
             return a;
         }
+        if (is_integral(ps) && ps.size() == 16) {
+            return widen_to_128(p, std::move(a));
+        }
         return hooks_.cast(decay(std::move(a)), p);
+    }
+
+    // An integer argument for an __int128 parameter: its bytes sign- or zero-extended to
+    // sixteen (the evaluator's casts compute in 64 bits and would drop the high half).
+    value widen_to_128(const type& p, value a) {
+        a = decay(std::move(a));
+        fetch(a, ctx_);
+        type as = a.val_type.strip_cv_typedef();
+        if (!is_integral(as) || a.bit_size) {
+            return hooks_.cast(a, p);
+        }
+        std::size_t n = std::min<std::size_t>(a.bytes.size(), 16);
+        bool negative = is_signed(as) && n > 0 && (std::to_integer<unsigned>(a.bytes[n - 1]) & 0x80U) != 0;
+        std::vector<std::byte> wide(16, negative ? std::byte{0xff} : std::byte{0});
+        std::copy_n(a.bytes.begin(), n, wide.begin());
+        a.bytes = std::move(wide);
+        a.val_type = p;
+        a.address.reset();
+        return a;
     }
 
     // Arrays to pointers (a string literal is copied into the program first), functions to

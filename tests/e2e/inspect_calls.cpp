@@ -296,3 +296,29 @@ TEST_CASE("bt in a call stopped at a breakpoint or a signal shows gdb's <functio
     compare_with_gdb(program, {"break " + ready, "run", "print crash(0)", "bt", "frame 2", "print number",
                                "info locals", "print sq(3)", "bt"});
 }
+
+TEST_CASE("C++: long double arguments and results, and methods found in a base class, as gdb", "[cli][inspect][calls]") {
+    std::string program = example_path("calls_cxx");
+    compare_with_gdb(program, {"break " + cxx_ready, "run", "print ld_scale(2.5, 3)", "print ld_scale(ld, 4)",
+                               "print ld_scale(1.25, 2) + 1", "print d.id()", "print d.own()", "print (&d)->id()",
+                               "print c.get()", "next", "print ld"});
+}
+
+TEST_CASE("__int128 arguments and results travel in two integer registers each", "[cli][inspect][calls]") {
+    // gdb 13 answers 0 for every call here (it does not pass or read the two halves);
+    // the program's own arithmetic is the ground truth.
+    std::string program = example_path("calls_cxx");
+    auto ours = ompdbg_cmds(program, {"break " + cxx_ready, "run", "print wide_add(1, 2)", "print wide_add(-5, 2)",
+                                      "print (long)wide_shift(40)", "print (long)wide_add(wide_shift(62), wide_shift(62))",
+                                      "print high_half(wide)", "print high_half(wide_shift(100))",
+                                      "print high_half(wide_add(wide, wide))"});
+    INFO(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.out, "$1 = 3"));
+    CHECK(has_line(ours.out, "$2 = -3"));
+    CHECK(has_line(ours.out, "$3 = 1099511627776"));
+    CHECK(has_line(ours.out, "$4 = -9223372036854775808"));
+    CHECK(has_line(ours.out, "$5 = 64"));            // wide is 1 << 70
+    CHECK(has_line(ours.out, "$6 = 68719476736"));   // 1 << 36
+    CHECK(has_line(ours.out, "$7 = 128"));
+}

@@ -68,6 +68,42 @@ TEST_CASE("classify_eightbytes of scalars: integers and pointers, sse, long doub
     CHECK_FALSE(ompdbg::dwarf::returned_in_memory(type()));
 }
 
+TEST_CASE("__int128 is two integer eightbytes; long double is passed in memory, sixteen-byte aligned, and "
+          "returned in st(0), not through a hidden pointer",
+          "[dwarf][abi]") {
+    using C = std::array<abi_class, 2>;
+    type i128 = type::make_base("__int128", 16, base_encoding::signed_int);
+    type ld = type::make_base("long double", 16, base_encoding::floating);
+    type i = type::make_base("int", 4, base_encoding::signed_int);
+    CHECK(ompdbg::dwarf::classify_eightbytes(i128) == C{abi_class::integer, abi_class::integer});
+    CHECK_FALSE(ompdbg::dwarf::returned_in_memory(i128));
+    CHECK_FALSE(ompdbg::dwarf::returned_in_memory(ld));
+    value wide;
+    wide.val_type = i128;
+    wide.bytes.assign(16, std::byte{0});
+    wide.bytes[0] = std::byte{5};
+    wide.bytes[8] = std::byte{1};
+    value x;
+    x.val_type = ld;
+    x.bytes.assign(16, std::byte{0x11});
+    std::vector<value> args;
+    for (std::uint64_t n = 1; n <= 7; ++n) {
+        args.push_back(int_value(i, n));   // the seventh on the stack, at 0
+    }
+    args.push_back(x);      // at 16, not 8
+    args.push_back(wide);   // no integer register left: at 32
+    auto layout = ompdbg::dwarf::lay_out_call(args, std::nullopt);
+    REQUIRE(layout.stack.size() == 48);
+    CHECK(layout.stack[16] == std::byte{0x11});
+    CHECK(layout.stack[8] == std::byte{0});
+    CHECK(layout.stack[32] == std::byte{5});
+    CHECK(layout.stack[40] == std::byte{1});
+    auto in_regs = ompdbg::dwarf::lay_out_call(std::vector<value>{wide}, std::nullopt);
+    REQUIRE(in_regs.int_regs.size() == 2);
+    CHECK(in_regs.int_regs[0] == 5);
+    CHECK(in_regs.int_regs[1] == 1);
+}
+
 TEST_CASE("lay_out_call fills six integer registers, then the stack; doubles go to xmm", "[dwarf][abi]") {
     type i = type::make_base("int", 4, base_encoding::signed_int);
     std::vector<value> args;

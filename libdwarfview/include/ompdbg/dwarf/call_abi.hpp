@@ -26,7 +26,8 @@ enum class abi_class { none, integer, sse, memory };
 std::array<abi_class, 2> classify_eightbytes(const type& t);
 
 /// True when a value of `t` is returned through a hidden pointer the caller passes in rdi
-/// (and the callee hands back in rax).
+/// (and the callee hands back in rax). False for long double, which is passed in memory
+/// but returned in st(0).
 bool returned_in_memory(const type& t);
 
 /// Where a call's arguments go: integer registers rdi, rsi, rdx, rcx, r8, r9 in order, xmm0..7
