@@ -33,6 +33,19 @@ __int128 wide_add(__int128 a, __int128 b) { return a + b; }
 unsigned __int128 wide_shift(int n) { return static_cast<unsigned __int128>(1) << n; }
 long high_half(__int128 x) { return static_cast<long>(x >> 64); }
 
+// A class with a user-provided copy constructor and destructor: passed by invisible
+// reference to a copy the caller makes (and destroys), returned through a hidden pointer
+// however small (Itanium C++ ABI 3.1.2).
+int destroyed = 0;
+struct tracked {
+    explicit tracked(int x) : v(x) {}
+    tracked(const tracked& o) : v(o.v + 1000) {}
+    ~tracked() { ++destroyed; }
+    int v;
+};
+int take_tracked(tracked t) { return t.v; }
+tracked make_tracked(int x) { return tracked(x); }
+
 // A method found in a base class, through a derived object.
 struct base {
     int id() const { return 7 + b_; }
@@ -44,6 +57,7 @@ struct derived : base {
 };
 
 int main() {
+    tracked tr(4);
     derived d;
     long double ld = 1.5L;
     __int128 wide = static_cast<__int128>(1) << 70;
@@ -57,5 +71,8 @@ int main() {
     std::printf("%d %d %zu %zu %d %zu %d\n", c.doubled(), pc->get(), v.size(), m.size(), s.empty() ? 1 : 0,
                 str.size(), *up);   // LINE-MARK: cxx-calls-ready
     std::printf("%d %d %d\n", d.own(), static_cast<int>(ld_scale(ld, 2)), static_cast<int>(wide_add(wide, 1) & 1));
-    return geo::area(2, 3) == 6 && wide_shift(1) == 2 && high_half(wide) == 64 ? 0 : 1;
+    return geo::area(2, 3) == 6 && wide_shift(1) == 2 && high_half(wide) == 64 && take_tracked(tr) == 1004 &&
+                   make_tracked(1).v == 1
+               ? 0
+               : 1;
 }

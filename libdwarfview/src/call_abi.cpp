@@ -3,6 +3,9 @@
 
 #include "ompdbg/dwarf/call_abi.hpp"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -102,6 +105,86 @@ bool classify_at(const type& t, std::uint64_t offset, classes& out) {
     return true;
 }
 
+bool is_record(const type& st) {
+    return st.kind() == type_kind::structure || st.kind() == type_kind::class_ || st.kind() == type_kind::union_;
+}
+
+bool flag(Dwarf_Die* die, unsigned attr) {
+    Dwarf_Attribute a;
+    bool on = false;
+    return dwarf_attr_integrate(die, attr, &a) != nullptr && dwarf_formflag(&a, &on) == 0 && on;
+}
+
+// True when member function `fn` of class `klass` is a copy constructor: its one parameter
+// after `this` a reference to the class.
+bool is_copy_constructor(Dwarf_Die* fn, const type& klass) {
+    Dwarf_Die child;
+    if (dwarf_child(fn, &child) != 0) {
+        return false;
+    }
+    int params = 0;
+    bool copies = false;
+    do {
+        if (dwarf_tag(&child) != DW_TAG_formal_parameter) {
+            continue;
+        }
+        ++params;
+        if (params == 2) {
+            Dwarf_Attribute a;
+            Dwarf_Die t;
+            if (dwarf_attr_integrate(&child, DW_AT_type, &a) != nullptr && dwarf_formref_die(&a, &t) != nullptr) {
+                type pt = type(t).strip_cv_typedef();
+                copies = (pt.kind() == type_kind::reference || pt.kind() == type_kind::rvalue_reference) &&
+                         pt.target() && pt.target()->strip_cv_typedef().tag_name() == klass.tag_name();
+            }
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return params == 2 && copies;
+}
+
+// gdb's gnuv3_pass_by_reference: a user-provided (not compiler-made) copy constructor or
+// destructor, or a base or member that has one.
+bool needs_reference(const type& st, int depth) {
+    if (!is_record(st) || depth > 16) {
+        return false;
+    }
+    if (const Dwarf_Die* d = st.die()) {
+        Dwarf_Die die = *d;
+        Dwarf_Word cc = 0;
+        Dwarf_Attribute a;
+        // clang says it outright (DW_AT_calling_convention on the class).
+        if (dwarf_attr_integrate(&die, DW_AT_calling_convention, &a) != nullptr && dwarf_formudata(&a, &cc) == 0) {
+            if (cc == DW_CC_pass_by_reference) {
+                return true;
+            }
+            if (cc == DW_CC_pass_by_value) {
+                return false;
+            }
+        }
+        Dwarf_Die child;
+        if (dwarf_child(&die, &child) == 0) {
+            do {
+                if (dwarf_tag(&child) != DW_TAG_subprogram || flag(&child, DW_AT_artificial)) {
+                    continue;
+                }
+                const char* name = dwarf_diename(&child);
+                if (name == nullptr || flag(&child, DW_AT_defaulted)) {
+                    continue;
+                }
+                if (name[0] == '~' || (st.tag_name().ends_with(name) && is_copy_constructor(&child, st))) {
+                    return true;
+                }
+            } while (dwarf_siblingof(&child, &child) == 0);
+        }
+    }
+    for (const auto& m : st.members()) {
+        if (!m.is_static && needs_reference(m.get_type().strip_cv_typedef(), depth + 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void append_word(std::vector<std::byte>& stack, std::span<const std::byte> bytes) {
     std::size_t at = stack.size();
     stack.resize(at + (bytes.size() + 7) / 8 * 8);
@@ -110,6 +193,8 @@ void append_word(std::vector<std::byte>& stack, std::span<const std::byte> bytes
 
 }  // namespace
 
+bool is_passed_by_reference(const type& t) { return needs_reference(t.strip_cv_typedef(), 0); }
+
 std::array<abi_class, 2> classify_eightbytes(const type& t) {
     type st = t.strip_cv_typedef();
     std::uint64_t size = st.size();
@@ -117,7 +202,7 @@ std::array<abi_class, 2> classify_eightbytes(const type& t) {
     if (st.kind() == type_kind::reference || st.kind() == type_kind::rvalue_reference) {
         return {abi_class::integer, abi_class::none};
     }
-    if (size > 16 || (is_float_type(st) && size > 8)) {
+    if (size > 16 || (is_float_type(st) && size > 8) || is_passed_by_reference(st)) {
         return memory;
     }
     classes out{abi_class::none, abi_class::none};

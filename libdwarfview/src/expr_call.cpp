@@ -17,6 +17,7 @@
 #include "internal/std_printers.hpp"
 #include "internal/value_util.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/dwarf/call_abi.hpp"
 
 namespace ompdbg::dwarf {
 
@@ -320,6 +321,9 @@ private:
             if (!is_struct_kind(a.val_type.strip_cv_typedef().kind())) {
                 error::send("Cannot convert value to struct " + ps.name() + ".");
             }
+            if (is_passed_by_reference(ps)) {
+                return copy_for_call(p, std::move(a));
+            }
             fetch(a, ctx_);
             a.val_type = p;
             a.address.reset();
@@ -448,16 +452,82 @@ private:
         if (args.size() < params.size()) {
             error::send("Too few arguments in function call.");
         }
+        const std::size_t own_copies = copies_.size();
         for (std::size_t i = 0; i < args.size(); ++i) {
             value a = i < params.size() && prototyped ? convert(params[i], std::move(args[i])) : promote(std::move(args[i]));
             fetch(a, ctx_);
             c.args.push_back(std::move(a));
         }
-        return ctx_.call_function(c);
+        value result = ctx_.call_function(c);
+        // The copies made for by-reference class arguments die after the call, as the
+        // caller's temporaries do (gdb calls their destructors the same way).
+        std::vector<class_copy> made(copies_.begin() + static_cast<long>(own_copies), copies_.end());
+        copies_.resize(own_copies);
+        for (const class_copy& copy : made) {
+            destroy(copy);
+        }
+        return result;
+    }
+
+    /// A copy of a class argument made in the program for a call (Itanium ABI: passed by
+    /// invisible reference), destroyed after it.
+    struct class_copy {
+        type klass;
+        std::uint64_t address;
+    };
+
+    // The member functions `klass::name` whose one parameter after `this` is `klass` by
+    // reference (the copy constructor), or that take none but `this` (the destructor).
+    std::optional<value> special_member(const type& klass, const std::string& name, bool copy) {
+        for (const value& c : ctx_.lookup_functions(klass.tag_name() + "::" + name)) {
+            auto params = c.val_type.strip_cv_typedef().parameters();
+            std::size_t own = has_this_parameter(c.val_type) ? 1 : 0;
+            if (!copy && params.size() == own) {
+                return c;
+            }
+            if (copy && params.size() == own + 1) {
+                type pt = params[own].strip_cv_typedef();
+                if ((pt.kind() == type_kind::reference || pt.kind() == type_kind::rvalue_reference) && pt.target() &&
+                    pt.target()->strip_cv_typedef().tag_name() == klass.tag_name()) {
+                    return c;
+                }
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::string unqualified(const std::string& tag) {
+        std::size_t sep = tag.rfind("::");
+        return sep == std::string::npos ? tag : tag.substr(sep + 2);
+    }
+
+    // gdb's by-reference class argument: a copy on the stack made by the class's copy
+    // constructor (bitwise when it has none out of line), its address passed instead.
+    value copy_for_call(const type& p, value a) {
+        type ps = p.strip_cv_typedef();
+        fetch(a, ctx_);
+        std::uint64_t original = a.address ? *a.address : ctx_.push_to_target(a.bytes);
+        std::uint64_t copy = ctx_.push_to_target(a.bytes);
+        std::string ctor_name = unqualified(ps.tag_name());
+        if (auto ctor = special_member(ps, ctor_name, true)) {
+            call(*ctor, ps.tag_name() + "::" + ctor_name, {lvalue_at(p, original)}, make_int(type::pointer_to(p), copy),
+                 std::nullopt);
+        }
+        copies_.push_back({ps, copy});
+        return make_int(type::pointer_to(p), copy);
+    }
+
+    void destroy(const class_copy& c) {
+        std::string dtor_name = "~" + unqualified(c.klass.tag_name());
+        if (auto dtor = special_member(c.klass, dtor_name, false)) {
+            call(*dtor, c.klass.tag_name() + "::" + dtor_name, {}, make_int(type::pointer_to(c.klass), c.address),
+                 std::nullopt);
+        }
     }
 
     eval_context& ctx_;
     const call_hooks& hooks_;
+    std::vector<class_copy> copies_;
 };
 
 }  // namespace

@@ -322,3 +322,17 @@ TEST_CASE("__int128 arguments and results travel in two integer registers each",
     CHECK(has_line(ours.out, "$6 = 68719476736"));   // 1 << 36
     CHECK(has_line(ours.out, "$7 = 128"));
 }
+
+TEST_CASE("C++: a class with a user-provided copy constructor and destructor is passed by invisible reference to "
+          "a copy the call makes and destroys, and returned through a hidden pointer, as gdb",
+          "[cli][inspect][calls]") {
+    auto program = GENERATE(example_path("calls_cxx"), example_path("calls_cxx", "clang", 4));
+    std::vector<std::string> cmds{"break " + cxx_ready, "run", "print take_tracked(tr)", "print destroyed",
+                                  "print tr", "print make_tracked(3)", "print make_tracked(3).v",
+                                  "print take_tracked(make_tracked(5))", "print destroyed", "next", "print tr"};
+    compare_with_gdb(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    INFO(ours.all());
+    CHECK(has_line(ours.out, "$1 = 1004"));   // the copy constructor ran
+    CHECK(has_line(ours.out, "$2 = 1"));      // and the destructor of the copy
+}

@@ -25,6 +25,11 @@ enum class abi_class { none, integer, sse, memory };
 /// long double and other x87 types).
 std::array<abi_class, 2> classify_eightbytes(const type& t);
 
+/// True for a C++ class the Itanium ABI passes by invisible reference and returns through a
+/// hidden pointer whatever its size: one with a user-provided copy constructor or
+/// destructor (or a base or member with one), as gdb's gnuv3_pass_by_reference decides.
+bool is_passed_by_reference(const type& t);
+
 /// True when a value of `t` is returned through a hidden pointer the caller passes in rdi
 /// (and the callee hands back in rax). False for long double, which is passed in memory
 /// but returned in st(0).
