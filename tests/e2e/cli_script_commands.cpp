@@ -253,6 +253,24 @@ TEST_CASE("a failing hook: hook-stop's error is told and the stop goes on, hook-
     }
 }
 
+TEST_CASE("define-prefix makes a prefix for define NAME SUB, lists its subcommands alone, keeps them when NAME gets a "
+          "body, and refuses built-ins and unknown prefixes as gdb",
+          "[cli][script][gdb-compare]") {
+    auto program = example_path("structs");
+    const std::string defs = "define-prefix abc\ndefine abc xyz\necho in-xyz $arg0\\n\nend\n";
+    for (const std::string& script :
+         {defs + "abc xyz 1\nabc\necho next\\n\ndefine abc\necho abc-itself\\n\nend\nabc\nabc xyz 2\n"
+                 "define-prefix abc\ndefine-prefix abc xyz\ndefine abc xyz deep\necho deep\\n\nend\n"
+                 "abc xyz deep\ndefine-prefix a-b\ndefine-prefix echo\n",
+          defs + "abc nosuch\n", std::string("define nope sub\n"), defs + "define abc nope sub\n",
+          std::string("define-prefix\n")}) {
+        INFO("script:\n" << script);
+        auto r = run_script(script, program);
+        check_same(r);
+        CHECK(errors(r.ours.err) == errors(r.theirs.err));
+    }
+}
+
 TEST_CASE("shell and ! print in order with ompdbg's output and set $_shell_exitcode and $_shell_exitsignal as gdb",
           "[cli][script][gdb-compare]") {
     auto r = run_script("echo a\\n\nshell echo from-shell\n!echo bang\nprint $_shell_exitcode\nshell exit 3\n"

@@ -94,19 +94,52 @@ void show_user_command(session& s, const std::string& name, const std::vector<st
     }
 }
 
-void cmd_define(session& s, std::string_view args, line_source* from) {
-    std::string name = trim_copy(args);
-    if (name.empty()) {
+/// Where `define WORDS` or `define-prefix WORDS` puts its command: the table of the prefix
+/// commands the words before the last name (`define abc xyz`: abc's), the last word and
+/// the full name ("abc xyz").
+struct command_place {
+    command_table* table;
+    std::string leaf;
+    std::string full;
+};
+
+command_place place_of(session& s, std::string_view args) {
+    std::vector<std::string> words = split_args(args);
+    if (words.empty()) {
         error::send("Argument required (name of command to define).");
     }
-    for (char c : name) {
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-            error::send(fmt::format("Junk in argument list: \"{}\"", name.substr(name.find(c))));
+    for (const std::string& w : words) {
+        for (char c : w) {
+            if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+                error::send(fmt::format("Junk in argument list: \"{}\"", w.substr(w.find(c))));
+            }
         }
     }
-    const command* existing = s.commands().find(name);
-    if (existing != nullptr && existing->name != name) {
+    command_place at{&s.commands(), words.back(), ""};
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        const command* c = at.table->find(words[i]);
+        if (c == nullptr || !c->subcommands) {
+            error::send(at.full.empty() ? fmt::format("Undefined command: \"{}\".  Try \"help\".", words[i])
+                                        : fmt::format("Undefined {}command: \"{}\".  Try \"help {}\".", at.full,
+                                                      words[i], trim_copy(at.full)));
+        }
+        at.full += c->name + " ";
+        at.table = c->subcommands.get();
+    }
+    at.full += at.leaf;
+    return at;
+}
+
+void cmd_define(session& s, std::string_view args, line_source* from) {
+    command_place at = place_of(s, args);
+    const std::string& name = at.full;
+    const command* existing = at.table->find(at.leaf);
+    if (existing != nullptr && existing->name != at.leaf) {
         existing = nullptr;   // a prefix of another command's name: a new command
+    }
+    // A prefix made by define-prefix is the user's: it gets a body without a question.
+    if (existing != nullptr && s.script().user_prefixes.count(name) != 0 && !s.script().user_commands.count(name)) {
+        existing = nullptr;
     }
     std::string summary = "User-defined.";
     std::string help;
@@ -122,7 +155,9 @@ void cmd_define(session& s, std::string_view args, line_source* from) {
             help = existing->help;
         }
     }
-    tie_hook(s, name);
+    if (at.table == &s.commands()) {
+        tie_hook(s, name);
+    }
     if (typed_at_terminal(s, from)) {
         s.out().line(fmt::format("Type commands for definition of \"{}\".", name));
         s.out().line("End with a line saying just \"end\".");
@@ -130,9 +165,57 @@ void cmd_define(session& s, std::string_view args, line_source* from) {
     auto body = std::make_shared<const std::vector<std::string>>(read_block(s, block_kind::define, 0).lines);
     s.script().user_commands[name] = body;
     s.script().hooked.insert(name);
-    s.commands().add({name, {}, summary, help,
-                      with_hooks(name, [body](session& ss, std::string_view a) { run_user_command(ss, *body, a); }),
-                      false, nullptr});
+    at.table->add({at.leaf, {}, summary, help,
+                   with_hooks(name, [body](session& ss, std::string_view a) { run_user_command(ss, *body, a); }),
+                   false, nullptr});
+}
+
+/// A prefix made by define-prefix with no body of its own: gdb's list of its subcommands
+/// (not an error), or gdb's error for a word that names none of them.
+void run_user_prefix(session& s, const std::string& full, std::string_view args) {
+    std::vector<std::string> words = split_args(args);
+    if (!words.empty()) {
+        error::send(fmt::format("Undefined {} command: \"{}\".  Try \"help {}\".", full, words.front(), full));
+    }
+    command_place at = place_of(s, full + " x");
+    s.out().line(fmt::format("\"{}\" must be followed by the name of a subcommand.", full));
+    s.out().line(fmt::format("List of {} subcommands:", full));
+    s.out().line("");
+    std::vector<const command*> subs;
+    for (const command& c : at.table->all()) {
+        subs.push_back(&c);
+    }
+    std::sort(subs.begin(), subs.end(), [](const command* a, const command* b) { return a->name < b->name; });
+    for (const command* c : subs) {
+        s.out().line(fmt::format("{} {} -- {}", full, c->name, c->summary));
+    }
+    s.out().line("");
+    s.out().line(fmt::format("Type \"help {}\" followed by {} subcommand name for full documentation.", full, full));
+    s.out().line("Type \"apropos word\" to search for commands related to \"word\".");
+    s.out().line("Type \"apropos -v word\" for full documentation of commands related to \"word\".");
+    s.out().line("Command name abbreviations are allowed if unambiguous.");
+}
+
+/// `define-prefix WORDS`: makes a user command a prefix for `define WORDS SUB`, or a new
+/// prefix command when none is named so; a built-in command cannot become one.
+void cmd_define_prefix(session& s, std::string_view args) {
+    command_place at = place_of(s, args);
+    script_state& st = s.script();
+    command* c = at.table->find_mutable(at.leaf);
+    if (c != nullptr && c->name == at.leaf) {
+        if (!st.user_commands.count(at.full) && !st.user_prefixes.count(at.full)) {
+            error::send(fmt::format("Command \"{}\" is built-in.", at.full));
+        }
+        if (!c->subcommands) {
+            c->subcommands = std::make_shared<command_table>();
+        }
+        st.user_prefixes.insert(at.full);
+        return;
+    }
+    st.user_prefixes.insert(at.full);
+    at.table->add({at.leaf, {}, "User-defined.", "",
+                   [full = at.full](session& ss, std::string_view a) { run_user_prefix(ss, full, a); }, false,
+                   std::make_shared<command_table>()});
 }
 
 void cmd_document(session& s, std::string_view args, line_source* from) {
@@ -300,6 +383,9 @@ void register_script_commands(command_table& t) {
            "define NAME\nCOMMANDS...\nend\nThe commands run when NAME is typed; $arg0... $argN are its arguments and "
            "$argc their count.",
            with_source(cmd_define), false, nullptr});
+    t.add({"define-prefix", {}, "Define or mark a command as a user-defined prefix command.",
+           "define-prefix NAME...\nAfterwards `define NAME SUB` defines a subcommand of NAME.",
+           [](session& s, std::string_view a) { cmd_define_prefix(s, a); }, false, nullptr});
     t.add({"document", {}, "Document a user-defined command.",
            "document NAME\nTEXT...\nend\nThe first line is what `help` lists; `help NAME` shows all of it.",
            with_source(cmd_document), false, nullptr});

@@ -36,6 +36,8 @@ struct script_state {
     /// Commands whose handler runs their hooks (wrapped once), and those whose hook is
     /// running now (it does not run inside itself).
     std::set<std::string> hooked, hooks_running;
+    /// The prefix commands define-prefix made or marked, by full name ("abc", "abc xyz").
+    std::set<std::string> user_prefixes;
     /// Where the outermost user command's frame is on our own stack: nested calls stop
     /// with the same error before they use half the stack (a sanitizer build's frames are
     /// several times larger than a release build's).
