@@ -356,6 +356,20 @@ job_run compare_job(const std::vector<std::string>& cmds, const std::vector<std:
 
 std::string rank_members(const std::vector<int>& ids) { return "rank " + ranges(ids); }
 
+/// The `mpi compare resid` and `mpi compare st` sections against the ranks' truth.
+void check_resid_and_st(const std::string& out, std::map<int, std::map<std::string, std::string>>& t) {
+    std::vector<std::string> want;
+    for (auto& [value, ids] : groups_of(t, "resid")) {
+        want.push_back("resid = " + value + "  [" + rank_members(ids) + "]");
+    }
+    want.push_back("count 4, min 0.25 [rank 0-2], max 0.5 [rank 3], mean 0.3125");
+    CHECK(section(out, "resid") == want);
+    auto st = section(out, "st");
+    REQUIRE(st.size() == 2);
+    CHECK(st[1] == "st = {iter = 10, norm = " + t[2]["st.norm"] +
+                       "}  [rank 2]  (differs from the majority in 1 of 2 fields, first st.norm)");
+}
+
 }  // namespace
 
 TEST_CASE("mpi compare groups the ranks' values; rank where focuses on the ranks where it holds",
@@ -373,21 +387,12 @@ TEST_CASE("mpi compare groups the ranks' values; rank where focuses on the ranks
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     REQUIRE(t.size() == 4);
-    std::vector<std::string> want;
-    for (auto& [value, ids] : groups_of(t, "resid")) {
-        want.push_back("resid = " + value + "  [" + rank_members(ids) + "]");
-    }
-    want.push_back("count 4, min 0.25 [rank 0-2], max 0.5 [rank 3], mean 0.3125");
-    CHECK(section(r.out, "resid") == want);
+    check_resid_and_st(r.out, t);
     auto counts = section(r.out, "counts");
     REQUIRE(counts.size() == 2);
     CHECK(counts[1] == "counts = {4, 5, " + t[1]["counts2"] +
                            ", 7}  [rank 1]  (differs from the majority in 1 of 4 elements, first counts[2])");
     CHECK(has_line(r.err, "counts is not the same everywhere: 2 values."));
-    auto st = section(r.out, "st");
-    REQUIRE(st.size() == 2);
-    CHECK(st[1] == "st = {iter = 10, norm = " + t[2]["st.norm"] +
-                       "}  [rank 2]  (differs from the majority in 1 of 2 fields, first st.norm)");
     // rank where: the focus is the ranks whose resid is above 0.3, and print runs only there.
     std::vector<int> above;
     for (auto& [rank, kv] : t) {
@@ -473,16 +478,7 @@ TEST_CASE("mpi compare and rank where over ranks on two other hosts, reached thr
     CHECK(std::count_if(table.begin(), table.end(), [](const std::string& l) {
               return l.find("gdbserver via node") != std::string::npos;
           }) == 4);
-    std::vector<std::string> want;
-    for (auto& [value, ids] : groups_of(t, "resid")) {
-        want.push_back("resid = " + value + "  [" + rank_members(ids) + "]");
-    }
-    want.push_back("count 4, min 0.25 [rank 0-2], max 0.5 [rank 3], mean 0.3125");
-    CHECK(section(r.out, "resid") == want);
-    auto st = section(r.out, "st");
-    REQUIRE(st.size() == 2);
-    CHECK(st[1] == "st = {iter = 10, norm = " + t[2]["st.norm"] +
-                       "}  [rank 2]  (differs from the majority in 1 of 2 fields, first st.norm)");
+    check_resid_and_st(r.out, t);
     CHECK(has_line(r.out, "Focus: rank 3."));
     CHECK(section(r.out, "print") == std::vector<std::string>{"$1 = 3"});
     for (int rank = 0; rank < 4; ++rank) {

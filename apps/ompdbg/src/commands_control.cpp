@@ -59,6 +59,24 @@ void report_first_instruction(session& s) {
     print_location(s, s.selected_tid(), true);
 }
 
+/// What every start shares: the new process becomes the session's, breakpoints and
+/// watchpoints go in, then it runs to its first stop.
+void begin_run(session& s, std::unique_ptr<tracer::process> proc, first_stop stop) {
+    s.set_process(std::move(proc));
+    s.count_start();
+    s.out().field("pid", s.process()->pid());
+    refresh_breakpoints(s, false);
+    rearm_watchpoints(s);
+    if (stop == first_stop::first_instruction) {
+        report_first_instruction(s);
+        return;
+    }
+    if (stop == first_stop::main) {
+        plant_main_breakpoint(s);
+    }
+    continue_until_stop(s);
+}
+
 void start_program(session& s, std::string_view args, first_stop stop) {
     const bool stop_at_main = stop == first_stop::main;
     if (!s.program()) {
@@ -84,20 +102,8 @@ void start_program(session& s, std::string_view args, first_stop stop) {
     if (s.remote()) {
         // `target extended-remote` then `run`: the agent starts the program (the same path on
         // its host) stopped at its first instruction; breakpoints go in, then it runs.
-        auto proc = tracer::remote_process::launch(s.remote(), *s.program(), s.program_args(), s.elf_provider());
-        s.set_process(std::move(proc));
-        s.count_start();
-        s.out().field("pid", s.process()->pid());
-        refresh_breakpoints(s, false);
-        rearm_watchpoints(s);
-        if (stop == first_stop::first_instruction) {
-            report_first_instruction(s);
-            return;
-        }
-        if (stop_at_main) {
-            plant_main_breakpoint(s);
-        }
-        continue_until_stop(s);
+        begin_run(s, tracer::remote_process::launch(s.remote(), *s.program(), s.program_args(), s.elf_provider()),
+                  stop);
         return;
     }
     if (is_mpi2dd_starter(*s.program())) {
@@ -124,20 +130,7 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         opts.stdout_fd = 2;
     }
     opts.elves = s.elf_provider();
-    auto proc = tracer::process::launch(*s.program(), s.program_args(), opts);
-    s.set_process(std::move(proc));
-    s.count_start();
-    s.out().field("pid", s.process()->pid());
-    refresh_breakpoints(s, false);
-    rearm_watchpoints(s);
-    if (stop == first_stop::first_instruction) {
-        report_first_instruction(s);
-        return;
-    }
-    if (stop_at_main) {
-        plant_main_breakpoint(s);
-    }
-    continue_until_stop(s);
+    begin_run(s, tracer::process::launch(*s.program(), s.program_args(), opts), stop);
 }
 
 /// `start`'s temporary breakpoint at main.
