@@ -1,7 +1,9 @@
 #include "line_editor.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,14 +34,27 @@ extern "C" void on_idle_sigint(int) { idle_interrupt = 1; }
 // of setting the flag just before a read(2) that would block on it forever.
 sigset_t wait_mask;
 
+// The descriptor keys are read from: the terminal opened again without blocking (its own
+// open file description, so stdin's flags, shared with the programs we start, stay as they
+// are). A Ctrl-C flushes the terminal's input: a read after ppoll said "readable" may find
+// nothing, and a blocking read would then wait, with SIGINT blocked, for the next key.
+int key_fd() {
+    static int fd = [] {
+        int k = ::open("/proc/self/fd/0", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        return k >= 0 ? k : STDIN_FILENO;
+    }();
+    return fd;
+}
+
 // The editor's key reader: waits for a key with SIGINT unblocked, atomically; a Ctrl-C
 // (on_idle_sigint) ends readline() with EOF.
 int read_key(FILE*) {
+    const int fd = key_fd();
     for (;;) {
         if (idle_interrupt) {
             return EOF;
         }
-        struct pollfd in {STDIN_FILENO, POLLIN, 0};
+        struct pollfd in {fd, POLLIN, 0};
         int r = ::ppoll(&in, 1, nullptr, &wait_mask);
         if (r < 0) {
             if (errno == EINTR) {
@@ -47,12 +62,16 @@ int read_key(FILE*) {
             }
             return EOF;
         }
+        int ready = 0;
+        if (fd == STDIN_FILENO && ::ioctl(fd, FIONREAD, &ready) == 0 && ready == 0 && !(in.revents & POLLHUP)) {
+            continue;   // flushed meanwhile (no private descriptor: the narrower guard)
+        }
         unsigned char c = 0;
-        ssize_t n = ::read(STDIN_FILENO, &c, 1);
+        ssize_t n = ::read(fd, &c, 1);
         if (n == 1) {
             return c;
         }
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) {
             continue;
         }
         return EOF;
