@@ -181,6 +181,7 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
             if (!session_.job() || kind == "starter-exited") {
                 int code = kind == "terminated" ? 128 : o.value("exit_code", 0);
                 remember_threads(nlohmann::json::array());
+                resuming_ = false;
                 send_event("exited", {{"exitCode", code}});
                 forget_ids();
                 terminated();
@@ -207,6 +208,9 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
         if (stop_reason == "exception") {
             body["text"] = stop->value("signal", stop->value("event", std::string()));
         }
+        // The client asks for threads and stacks as soon as it reads this: from now on
+        // those requests wait for the main thread (not the last stop's snapshot).
+        resuming_ = false;
         send_event("stopped", body);
         r.stopped = true;
     }
