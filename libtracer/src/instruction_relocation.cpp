@@ -1,8 +1,7 @@
 // Relocating the instructions under a jump pad's jmp (internal/instruction_relocation.hpp).
 
 #include "internal/instruction_relocation.hpp"
-
-#include <capstone/capstone.h>
+#include "internal/x86_decoder.hpp"
 
 #include <climits>
 #include <cstring>
@@ -10,46 +9,6 @@
 namespace ompdbg::tracer::internal {
 
 namespace {
-
-/// A capstone handle with details, one per call (decoding happens once per site).
-class x86_decoder {
-public:
-    x86_decoder() {
-        if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) {
-            h_ = 0;
-            return;
-        }
-        cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
-        insn_ = cs_malloc(h_);
-    }
-    ~x86_decoder() {
-        if (insn_ != nullptr) {
-            cs_free(insn_, 1);
-        }
-        if (h_ != 0) {
-            cs_close(&h_);
-        }
-    }
-    x86_decoder(const x86_decoder&) = delete;
-    x86_decoder& operator=(const x86_decoder&) = delete;
-    bool ok() const { return h_ != 0 && insn_ != nullptr; }
-    /// Decodes the instruction at `code` (address `addr`); false at the end or on garbage.
-    bool next(const std::uint8_t*& code, std::size_t& size, std::uint64_t& addr) {
-        return cs_disasm_iter(h_, &code, &size, &addr, insn_);
-    }
-    const cs_insn& insn() const { return *insn_; }
-    bool in_group(int g) const { return cs_insn_group(h_, insn_, static_cast<unsigned>(g)); }
-
-private:
-    csh h_ = 0;
-    cs_insn* insn_ = nullptr;
-};
-
-void put_u32(std::vector<std::byte>& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) {
-        out.push_back(static_cast<std::byte>(v >> (8 * i)));
-    }
-}
 
 /// rel32 from the end of an instruction at `at` of `length` bytes to `target`.
 std::optional<std::int32_t> rel32(std::uint64_t at, std::size_t length, std::uint64_t target) {
@@ -136,7 +95,7 @@ relocation relocate_instructions(std::span<const std::byte> bytes, std::uint64_t
                 return r;
             }
             out.code.push_back(std::byte{0xe9});
-            put_u32(out.code, static_cast<std::uint32_t>(*d));
+            append_le(out.code, static_cast<std::uint32_t>(*d), 4);
             continue;
         }
         if (dec.in_group(CS_GRP_JUMP) || dec.in_group(CS_GRP_BRANCH_RELATIVE)) {
@@ -152,7 +111,7 @@ relocation relocate_instructions(std::span<const std::byte> bytes, std::uint64_t
             }
             out.code.push_back(std::byte{0x0f});
             out.code.push_back(static_cast<std::byte>(0x80 | *cc));
-            put_u32(out.code, static_cast<std::uint32_t>(*d));
+            append_le(out.code, static_cast<std::uint32_t>(*d), 4);
             continue;
         }
         std::size_t first = out.code.size();

@@ -2,6 +2,7 @@
 // by byte with their mnemonic; the register block matches agent_abi.h.
 
 #include "internal/jump_pad.hpp"
+#include "internal/x86_decoder.hpp"
 
 #include <climits>
 #include <cstring>
@@ -19,16 +20,8 @@ public:
             out_.push_back(static_cast<std::byte>(x));
         }
     }
-    void u32(std::uint32_t v) {
-        for (int i = 0; i < 4; ++i) {
-            out_.push_back(static_cast<std::byte>(v >> (8 * i)));
-        }
-    }
-    void u64(std::uint64_t v) {
-        for (int i = 0; i < 8; ++i) {
-            out_.push_back(static_cast<std::byte>(v >> (8 * i)));
-        }
-    }
+    void u32(std::uint32_t v) { append_le(out_, v, 4); }
+    void u64(std::uint64_t v) { append_le(out_, v, 8); }
     /// An instruction ending in a rip-relative disp32 to a data slot filled in later.
     std::size_t rip_ref(std::initializer_list<int> opcode) {
         bytes(opcode);
@@ -130,10 +123,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     pad.stop_slot = stop_slot;
     pad.moved = std::move(*moved.moved);
     pad.site_jump.push_back(std::byte{0xe9});
-    auto d = static_cast<std::uint32_t>(static_cast<std::int32_t>(reach));
-    for (int i = 0; i < 4; ++i) {
-        pad.site_jump.push_back(static_cast<std::byte>(d >> (8 * i)));
-    }
+    append_le(pad.site_jump, static_cast<std::uint32_t>(static_cast<std::int32_t>(reach)), 4);
     plan.pad = std::move(pad);
     return plan;
 }

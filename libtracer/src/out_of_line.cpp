@@ -11,6 +11,7 @@
 #include "internal/proc_fs.hpp"
 #include "internal/ptrace_wrapper.hpp"
 #include "internal/wait_status.hpp"
+#include "internal/x86_decoder.hpp"
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -23,7 +24,6 @@
 #include <cstring>
 #include <string_view>
 
-#include <capstone/capstone.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/user.h>
@@ -36,39 +36,6 @@ using internal::ool_slot_size;
 using internal::try_ptrace;
 
 namespace internal {
-
-namespace {
-
-/// capstone handle with instruction details, opened once (decoding happens once per site).
-class decoder {
-public:
-    decoder() {
-        if (cs_open(CS_ARCH_X86, CS_MODE_64, &h_) != CS_ERR_OK) {
-            h_ = 0;
-            return;
-        }
-        cs_option(h_, CS_OPT_DETAIL, CS_OPT_ON);
-    }
-    ~decoder() {
-        if (h_ != 0) {
-            cs_close(&h_);
-        }
-    }
-    decoder(const decoder&) = delete;
-    decoder& operator=(const decoder&) = delete;
-    csh handle() const { return h_; }
-
-private:
-    csh h_ = 0;
-};
-
-void append_u64(std::vector<std::byte>& out, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-        out.push_back(static_cast<std::byte>(v >> (8 * i)));
-    }
-}
-
-}  // namespace
 
 bool condition_holds(unsigned cc, std::uint64_t eflags) {
     const bool cf = eflags & (1u << 0), pf = eflags & (1u << 2), zf = eflags & (1u << 6),
@@ -88,24 +55,18 @@ bool condition_holds(unsigned cc, std::uint64_t eflags) {
 }
 
 ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, std::uint64_t slot) {
-    static decoder dec;
+    static x86_decoder dec;
     ool_plan plan;
-    if (dec.handle() == 0 || bytes.empty()) {
-        return plan;
-    }
-    cs_insn* insn = nullptr;
     const auto* code = reinterpret_cast<const std::uint8_t*>(bytes.data());
-    std::size_t n = cs_disasm(dec.handle(), code, bytes.size(), addr, 1, &insn);
-    if (n != 1) {
+    std::size_t size = bytes.size();
+    std::uint64_t at = addr;
+    if (!dec.next(code, size, at)) {
         return plan;
     }
-    struct insn_free {
-        cs_insn* p;
-        ~insn_free() { cs_free(p, 1); }
-    } guard{insn};
+    const cs_insn* insn = &dec.insn();
     plan.length = insn->size;
     const cs_x86& x = insn->detail->x86;
-    auto in_group = [&](int g) { return cs_insn_group(dec.handle(), insn, static_cast<unsigned>(g)); };
+    auto in_group = [&](int g) { return dec.in_group(g); };
     bool imm_operand = x.op_count == 1 && x.operands[0].type == X86_OP_IMM;
 
     if (in_group(CS_GRP_CALL)) {
@@ -173,7 +134,7 @@ ool_plan plan_out_of_line(std::span<const std::byte> bytes, std::uint64_t addr, 
     for (std::uint8_t b : {0xff, 0x25, 0x00, 0x00, 0x00, 0x00}) {
         out.push_back(static_cast<std::byte>(b));
     }
-    append_u64(out, addr + plan.length);
+    append_le(out, addr + plan.length, 8);
     plan.how = ool_plan::kind::execute;
     plan.code = std::move(out);
     return plan;
