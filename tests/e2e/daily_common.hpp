@@ -108,6 +108,9 @@ inline std::vector<std::string> process_event_lines(const std::string& out, cons
         if (!wanted) {
             continue;
         }
+        // In a table (`info inferiors`) the cell is padded to a fixed width: a pid of fewer
+        // digits (pids wrap at pid_max) has more spaces after it.
+        l = std::regex_replace(l, std::regex(R"((process|LWP) \d+ {2,})"), "$1 N  ");
         l = std::regex_replace(l, std::regex(R"((process|LWP) \d+)"), "$1 N");
         l = std::regex_replace(l, std::regex(R"(Thread 0x[0-9a-f]+)"), "Thread 0x...");
         keep.push_back(l);
