@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
-import { examples, start_adapter, stop_adapter, wait_for_output, process_alive, tracer_of, children_of } from './support.mjs';
+import { examples, sources, start_adapter, stop_adapter, wait_for_output, line_of, process_alive, tracer_of, children_of } from './support.mjs';
 
 const counter = path.join(examples, 'counter');
 
@@ -92,3 +92,44 @@ for (const how of ['disconnect', 'end of input']) {
         }
     });
 }
+
+test('a breakpoint set while the program runs hits without a stop the client did not ask for', async () => {
+    const a = await start_adapter();
+    try {
+        const stops = [];
+        a.dc.on('stopped', (e) => stops.push(e.body));
+        await Promise.all([a.dc.configurationSequence(), a.dc.launch({ program: counter, args: ['100000'] })]);
+        await wait_for_output(a, 'stdout', 'counter 3\n');
+        const source = path.join(sources, 'counter.c');
+        const hit = a.dc.waitForEvent('stopped');
+        const set = await a.dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [{ line: line_of('counter.c', 'print') }] });
+        assert.equal(set.body.breakpoints[0].verified, true, JSON.stringify(set.body));
+        const ev = (await hit).body;
+        assert.equal(ev.reason, 'breakpoint');
+        assert.deepEqual(ev.hitBreakpointIds, [set.body.breakpoints[0].id]);
+        assert.deepEqual(stops.map((s) => s.reason), ['breakpoint'], 'no pause before the hit');
+        assert.ok(!a.output_text('console').includes('SIGINT'), a.output_text('console'));
+        // It stopped in the next print_counter: n is the count after the last one printed.
+        const printed = [...a.output_text('stdout').matchAll(/counter (\d+)\n/g)].map((m) => Number(m[1]));
+        const frames = (await a.dc.stackTraceRequest({ threadId: ev.threadId })).body.stackFrames;
+        const scopes = (await a.dc.scopesRequest({ frameId: frames[0].id })).body.scopes;
+        const args = (await a.dc.variablesRequest({ variablesReference: scopes.find((s) => s.name === 'Arguments').variablesReference })).body.variables;
+        assert.equal(Number(args.find((v) => v.name === 'n').value), printed[printed.length - 1] + 1);
+
+        // Cleared while it runs: it counts on, and no stop comes.
+        const again = a.dc.waitForEvent('stopped');
+        await a.dc.continueRequest({ threadId: ev.threadId });
+        const n = printed[printed.length - 1] + 1;
+        await wait_for_output(a, 'stdout', `counter ${n}\n`);
+        const cleared = await a.dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [] });
+        assert.deepEqual(cleared.body.breakpoints, []);
+        await wait_for_output(a, 'stdout', `counter ${n + 3}\n`);
+        assert.equal(stops.length, 1, JSON.stringify(stops));
+        await a.dc.pauseRequest({ threadId: ev.threadId });
+        assert.equal((await again).body.reason, 'pause');
+        await a.dc.disconnectRequest({ terminateDebuggee: true });
+        await a.exited;
+    } finally {
+        await stop_adapter(a);
+    }
+});

@@ -58,6 +58,38 @@ adapter::adapter(transport& client) : client_(client), session_(true, false, str
     register_logpoint_command(session_.commands());
 }
 
+void adapter::begin_resume(std::string line) {
+    {
+        std::lock_guard lock(resume_lock_);
+        resume_line_ = std::move(line);
+    }
+    continue_after_requests_ = false;
+    resuming_ = true;
+}
+
+bool adapter::request_breakpoint_pause() {
+    std::lock_guard lock(resume_lock_);
+    // A step is interrupted for good by a stop (its range is gone); `start` wants its stop
+    // at main. Only a plain run or continue can be stopped and continued unnoticed.
+    if (!resuming_ || (resume_line_ != "continue" && resume_line_ != "run")) {
+        return false;
+    }
+    breakpoint_pause_ = true;
+    return true;
+}
+
+void adapter::continue_quietly() {
+    continue_after_requests_ = false;
+    if (session_.process() == nullptr || !session_.process()->is_alive()) {
+        return;
+    }
+    begin_resume("continue");
+    command_result res = run_resuming("continue", stop_hint::none);
+    if (!res.ok && !res.error.empty()) {
+        output(res.error + "\n", "stderr");
+    }
+}
+
 void adapter::remember_threads(nlohmann::json list) {
     std::lock_guard lock(snapshot_lock_);
     threads_snapshot_ = std::move(list);
@@ -128,6 +160,11 @@ command_result adapter::run_in_focus(std::string_view line, stop_hint hint) {
 
 command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
     forget_ids();
+    continue_after_requests_ = false;   // whatever runs now decides the next stop
+    {
+        std::lock_guard lock(resume_lock_);
+        resume_line_ = std::string(line);
+    }
     resuming_ = true;
     command_result r;
     try {
@@ -135,10 +172,12 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
     } catch (...) {
         resuming_ = false;
         pause_pending_ = false;
+        breakpoint_pause_ = false;
         throw;
     }
     resuming_ = false;
     pause_pending_ = false;
+    breakpoint_pause_ = false;
     take_interrupt_request();   // an interrupt repeated after the stop came
     report_breakpoint_changes();
     return r;
@@ -147,6 +186,7 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
 void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hint, command_result& r) {
     std::optional<nlohmann::json> stop;
     std::string stop_reason;
+    std::string stop_text;   // the stop's report, for the console unless the stop is quiet
     for (const auto& o : objects) {
         std::string type = o.value("type", std::string());
         if (type == "command") {
@@ -171,7 +211,7 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
                 stop = o;
                 stop_reason = why;
             }
-            output(trimmed_text(o) + "\n");
+            stop_text += trimmed_text(o) + "\n";
         } else if (kind == "thread-created") {
             send_event("thread", {{"reason", "started"}, {"threadId", o.value("lwp", 0)}});
         } else if (kind == "thread-exited") {
@@ -192,6 +232,14 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
             output(t.empty() ? t : t + "\n");
         }
     }
+    if (stop && session_.process() != nullptr && breakpoint_pause_ && !pause_pending_ && stop_reason == "pause") {
+        // The quiet stop for a breakpoint request: the client never hears of it.
+        breakpoint_pause_ = false;
+        continue_after_requests_ = true;
+        forget_ids();
+        return;
+    }
+    output(stop_text);
     if (stop && session_.process() != nullptr) {
         if (pause_pending_ && stop_reason != "breakpoint" && stop_reason != "data breakpoint") {
             stop_reason = "pause";

@@ -71,8 +71,21 @@ public:
     /// Whether a resuming command is under way (the server's reader thread asks).
     bool is_resuming() const { return resuming_; }
     /// Marks a resume as under way before its request is answered, so that a `pause` that
-    /// follows the answer interrupts it; run_resuming() ends the mark.
-    void begin_resume() { resuming_ = true; }
+    /// follows the answer interrupts it; run_resuming() ends the mark. `line` is the
+    /// resuming command (`continue`, `next`, ...).
+    void begin_resume(std::string line);
+    /// A request that changes breakpoints came while a `continue` runs: the target is to be
+    /// stopped quietly (no `stopped` event), the queued requests answered, then continued
+    /// (as lldb-dap does); false while a step runs (its breakpoints wait for its stop).
+    bool request_breakpoint_pause();
+    bool breakpoint_pause_pending() const { return breakpoint_pause_; }
+    /// After such a quiet stop: the `continue` to run once the queued requests are answered.
+    bool continue_after_requests() const { return continue_after_requests_; }
+    /// A request that decides what the target does next (pause, a resume, disconnect)
+    /// cancels that continue.
+    void cancel_continue_after_requests() { continue_after_requests_ = false; }
+    /// Runs the resume interrupted by the quiet stop again; the client was never told of it.
+    void continue_quietly();
     /// The thread list last answered, for a `threads` request that comes while the target
     /// runs (the reader thread answers it: the session is busy until the stop).
     void remember_threads(nlohmann::json list);
@@ -138,6 +151,10 @@ private:
     mutable std::mutex snapshot_lock_;
     nlohmann::json threads_snapshot_ = nlohmann::json::array();
     std::atomic<bool> pause_pending_{false};
+    std::atomic<bool> breakpoint_pause_{false};
+    bool continue_after_requests_ = false;
+    std::mutex resume_lock_;
+    std::string resume_line_;
     std::vector<frame_ref> frames_;
     std::vector<variable_ref> variables_;
     origin origin_ = origin::none;

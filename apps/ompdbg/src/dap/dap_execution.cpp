@@ -21,13 +21,14 @@ void select_thread(adapter& a, const request& r) {
 /// Runs `line` after answering; a step that ends without a stop report (it failed: the
 /// message goes to the console) still tells the client where the thread is.
 void resume(adapter& a, request& r, const std::string& line, nlohmann::json body) {
-    a.begin_resume();
+    a.begin_resume(line);
     r.respond(std::move(body));
     command_result res = a.run_resuming(line, stop_hint::step);
     if (!res.ok && !res.error.empty()) {
         a.output(res.error + "\n", "stderr");
     }
-    if (!res.stopped && !res.ended && a.model().process() != nullptr && a.model().process()->is_alive()) {
+    if (!res.stopped && !res.ended && !a.continue_after_requests() && a.model().process() != nullptr &&
+        a.model().process()->is_alive()) {
         a.send_event("stopped", {{"reason", "step"}, {"threadId", a.model().selected_tid()}, {"allThreadsStopped", true}});
     }
 }
@@ -59,6 +60,7 @@ void step_out(adapter& a, request& r) {
 /// `pause` while nothing runs (the reader answers it while the target runs): the target is
 /// stopped already; say so, as a client waits for a stopped event after pause.
 void pause(adapter& a, request& r) {
+    a.cancel_continue_after_requests();   // stopped quietly for a breakpoint request: it stays
     r.respond();
     if (a.model().process() != nullptr && a.model().process()->is_alive()) {
         a.send_event("stopped", {{"reason", "pause"}, {"threadId", a.model().selected_tid()}, {"allThreadsStopped", true}});

@@ -146,12 +146,12 @@ void attach(adapter& a, request& r) {
 void configuration_done(adapter& a, request& r) {
     bool resumes = a.target_origin() == adapter::origin::launched ||
                    (a.target_origin() == adapter::origin::attached && !a.stop_on_entry());
+    const bool entry = a.stop_on_entry();
     if (resumes) {
-        a.begin_resume();
+        a.begin_resume(a.target_origin() == adapter::origin::launched ? (entry ? "start" : "run") : "continue");
     }
     r.respond();
     if (a.target_origin() == adapter::origin::launched) {
-        bool entry = a.stop_on_entry();
         command_result res = a.run_resuming(entry ? "start" : "run", entry ? stop_hint::entry : stop_hint::none);
         if (!res.ok) {
             a.output(res.error + "\n", "stderr");

@@ -30,6 +30,10 @@ public:
         }
         ready_.notify_one();
     }
+    bool empty() {
+        std::lock_guard lock(lock_);
+        return items_.empty();
+    }
     std::optional<nlohmann::json> pop() {
         std::unique_lock lock(lock_);
         ready_.wait(lock, [this] { return !items_.empty(); });
@@ -55,7 +59,7 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
     t.set_idle([&a] {
         // The interrupt may have come before the wait for the target began (or between two
         // of its background events): repeat it until the stop is reported.
-        if (a.pause_pending() && a.is_resuming()) {
+        if ((a.pause_pending() || a.breakpoint_pause_pending()) && a.is_resuming()) {
             interrupt_target();
         }
     });
@@ -101,6 +105,16 @@ void read_loop(transport& t, adapter& a, request_queue& q) {
             // view opens): the list of the last stop, without waiting for the next one.
             request r(t, msg);
             r.respond({{"threads", a.threads_snapshot()}});
+            continue;
+        }
+        if ((command == "setBreakpoints" || command == "setFunctionBreakpoints") && a.is_resuming() &&
+            a.initialized()) {
+            // Breakpoints set while the program runs take effect at once: the target is
+            // stopped quietly, the request answered, and the target continued.
+            q.push(std::move(msg));
+            if (a.request_breakpoint_pause()) {
+                interrupt_target();
+            }
             continue;
         }
         if ((command == "disconnect" || command == "terminate") && a.is_resuming()) {
@@ -173,6 +187,10 @@ int run_dap(const std::vector<std::string>& args) {
         request_queue queue;
         std::thread reader([&] { read_loop(t, a, queue); });
         while (!a.finished()) {
+            if (a.continue_after_requests() && queue.empty()) {
+                a.continue_quietly();   // every request of the quiet stop is answered
+                continue;
+            }
             auto msg = queue.pop();
             if (!msg) {
                 break;   // the client closed our input without disconnect
