@@ -158,3 +158,37 @@ test('a std::vector has its elements as children; a std::string has none', async
         await stop_adapter(a);
     }
 });
+
+test('base classes, std::map, std::list and pointers open as print shows them; their parts open too', async () => {
+    const a = await start_adapter();
+    try {
+        const cxx = path.join(sources, 'cxx_std.cpp');
+        const stopped = await launch_to_breakpoint(a, { program: path.join(examples, 'cxx_std') }, cxx, line_of('cxx_std.cpp', 'cxx_std_return'));
+        const frame = await top_frame(a, stopped.body.threadId);
+        const v = Object.fromEntries((await locals_of(a, frame.id)).map((x) => [x.name, x]));
+        const shown = (list) => list.map((x) => `${x.name}=${x.value}`);
+        // A derived class: its base as `<base>` (as print shows `<base> = {id = 3}`), then its own fields.
+        const d = await children(a, v.d);
+        assert.deepEqual(shown(d), ['<base>={id = 3}', 'r=1.5']);
+        assert.deepEqual(shown(await children(a, d[0])), ['id=3']);
+        assert.equal(d[1].evaluateName, '(d).r');
+        // std::map entries by key, std::list elements by position.
+        assert.deepEqual(shown(await children(a, v.ages)), ['["ann"]=31', '["bob"]=42']);
+        assert.deepEqual(shown(await children(a, v.queue)), ['[0]=9', '[1]=8', '[2]=7']);
+        const by_id = await children(a, v.by_id);
+        assert.equal(by_id[0].name, '[1]');
+        assert.deepEqual(shown(await children(a, by_id[0])).slice(0, 1), ['id=5']);
+        const nested = await children(a, v.nested);
+        assert.deepEqual(shown(await children(a, nested[0])), ['[0]=7', '[1]=8']);
+        // A pointer to a class opens to the object, its base class part first.
+        const sp = await children(a, v.sp);
+        assert.equal(sp.length, 1);
+        assert.equal(sp[0].name, '*sp');
+        const object = await children(a, sp[0]);
+        assert.ok(object.some((x) => x.name === 'id' && x.value === '7'), JSON.stringify(object));
+        // Empty containers have nothing to open.
+        assert.equal(v.no_queue.variablesReference, 0);
+    } finally {
+        await stop_adapter(a);
+    }
+});

@@ -49,6 +49,9 @@ struct variable_ref {
     enum class kind { locals, arguments, icvs, children } what = kind::locals;
     frame_ref frame;
     std::string expression;   ///< children: the expression whose children are listed
+    /// children: the part of `expression`'s value to list, as child indexes one level at a
+    /// time (a base class or a container's element has no expression of its own).
+    std::vector<std::size_t> path;
 };
 
 class adapter {

@@ -91,17 +91,17 @@ void scopes(adapter& a, request& r) {
     bool outlined = locals.result.contains("locals");
     list.push_back({{"name", "Locals"},
                     {"presentationHint", "locals"},
-                    {"variablesReference", a.variables_reference({variable_ref::kind::locals, f, {}})},
+                    {"variablesReference", a.variables_reference({variable_ref::kind::locals, f, {}, {}})},
                     {"expensive", false}});
     if (!outlined) {
         list.push_back({{"name", "Arguments"},
                         {"presentationHint", "arguments"},
-                        {"variablesReference", a.variables_reference({variable_ref::kind::arguments, f, {}})},
+                        {"variablesReference", a.variables_reference({variable_ref::kind::arguments, f, {}, {}})},
                         {"expensive", false}});
     }
     if (a.run("omp icvs").ok) {
         list.push_back({{"name", "ICVs"},
-                        {"variablesReference", a.variables_reference({variable_ref::kind::icvs, f, {}})},
+                        {"variablesReference", a.variables_reference({variable_ref::kind::icvs, f, {}, {}})},
                         {"expensive", false}});
     }
     r.respond({{"scopes", list}});

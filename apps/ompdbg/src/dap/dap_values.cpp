@@ -1,9 +1,8 @@
 #include "dap/dap_values.hpp"
 
-#include <fmt/format.h>
-
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
+#include "ompdbg/dwarf/value_children.hpp"
 
 namespace ompdbg::app::dap {
 
@@ -11,62 +10,30 @@ namespace {
 
 constexpr std::size_t max_children = 1000;
 
-/// The type a value's children come from: typedefs, cv and references stripped.
-dwarf::type shape_of(const dwarf::type& t) {
-    dwarf::type s = t.strip_cv_typedef();
-    if (s.kind() == dwarf::type_kind::reference || s.kind() == dwarf::type_kind::rvalue_reference) {
-        if (auto target = s.target()) {
-            s = target->strip_cv_typedef();
-        }
-    }
-    return s;
-}
-
-bool is_record(const dwarf::type& t) {
-    auto k = t.kind();
-    return k == dwarf::type_kind::structure || k == dwarf::type_kind::class_ || k == dwarf::type_kind::union_;
-}
-
-/// std::string prints as its text; its members are the library's internals.
-bool is_std_string(const dwarf::type& t) {
-    for (const std::string& n : {t.tag_name(), t.name()}) {
-        if (n.rfind("std::__cxx11::basic_string<", 0) == 0 || n.rfind("std::basic_string<", 0) == 0 ||
-            n == "std::string" || n == "std::__cxx11::string") {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool is_std_vector(const dwarf::type& t) {
-    return t.tag_name().rfind("std::vector<", 0) == 0 || t.name().rfind("std::vector<", 0) == 0;
-}
-
-/// What kind of children a value of type `t` has.
-enum class children_kind { none, members, elements, pointee, vector };
-
-children_kind children_of(const dwarf::type& raw) {
-    dwarf::type t = shape_of(raw);
-    if (is_record(t)) {
-        if (is_std_string(t)) {
-            return children_kind::none;
-        }
-        return is_std_vector(t) ? children_kind::vector : children_kind::members;
-    }
-    if (t.kind() == dwarf::type_kind::array) {
-        auto counts = t.array_counts();
-        return !counts.empty() && counts.front() > 0 ? children_kind::elements : children_kind::none;
-    }
-    if (t.kind() == dwarf::type_kind::pointer) {
-        if (auto target = t.target(); target && is_record(target->strip_cv_typedef())) {
-            return children_kind::pointee;
-        }
-    }
-    return children_kind::none;
-}
-
 std::string type_name(const dwarf::value& v) {
     return v.synthetic_type_name.empty() ? v.val_type.name() : v.synthetic_type_name;
+}
+
+/// Whether `v` opens in the view (one child read to know).
+bool has_children(const dwarf::value& v, frame_context& ctx) {
+    try {
+        return !dwarf::value_children(v, ctx, 1).empty();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+/// The value `ref` stands for: its expression evaluated, then its path followed.
+dwarf::value value_at(const variable_ref& ref, frame_context& ctx) {
+    dwarf::value v = dwarf::evaluate(ref.expression, ctx);
+    for (std::size_t index : ref.path) {
+        auto kids = dwarf::value_children(v, ctx, index + 1);
+        if (index >= kids.size()) {
+            error::send("That part of " + ref.expression + " is gone.");
+        }
+        v = kids[index].val;
+    }
+    return v;
 }
 
 }  // namespace
@@ -88,8 +55,8 @@ nlohmann::json variable_json(adapter& a, const frame_ref& f, const std::string& 
         dwarf::value v = dwarf::evaluate(expression, ctx);
         out["type"] = type_name(v);
         out["value"] = dwarf::format_value(v, ctx);
-        if (children_of(v.val_type) != children_kind::none) {
-            out["variablesReference"] = a.variables_reference({variable_ref::kind::children, f, expression});
+        if (has_children(v, ctx)) {
+            out["variablesReference"] = a.variables_reference({variable_ref::kind::children, f, expression, {}});
         }
     } catch (const std::exception& e) {
         out["value"] = std::string("<error: ") + e.what() + ">";
@@ -97,54 +64,39 @@ nlohmann::json variable_json(adapter& a, const frame_ref& f, const std::string& 
     return out;
 }
 
-std::vector<nlohmann::json> child_variables(adapter& a, const frame_ref& f, const std::string& expression) {
+std::vector<nlohmann::json> child_variables(adapter& a, const variable_ref& parent) {
     std::vector<nlohmann::json> out;
-    dwarf::type t;
-    {
-        frame_context ctx = context_of(a, f);
-        t = dwarf::evaluate(expression, ctx).val_type;
-    }
-    std::string e = "(" + expression + ")";
-    switch (children_of(t)) {
-    case children_kind::members:
-        for (const auto& m : shape_of(t).members()) {
-            if (m.is_static || m.name.empty()) {
-                continue;   // base classes and anonymous members: not listed yet
+    frame_context ctx = context_of(a, parent.frame);
+    dwarf::value v = value_at(parent, ctx);
+    auto kids = dwarf::value_children(v, ctx, max_children);
+    for (std::size_t i = 0; i < kids.size(); ++i) {
+        const auto& kid = kids[i];
+        // A part named by an expression is opened by it; the others by their path.
+        variable_ref ref{variable_ref::kind::children, parent.frame, parent.expression, parent.path};
+        std::string name = kid.name;
+        if (kid.reachable && parent.path.empty()) {
+            ref.expression = kid.expression_of(parent.expression);
+            ref.path.clear();
+            if (name == "*") {
+                name = "*" + parent.expression;
             }
-            if (m.is_base_class) {
-                continue;
-            }
-            out.push_back(variable_json(a, f, m.name, e + "." + m.name));
+        } else {
+            ref.path.push_back(i);
         }
-        break;
-    case children_kind::elements: {
-        std::uint64_t n = std::min<std::uint64_t>(shape_of(t).array_counts().front(), max_children);
-        for (std::uint64_t i = 0; i < n; ++i) {
-            out.push_back(variable_json(a, f, fmt::format("[{}]", i), fmt::format("{}[{}]", e, i)));
+        nlohmann::json item{{"name", name}, {"variablesReference", 0}};
+        if (ref.path.empty()) {
+            item["evaluateName"] = ref.expression;
         }
-        break;
-    }
-    case children_kind::pointee:
-        out.push_back(variable_json(a, f, "*" + expression, "*" + e));
-        break;
-    case children_kind::vector: {
-        // libstdc++'s layout: the elements run from _M_start to _M_finish.
-        std::string start = e + "._M_impl._M_start";
-        std::int64_t n = 0;
         try {
-            frame_context ctx = context_of(a, f);
-            n = dwarf::as_integer(dwarf::evaluate(e + "._M_impl._M_finish - " + start, ctx));
-        } catch (const std::exception&) {
-            n = 0;
+            item["type"] = type_name(kid.val);
+            item["value"] = dwarf::format_value(kid.val, ctx);
+            if (has_children(kid.val, ctx)) {
+                item["variablesReference"] = a.variables_reference(std::move(ref));
+            }
+        } catch (const std::exception& e) {
+            item["value"] = std::string("<error: ") + e.what() + ">";
         }
-        n = std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(max_children));
-        for (std::int64_t i = 0; i < n; ++i) {
-            out.push_back(variable_json(a, f, fmt::format("[{}]", i), fmt::format("{}[{}]", start, i)));
-        }
-        break;
-    }
-    case children_kind::none:
-        break;
+        out.push_back(std::move(item));
     }
     return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
 /// Values as the Variables view, watches and hovers show them: the text `print` shows, the
 /// type, and a variablesReference for the children of structs, unions, classes, arrays,
-/// pointers to records and std::vector.
+/// pointers to records and C++ containers (dwarf::value_children).
 
 #include <string>
 #include <vector>
@@ -21,7 +21,8 @@ frame_context context_of(adapter& a, const frame_ref& f);
 /// shown as "<error: ...>".
 nlohmann::json variable_json(adapter& a, const frame_ref& f, const std::string& name, const std::string& expression);
 
-/// The children of `expression` in frame `f` (empty for a scalar).
-std::vector<nlohmann::json> child_variables(adapter& a, const frame_ref& f, const std::string& expression);
+/// The children of the value `parent` stands for (empty for a scalar): fields, base
+/// classes, elements of arrays and C++ containers, a pointer's record.
+std::vector<nlohmann::json> child_variables(adapter& a, const variable_ref& parent);
 
 }  // namespace ompdbg::app::dap

@@ -63,7 +63,7 @@ std::vector<nlohmann::json> list(adapter& a, const variable_ref& ref) {
     case variable_ref::kind::locals: return frame_variables(a, ref.frame, false);
     case variable_ref::kind::arguments: return frame_variables(a, ref.frame, true);
     case variable_ref::kind::icvs: return icv_variables(a, ref.frame);
-    case variable_ref::kind::children: return child_variables(a, ref.frame, ref.expression);
+    case variable_ref::kind::children: return child_variables(a, ref);
     }
     return {};
 }
