@@ -126,6 +126,39 @@ test('a parked 2-rank job: each thread\'s stack, variables and locals are its ow
     }
 });
 
+test('a function breakpoint set while a 2-rank job runs stops it there, without a pause the client did not ask for',
+    { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
+    const a = await start_adapter();
+    try {
+        const stop = await launch_to_breakpoint(a, {
+            program: mpirun,
+            args: ['--allow-run-as-root', '--oversubscribe', '-np', '2', program, 'park'],
+        }, source, line_of('mpi/mpi_stages.c', 'all_parked'), true);
+        const stops = [];
+        a.dc.on('stopped', (e) => stops.push(e.body));
+        // Both ranks spin in spin(): usleep over and over, until `released` is set.
+        await a.dc.continueRequest({ threadId: stop.body.threadId });
+        const hit = a.dc.waitForEvent('stopped');
+        const set = await a.dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'spin' }, { name: 'usleep' }] });
+        assert.deepEqual(set.body.breakpoints.map((b) => b.verified), [true, true], JSON.stringify(set.body));
+        const ev = (await hit).body;
+        assert.equal(ev.reason, 'breakpoint', JSON.stringify(ev));
+        assert.deepEqual(ev.hitBreakpointIds, [set.body.breakpoints[1].id]);
+        assert.deepEqual(stops.map((s) => s.reason), ['breakpoint']);
+        const frames = (await a.dc.stackTraceRequest({ threadId: ev.threadId })).body.stackFrames;
+        assert.ok(frames.some((f) => f.name === 'spin'), JSON.stringify(frames.map((f) => f.name)));
+
+        // Released and cleared, the job runs to its end.
+        await a.dc.evaluateRequest({ expression: 'print released = 1', context: 'repl' });
+        await a.dc.setFunctionBreakpointsRequest({ breakpoints: [] });
+        const exited = a.dc.waitForEvent('exited');
+        await a.dc.continueRequest({ threadId: ev.threadId });
+        assert.equal((await exited).body.exitCode, 0);
+    } finally {
+        await stop_adapter(a);
+    }
+});
+
 test('attach to a running mpirun: its ranks are acquired, pause shows each rank\'s stack, the job runs to its end',
     { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
     const job = spawn(mpirun, ['--allow-run-as-root', '--oversubscribe', '-np', '2', program, 'park'],
