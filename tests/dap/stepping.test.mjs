@@ -192,3 +192,42 @@ test('base classes, std::map, std::list and pointers open as print shows them; t
         await stop_adapter(a);
     }
 });
+
+test('disassemble around a frame\'s pc, with the instructions before it, and readMemory of a global', async () => {
+    const a = await start_adapter();
+    try {
+        const stopped = await launch_to_breakpoint(a, { program }, source, line_of('structs.c', 'after_locals'));
+        const frame = await top_frame(a, stopped.body.threadId);
+        const pc = BigInt(frame.instructionPointerReference);
+        const dis = (await a.dc.customRequest('disassemble', {
+            memoryReference: frame.instructionPointerReference, instructionOffset: -300, instructionCount: 320,
+        })).body.instructions;
+        assert.equal(dis.length, 320);
+        assert.equal(BigInt(dis[300].address), pc);
+        // x/i $pc says the same of the instruction at the pc.
+        const xi = (await a.dc.evaluateRequest({ expression: 'x/i $pc', context: 'repl', frameId: frame.id })).body.result;
+        assert.ok(xi.includes(dis[300].instruction), `${xi} / ${dis[300].instruction}`);
+        // The real instructions are contiguous up to the pc: none was decoded out of step.
+        const real = dis.slice(0, 301).filter((i) => i.presentationHint !== 'invalid');
+        for (let i = 0; i + 1 < real.length; ++i) {
+            const size = BigInt(real[i].instructionBytes.split(' ').length);
+            assert.equal(BigInt(real[i].address) + size, BigInt(real[i + 1].address), JSON.stringify(real.slice(i, i + 2)));
+        }
+        // main starts among them, where its symbol says.
+        const main = dis.find((i) => i.symbol === 'main');
+        const main_addr = (await a.dc.evaluateRequest({ expression: '(unsigned long)&main', context: 'watch', frameId: frame.id })).body.result;
+        assert.ok(main, 'main starts within the 300 instructions before the pc');
+        assert.equal(BigInt(main.address), BigInt(main_addr));
+        assert.ok(dis.some((i) => i.line === line_of('structs.c', 'after_locals') && i.location.path === source), 'source lines');
+
+        const addr = (await a.dc.evaluateRequest({ expression: '(unsigned long)&global_number', context: 'watch', frameId: frame.id })).body.result;
+        const mem = (await a.dc.customRequest('readMemory', { memoryReference: '0x' + BigInt(addr).toString(16), count: 4 })).body;
+        assert.equal(BigInt(mem.address), BigInt(addr));
+        assert.deepEqual([...Buffer.from(mem.data, 'base64')], [0x44, 0x43, 0x42, 0x41]);
+        const bad = await a.dc.customRequest('readMemory', { memoryReference: '0x8', count: 16 }).then(
+            (r) => r.body, (e) => ({ error: e.message }));
+        assert.equal(bad.unreadableBytes, 16, JSON.stringify(bad));
+    } finally {
+        await stop_adapter(a);
+    }
+});

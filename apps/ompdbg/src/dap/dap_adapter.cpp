@@ -64,6 +64,7 @@ void adapter::begin_resume(std::string line) {
         resume_line_ = std::move(line);
     }
     continue_after_requests_ = false;
+    forget_ids();
     resuming_ = true;
 }
 
@@ -158,8 +159,10 @@ command_result adapter::run_in_focus(std::string_view line, stop_hint hint) {
     return r;
 }
 
+// Frame and variable ids stay valid through a console command that did not run the target
+// (`x/i $pc`, `print`): the client keeps using them. A stop or the end forgets them
+// (translate), and so does a resume request (begin_resume).
 command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
-    forget_ids();
     continue_after_requests_ = false;   // whatever runs now decides the next stop
     {
         std::lock_guard lock(resume_lock_);

@@ -28,6 +28,8 @@ nlohmann::json capabilities() {
         {"supportsTerminateRequest", true},
         {"supportTerminateDebuggee", true},
         {"supportsSteppingGranularity", true},
+        {"supportsDisassembleRequest", true},
+        {"supportsReadMemoryRequest", true},
         {"exceptionBreakpointFilters",
          nlohmann::json::array(
              {{{"filter", "fatal-signals"},
