@@ -150,6 +150,9 @@ int create_breakpoint(session& s, std::string_view args, bool temporary, std::st
     s.out().field("breakpoint", {{"number", bp.number}, {"spec", spec}, {"locations", jl}});
     int number = bp.number;
     s.breakpoints()[number] = std::move(bp);
+    if (!cond.empty()) {
+        load_agent_on_demand(s);   // an attached process's first condition brings the agent
+    }
     try {
         sync_breakpoint_sites(s);
     } catch (const std::exception& e) {
@@ -443,6 +446,9 @@ void register_breakpoint_commands(command_table& t) {
                    dwarf::parse_expression(cond);   // syntax errors now, as gdb does
                }
                it->second.condition = cond;
+               if (!cond.empty()) {
+                   load_agent_on_demand(s);
+               }
                sync_fast_sites(s);   // a pad evaluating the old condition would miss hits
                if (cond.empty() && from_terminal(s)) {
                    s.out().line(fmt::format("Breakpoint {} now unconditional.", n));

@@ -212,6 +212,7 @@ const setting breakpoint_settings[] = {
     {"fast", "Set whether breakpoint conditions are evaluated inside the program by ompdbg's agent.",
      [](session& s, std::string_view a) {
          s.settings().breakpoint_fast = parse_on_off(a);
+         load_agent_on_demand(s);
          sync_fast_sites(s);
      },
      [](session& s) {

@@ -4,13 +4,16 @@
 #include "fast_breakpoints.hpp"
 
 #include "breakpoint_resolver.hpp"
+#include "frame_context.hpp"
 #include "session.hpp"
+#include "stack.hpp"
 
 #include "ompdbg/agent/agent_abi.h"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/agent_expr.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/expr.hpp"
 
 #include <fmt/format.h>
 
@@ -18,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+
+#include <dlfcn.h>
 
 #ifndef OMPDBG_AGENT_LIBRARY
 #define OMPDBG_AGENT_LIBRARY ""
@@ -37,6 +42,7 @@ struct agent_state {
     std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
     std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
     bool forked_cleared = false;
+    bool injected = false;        ///< dlopen'ed by us into this attached process (once)
     unsigned next_record = 0;     ///< records are never reused (a thread may be in one)
     std::map<std::uint64_t, std::pair<unsigned, std::string>> fast;   ///< site → record, condition
     std::map<int, std::string> notes;   ///< breakpoint number → why not fast
@@ -174,7 +180,95 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
     return "";
 }
 
+void say_no_agent(session& s, const std::string& why) {
+    s.out().line("Fast breakpoints: " + why + "; conditions are evaluated by the debugger at each stop.");
+}
+
+/// The agent library when it may be loaded; else empty and `why`.
+fs::path usable_agent(session& s, std::string& why) {
+    // OMPDBG_AGENT_LIBRARY names another copy (tests: an untrusted one); else the build's.
+    const char* other = std::getenv("OMPDBG_AGENT_LIBRARY");
+    fs::path agent(other != nullptr && *other != '\0' ? other : OMPDBG_AGENT_LIBRARY);
+    if (agent.empty() || !fs::exists(agent)) {
+        why = fmt::format("the agent {} is missing", agent.string());
+        return {};
+    }
+    if (auto refusal = s.plugin_policy().refusal(agent)) {
+        why = "the agent is refused: " + *refusal;
+        return {};
+    }
+    return agent;
+}
+
+/// Why calling dlopen in `proc` now could deadlock (empty: it cannot): a thread inside the
+/// loader or the allocator may hold the lock that dlopen takes, and only the calling
+/// thread runs during the call.
+std::string lock_holder(session& s, tracer::process& proc) {
+    for (auto* t : proc.threads()) {
+        const auto& frames = s.stack(t->tid());
+        for (std::size_t i = 0; i < frames.size() && i < 12; ++i) {
+            const auto* mod = frames[i].module;
+            std::string fn = frame_function_name(frames[i]);
+            bool loader = mod != nullptr && mod->path.filename().string().rfind("ld-linux", 0) == 0;
+            bool locked = fn.find("malloc") != std::string::npos || fn.find("free") != std::string::npos ||
+                          fn.find("alloc") != std::string::npos || fn.find("dlopen") != std::string::npos ||
+                          fn.find("dlclose") != std::string::npos || fn.find("dl_iterate_phdr") != std::string::npos;
+            if (loader || locked) {
+                return fmt::format("thread {} is inside {} ({})", s.thread_number(t->tid()), fn,
+                                   loader ? "the dynamic loader" : "a function that holds a libc lock");
+            }
+        }
+    }
+    return "";
+}
+
 }  // namespace
+
+// An attached process has no agent (it was not started with it): it is loaded with a call
+// of dlopen in the selected thread when the first condition wants it, once per process.
+void load_agent_on_demand(session& s) {
+    auto* proc = s.process();
+    if (proc == nullptr || !proc->is_alive() || proc->connection() != "native" || !proc->is_attached() ||
+        !fast_breakpoints_on(s) || !wants_agent(s)) {
+        return;
+    }
+    auto& a = agent_of(s, *proc);
+    if (a.control != 0 || a.injected) {
+        return;
+    }
+    bool dynamic = false;
+    for (const auto& m : proc->modules()) {
+        dynamic = dynamic || m.path.filename().string().rfind("ld-linux", 0) == 0;
+    }
+    std::string why;
+    fs::path agent = dynamic ? usable_agent(s, why) : fs::path();
+    if (!dynamic) {
+        why = "the program is statically linked, the agent cannot be loaded into it";
+    } else if (!agent.empty()) {
+        why = lock_holder(s, *proc);
+        if (!why.empty()) {
+            say_no_agent(s, "the agent is not loaded now: " + why);
+            return;   // another condition set later tries again
+        }
+    }
+    a.injected = true;
+    if (agent.empty()) {
+        say_no_agent(s, why);
+        return;
+    }
+    try {
+        frame_context ctx = frame_context::for_selection(s);
+        std::string call = fmt::format("(long)dlopen(\"{}\", {})", agent.string(), RTLD_NOW);
+        if (dwarf::as_integer(dwarf::evaluate(call, ctx)) == 0) {
+            say_no_agent(s, "dlopen could not load the agent " + agent.string());
+            return;
+        }
+    } catch (const std::exception& e) {
+        say_no_agent(s, std::string("the agent could not be loaded: ") + e.what());
+        return;
+    }
+    s.out().line(fmt::format("Fast breakpoints: loaded the agent {} into process {}.", agent.string(), proc->pid()));
+}
 
 bool fast_breakpoints_on(session& s) {
     if (s.settings().breakpoint_fast) {
@@ -189,19 +283,14 @@ std::vector<std::string> agent_launch_environment(session& s, std::vector<std::s
     if (!fast_breakpoints_on(s) || !wants_agent(s)) {
         return env;
     }
-    // OMPDBG_AGENT_LIBRARY names another copy (tests: an untrusted one); else the build's.
-    const char* other = std::getenv("OMPDBG_AGENT_LIBRARY");
-    fs::path agent(other != nullptr && *other != '\0' ? other : OMPDBG_AGENT_LIBRARY);
     auto say = [&](const std::string& why) {
         st.launch_refusal = why;
-        s.out().line("Fast breakpoints: " + why + "; conditions are evaluated by the debugger at each stop.");
+        say_no_agent(s, why);
     };
-    if (agent.empty() || !fs::exists(agent)) {
-        say(fmt::format("the agent {} is missing", agent.string()));
-        return env;
-    }
-    if (auto why = s.plugin_policy().refusal(agent)) {
-        say("the agent is refused: " + *why);
+    std::string refusal;
+    fs::path agent = usable_agent(s, refusal);
+    if (agent.empty()) {
+        say(refusal);
         return env;
     }
     if (s.program()) {

@@ -23,6 +23,11 @@ bool fast_breakpoints_on(session& s);
 std::vector<std::string> agent_launch_environment(session& s, std::vector<std::string> env);
 /// Plants or removes pads so that they match the breakpoints (see above). Never throws.
 void sync_fast_sites(session& s);
+/// In an attached process, which was not started with the agent: loads it with a call of
+/// dlopen in the selected thread when a condition wants it (once per process; not while a
+/// thread is inside the loader or the allocator, whose locks dlopen takes). Says what it
+/// did or why not. Call it at the prompt (all threads stopped), before sync_fast_sites.
+void load_agent_on_demand(session& s);
 /// " (target evaluation)" for a condition the agent evaluates in the current process,
 /// " (host evaluation: WHY)" when the agent is loaded but cannot take it, else "". Only
 /// after `set breakpoint fast on|off` or with OMPDBG_FAST_BREAKPOINTS set (as gdb names the
