@@ -79,6 +79,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     w.bytes({0x48, 0x89, 0xe3});                          // mov %rsp,%rbx (callee-saved)
     w.bytes({0x48, 0x83, 0xe4, 0xf0});                    // and $-16,%rsp
     std::size_t eval_ref = w.rip_ref({0xff, 0x15});       // call *evaluate(%rip)
+    const std::uint64_t after_call = w.here();
     w.bytes({0x48, 0x89, 0xdc});                          // mov %rbx,%rsp
     w.bytes({0x85, 0xc0});                                // test %eax,%eax
     std::size_t stop_jump = w.rip_ref({0x0f, 0x85});      // jnz stop
@@ -121,6 +122,8 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     pad.trap = trap;
     pad.relocated = relocated;
     pad.stop_slot = stop_slot;
+    pad.after_call = after_call;
+    pad.evaluate = evaluate;
     pad.moved = std::move(*moved.moved);
     pad.site_jump.push_back(std::byte{0xe9});
     append_le(pad.site_jump, static_cast<std::uint32_t>(static_cast<std::int32_t>(reach)), 4);

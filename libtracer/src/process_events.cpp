@@ -148,6 +148,7 @@ bool ptrace_process::impl::worth_spinning() const {
 void ptrace_process::impl::settle() {
     if (others_running && alive && !end) {
         stop_all();
+        normalise_pads();   // the others stopped wherever they were, pads included
     }
     others_running = false;
 }
@@ -200,6 +201,7 @@ bool ptrace_process::impl::may_report_early() {
 
 std::optional<stop_reason> ptrace_process::impl::take_report() {
     normalise_out_of_line();
+    normalise_pads();
     if (end) {
         stop_reason r = *end;
         reap_everything();

@@ -452,6 +452,7 @@ void ptrace_process::detach() {
         d.stop_all();
         d.others_running = false;
         d.normalise_out_of_line();
+        d.normalise_pads();
     }
     if (d.end) {
         d.reap_everything();

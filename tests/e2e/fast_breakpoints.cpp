@@ -228,3 +228,23 @@ TEST_CASE("fast breakpoints off: an attached process gets no agent", "[e2e][fast
     std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
     CHECK(text.find("libompdbg_agent.so") == std::string::npos);
 }
+
+TEST_CASE("threads stopped inside a jump pad or the agent show the program's frames, and the run stays exact",
+          "[e2e][fast][break]") {
+    // Thread 3 stops late in its share; the other three are stopped wherever they are, most
+    // often in f's pad or in the agent evaluating the condition for them.
+    auto r = debug(fast_loop("O0"), {"break f if i == 3500000", "run", "thread apply all bt", "info breakpoints",
+                                     "continue"},
+                   {"4000000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    auto innermost = grep(r.out, "^#0 ");
+    CHECK(innermost.size() == 4);
+    for (const auto& l : innermost) {
+        CHECK(l.find("agent") == std::string::npos);
+        CHECK(l.find(" ?? ") == std::string::npos);
+    }
+    CHECK(grep(r.out, "^#[0-9]+ .* in \\?\\? \\(\\)$").empty());
+    CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
+    CHECK(has_line(r.out, ground_truth(4000000, 4)));
+}

@@ -33,6 +33,8 @@ struct jump_pad {
     std::uint64_t trap = 0;          ///< the int3 of the stop path
     std::uint64_t relocated = 0;     ///< the relocated instructions
     std::uint64_t stop_slot = 0;     ///< 8 bytes: where the stop path jumps
+    std::uint64_t after_call = 0;    ///< the return address of the call of the agent
+    std::uint64_t evaluate = 0;      ///< the agent's function the pad calls
     relocated_code moved;
     /// The 5 bytes written at the site: jmp rel32 to `base`.
     std::vector<std::byte> site_jump;

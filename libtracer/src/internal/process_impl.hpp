@@ -296,6 +296,13 @@ struct ptrace_process::impl {
     bool step_over_pad(thread_record& t, std::uint64_t pc);
     /// A fork child gets the original bytes back under every jump.
     void restore_pads_in_child(pid_t child);
+    /// After stop_all (jump_pad_stabilize.cpp): a thread stopped inside a pad or in the
+    /// agent called from one is put where the program's own code would be, so that its
+    /// stack and registers are the program's.
+    void normalise_pads();
+    bool single_step_alone(thread_record& t);
+    /// The agent's code, [start, end) of the mapping holding the pads' evaluate function.
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> agent_code;
     /// Shows the program's bytes instead of our jumps in `out` (read at `addr`).
     void mask_pads(std::uint64_t addr, std::span<std::byte> out);
 
