@@ -270,7 +270,45 @@ namespace {
 
 // gdb's whatis/ptype argument: a type name, or an expression (whose value is not read
 // beyond what its type needs).
-std::pair<type, bool> type_of_argument(std::string_view text, eval_context& ctx) {
+// gdb evaluates the operand of ptype/whatis for its type only (EVAL_AVOID_SIDE_EFFECTS):
+// a call is not made (its value is its return type's, zero; also without a process), an
+// assignment or increment writes nothing. Reads still read: `ptype *p` needs p.
+class type_only_context : public eval_context {
+public:
+    explicit type_only_context(eval_context& real) : real_(real) {}
+    std::optional<value> lookup_variable(std::string_view n) override { return real_.lookup_variable(n); }
+    std::optional<value> lookup_function(std::string_view n) override { return real_.lookup_function(n); }
+    std::optional<type> lookup_type(std::string_view n) override { return real_.lookup_type(n); }
+    std::optional<std::uint64_t> read_register(std::string_view n) override { return real_.read_register(n); }
+    void write_register(std::string_view, std::uint64_t) override {}
+    void read_memory(std::uint64_t addr, std::span<std::byte> out) override { real_.read_memory(addr, out); }
+    void write_memory(std::uint64_t, std::span<const std::byte>) override {}
+    std::optional<std::uint64_t> read_dwarf_register(int r) override { return real_.read_dwarf_register(r); }
+    std::string symbolize(std::uint64_t addr) override { return real_.symbolize(addr); }
+    std::optional<value> history(int i) override { return real_.history(i); }
+    int history_size() override { return real_.history_size(); }
+    std::optional<value> lookup_enumerator(std::string_view n) override { return real_.lookup_enumerator(n); }
+    std::optional<value> convenience(std::string_view n) override { return real_.convenience(n); }
+    void set_convenience(std::string_view, const value&) override {}
+    void write_dwarf_register(int, std::uint64_t) override {}
+    bool language_cplus() override { return real_.language_cplus(); }
+    void warn(std::string_view) override {}
+    std::vector<value> lookup_functions(std::string_view n) override { return real_.lookup_functions(n); }
+    void check_can_call() override {}
+    value call_function(const function_call& call) override {
+        value v;
+        v.val_type = call.return_type;
+        v.bytes.resize(call.return_type.size());
+        return v;
+    }
+    std::uint64_t push_to_target(std::span<const std::byte>) override { return 0; }
+
+private:
+    eval_context& real_;
+};
+
+std::pair<type, bool> type_of_argument(std::string_view text, eval_context& real) {
+    type_only_context ctx(real);
     if (auto t = parse_type(text, ctx)) {
         return {*t, true};
     }

@@ -67,6 +67,17 @@ TEST_CASE("call prints nothing for void, and the calls' side effects are the pro
     CHECK(has_line(ours.out, "$4 = 3"));
 }
 
+TEST_CASE("ptype and whatis of a call give its type without calling, also before run, as gdb", "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    std::vector<std::string> cmds{"ptype sq(2)", "whatis make_point(1, 2)", "ptype bump()", "break " + ready, "run",
+                                  "whatis bump()", "ptype calls_made = 7", "print calls_made", "call bump()",
+                                  "print calls_made"};
+    compare_with_gdb(program, cmds);
+    auto ours = ompdbg_cmds(program, cmds);
+    CHECK(has_line(ours.out, "$1 = 0"));   // neither whatis bump() nor the assignment ran
+    CHECK(has_line(ours.out, "$2 = 1"));
+}
+
 TEST_CASE("a shared-library function without debug info needs a cast, as in gdb", "[cli][inspect][calls]") {
     std::string program = example_path("calls");
     std::vector<std::string> cmds{"break " + ready, "run", "print strlen(greeting)", "print (int)getpid()",
