@@ -559,8 +559,62 @@ private:
         return out;
     }
 
+    // __int128 and unsigned __int128: all 128 bits, as gdb prints them.
+    static bool is_wide_integer(const value& v, const type& s) {
+        auto e = s.encoding();
+        return s.size() == 16 && v.bytes.size() >= 16 && s.kind() != type_kind::pointer &&
+               (e == base_encoding::signed_int || e == base_encoding::unsigned_int);
+    }
+
+    static unsigned __int128 bits128(const value& v) {
+        unsigned __int128 b = 0;
+        std::memcpy(&b, v.bytes.data(), 16);
+        return b;
+    }
+
+    static std::string digits128(unsigned __int128 x, unsigned base) {
+        if (x == 0) {
+            return "0";
+        }
+        std::string out;
+        for (; x != 0; x /= base) {
+            out.insert(out.begin(), "0123456789abcdef"[static_cast<unsigned>(x % base)]);
+        }
+        return out;
+    }
+
+    static std::string decimal128(const value& v, bool is_signed) {
+        unsigned __int128 b = bits128(v);
+        if (is_signed && (b >> 127) != 0) {
+            return "-" + digits128(~b + 1, 10);
+        }
+        return digits128(b, 10);
+    }
+
+    // The format letters that show bits, on all 128 of them; nullopt for the others.
+    std::optional<std::string> formatted128(const value& v) {
+        unsigned __int128 b = bits128(v);
+        switch (opts_.letter) {
+            case format_letter::hex: return "0x" + digits128(b, 16);
+            case format_letter::zero_hex: {
+                std::string d = digits128(b, 16);
+                return "0x" + std::string(32 - d.size(), '0') + d;
+            }
+            case format_letter::octal: return b == 0 ? "0" : "0" + digits128(b, 8);
+            case format_letter::binary: return digits128(b, 2);
+            case format_letter::decimal: return decimal128(v, true);
+            case format_letter::unsigned_: return decimal128(v, false);
+            default: return std::nullopt;
+        }
+    }
+
     // print_scalar_formatted: the value's bits reinterpreted per format letter.
     std::string formatted(const value& v, const type& s) {
+        if (is_wide_integer(v, s)) {
+            if (auto text = formatted128(v)) {
+                return *text;
+            }
+        }
         unsigned size = static_cast<unsigned>(std::min<std::uint64_t>(s.size(), 8));
         if (size == 0) {
             size = 8;
@@ -684,6 +738,9 @@ private:
             auto c = static_cast<std::uint32_t>(raw_bits(v));
             return std::to_string(detail::is_signed(s) ? to_int(v) : static_cast<std::int64_t>(c)) + " " +
                    char_literal(c, *wide);
+        }
+        if (is_wide_integer(v, s)) {
+            return decimal128(v, s.encoding() == base_encoding::signed_int);
         }
         switch (s.encoding()) {
             case base_encoding::floating:

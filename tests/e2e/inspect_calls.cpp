@@ -334,6 +334,23 @@ TEST_CASE("__int128 arguments and results travel in two integer registers each",
     CHECK(has_line(ours.out, "$7 = 128"));
 }
 
+TEST_CASE("__int128 values print all 128 bits in every format, as gdb prints a variable", "[cli][inspect][calls]") {
+    std::string program = example_path("calls_cxx");
+    // gdb prints an __int128 variable whole (it fails on the calls: see the test above).
+    compare_with_gdb(program, {"break " + cxx_ready, "run", "print wide", "print/x wide", "print/o wide", "info locals"});
+    auto ours = ompdbg_cmds(program, {"break " + cxx_ready, "run", "print wide_shift(100)", "print/d wide_shift(127)",
+                                      "print wide_shift(127)", "print/x wide_add(-5, 2)", "print/z wide",
+                                      "print/t wide_shift(65)"});
+    INFO(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.out, "$1 = 1267650600228229401496703205376"));   // 2^100
+    CHECK(has_line(ours.out, "$2 = -170141183460469231731687303715884105728"));
+    CHECK(has_line(ours.out, "$3 = 170141183460469231731687303715884105728"));   // 2^127, unsigned
+    CHECK(has_line(ours.out, "$4 = 0xfffffffffffffffffffffffffffffffd"));
+    CHECK(has_line(ours.out, "$5 = 0x00000000000000400000000000000000"));
+    CHECK(has_line(ours.out, "$6 = 1" + std::string(65, '0')));
+}
+
 TEST_CASE("C++: a class with a user-provided copy constructor and destructor is passed by invisible reference to "
           "a copy the call makes and destroys, and returned through a hidden pointer, as gdb",
           "[cli][inspect][calls]") {
