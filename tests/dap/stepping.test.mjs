@@ -231,3 +231,26 @@ test('disassemble around a frame\'s pc, with the instructions before it, and rea
         await stop_adapter(a);
     }
 });
+
+test('modules: the program and its libraries, announced by module events as they load', async () => {
+    const a = await start_adapter();
+    try {
+        const events = [];
+        a.dc.on('module', (e) => events.push(e.body));
+        await launch_to_breakpoint(a, { program }, source, line_of('structs.c', 'after_locals'));
+        const list = (await a.dc.customRequest('modules', {})).body;
+        const by_name = Object.fromEntries(list.modules.map((m) => [m.name, m]));
+        assert.equal(list.totalModules, list.modules.length);
+        assert.equal(by_name.structs.path, program);
+        assert.equal(by_name.structs.symbolStatus, 'Symbols loaded.');
+        assert.ok(list.modules.some((m) => m.name === 'libc.so.6'), JSON.stringify(list.modules.map((m) => m.name)));
+        assert.match(by_name.structs.addressRange, /^0x[0-9a-f]+-0x[0-9a-f]+$/);
+        // Each was announced once, as new.
+        const announced = events.filter((e) => e.reason === 'new').map((e) => e.module.path).sort();
+        assert.deepEqual(announced, list.modules.map((m) => m.path).sort());
+        const page = (await a.dc.customRequest('modules', { startModule: 1, moduleCount: 1 })).body;
+        assert.deepEqual(page.modules, [list.modules[1]]);
+    } finally {
+        await stop_adapter(a);
+    }
+});

@@ -183,6 +183,7 @@ command_result adapter::run_resuming(std::string_view line, stop_hint hint) {
     breakpoint_pause_ = false;
     take_interrupt_request();   // an interrupt repeated after the stop came
     report_breakpoint_changes();
+    report_module_changes();
     return r;
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,6 +140,9 @@ public:
     /// pending state changed since it was told (a pending one resolved when a library or
     /// an MPI job's ranks were loaded).
     void report_breakpoint_changes();
+    /// Sends a `module` event (new, removed) for each file loaded or unloaded since the
+    /// client was last told (dap_modules.cpp).
+    void report_module_changes();
     /// After `initialize`.
     bool initialized() const { return initialized_; }
     void set_initialized() { initialized_ = true; }
@@ -166,6 +170,7 @@ private:
     bool finished_ = false;
     std::map<std::string, std::vector<int>> breakpoint_sets_;
     std::map<int, bool> told_verified_;
+    std::set<std::string> told_modules_;
     bool initialized_ = false;
 };
 

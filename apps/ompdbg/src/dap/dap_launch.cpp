@@ -30,6 +30,7 @@ nlohmann::json capabilities() {
         {"supportsSteppingGranularity", true},
         {"supportsDisassembleRequest", true},
         {"supportsReadMemoryRequest", true},
+        {"supportsModulesRequest", true},
         {"exceptionBreakpointFilters",
          nlohmann::json::array(
              {{{"filter", "fatal-signals"},
@@ -142,6 +143,7 @@ void attach(adapter& a, request& r) {
     a.set_origin(adapter::origin::attached);
     a.set_stop_on_entry(r.bool_arg("stopOnEntry", false));
     r.respond();
+    a.report_module_changes();
     a.send_event("initialized");
 }
 

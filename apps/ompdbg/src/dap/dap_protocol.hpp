@@ -57,6 +57,7 @@ void register_variable_handlers(handler_table& t);      ///< variables, setVaria
 void register_evaluate_handlers(handler_table& t);      ///< evaluate
 void register_execution_handlers(handler_table& t);
 void register_memory_handlers(handler_table& t);
+void register_module_handlers(handler_table& t);
 /// Adds the session command `dap-log MESSAGE` (a logpoint's message with its {EXPR}
 /// evaluated in the selected frame) that logpoints run.
 void register_logpoint_command(command_table& t);     ///< continue, next, stepIn, stepOut (pause: the server)

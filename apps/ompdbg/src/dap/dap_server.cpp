@@ -182,6 +182,7 @@ int run_dap(const std::vector<std::string>& args) {
     register_evaluate_handlers(handlers);
     register_execution_handlers(handlers);
     register_memory_handlers(handlers);
+    register_module_handlers(handlers);
     int status = 0;
     {
         adapter a(t);
