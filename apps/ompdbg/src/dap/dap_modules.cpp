@@ -46,14 +46,8 @@ void modules(adapter& a, request& r) {
     for (auto& [path, m] : current_modules(a)) {
         list.push_back(m);
     }
-    std::size_t total = list.size();
-    std::size_t start = static_cast<std::size_t>(std::max(0, r.arguments().value("startModule", 0)));
-    int count = r.arguments().value("moduleCount", 0);
-    nlohmann::json page = nlohmann::json::array();
-    for (std::size_t i = start; i < total && (count <= 0 || page.size() < static_cast<std::size_t>(count)); ++i) {
-        page.push_back(list[i]);
-    }
-    r.respond({{"modules", page}, {"totalModules", total}});
+    r.respond({{"modules", page_of(list, r.arguments().value("startModule", 0), r.arguments().value("moduleCount", 0))},
+               {"totalModules", list.size()}});
 }
 
 }  // namespace

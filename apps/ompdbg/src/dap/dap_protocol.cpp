@@ -1,5 +1,7 @@
 #include "dap/dap_protocol.hpp"
 
+#include <algorithm>
+
 namespace ompdbg::app::dap {
 
 request::request(transport& t, nlohmann::json message) : t_(t) {
@@ -45,6 +47,15 @@ void request::fail(const std::string& message) {
 
 nlohmann::json make_event(const std::string& name, nlohmann::json body) {
     return {{"type", "event"}, {"event", name}, {"body", std::move(body)}};
+}
+
+nlohmann::json page_of(const nlohmann::json& list, int start, int count) {
+    nlohmann::json page = nlohmann::json::array();
+    for (std::size_t i = static_cast<std::size_t>(std::max(0, start));
+         i < list.size() && (count <= 0 || page.size() < static_cast<std::size_t>(count)); ++i) {
+        page.push_back(list[i]);
+    }
+    return page;
 }
 
 }  // namespace ompdbg::app::dap

@@ -55,11 +55,15 @@ void register_thread_handlers(handler_table& t);        ///< threads
 void register_stack_handlers(handler_table& t);         ///< stackTrace, scopes
 void register_variable_handlers(handler_table& t);      ///< variables, setVariable
 void register_evaluate_handlers(handler_table& t);      ///< evaluate
-void register_execution_handlers(handler_table& t);
-void register_memory_handlers(handler_table& t);
-void register_module_handlers(handler_table& t);
+void register_execution_handlers(handler_table& t);      ///< continue, next, stepIn, stepOut (pause: the server)
+void register_memory_handlers(handler_table& t);         ///< disassemble, readMemory
+void register_module_handlers(handler_table& t);         ///< modules
 /// Adds the session command `dap-log MESSAGE` (a logpoint's message with its {EXPR}
 /// evaluated in the selected frame) that logpoints run.
-void register_logpoint_command(command_table& t);     ///< continue, next, stepIn, stepOut (pause: the server)
+void register_logpoint_command(command_table& t);
+
+/// The items of `list` from `start` on, at most `count` (0: all): a paged request's answer
+/// (stackTrace's startFrame/levels, modules' startModule/moduleCount).
+nlohmann::json page_of(const nlohmann::json& list, int start, int count);
 
 }  // namespace ompdbg::app::dap

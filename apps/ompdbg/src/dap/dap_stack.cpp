@@ -71,14 +71,8 @@ void stack_trace(adapter& a, request& r) {
         }
         frames.push_back(frame);
     }
-    std::size_t total = frames.size();
-    std::size_t start = static_cast<std::size_t>(std::max(0, r.arguments().value("startFrame", 0)));
-    int levels = r.arguments().value("levels", 0);
-    nlohmann::json page = nlohmann::json::array();
-    for (std::size_t i = start; i < total && (levels <= 0 || page.size() < static_cast<std::size_t>(levels)); ++i) {
-        page.push_back(frames[i]);
-    }
-    r.respond({{"stackFrames", page}, {"totalFrames", total}});
+    r.respond({{"stackFrames", page_of(frames, r.arguments().value("startFrame", 0), r.arguments().value("levels", 0))},
+               {"totalFrames", frames.size()}});
 }
 
 void scopes(adapter& a, request& r) {
