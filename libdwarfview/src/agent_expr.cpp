@@ -2,7 +2,7 @@
 // parser is walked once: lvalues leave their address on the agent's stack, rvalues their
 // value extended to 64 bits with the static type kept here (internal/agent_emitter.hpp).
 // Arithmetic follows C's integer promotions and usual arithmetic conversions, as the
-// debugger's own evaluator (expr_eval.cpp) does, so both always agree on the answer.
+// debugger's own evaluator (expr_operators.cpp) does, so both always agree on the answer.
 
 #include "ompdbg/dwarf/agent_expr.hpp"
 
