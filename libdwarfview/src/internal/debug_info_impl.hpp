@@ -1,7 +1,8 @@
 #pragma once
 // The state behind debug_info (its pimpl), shared by the files that implement debug_info's
-// members: debug_info.cpp (lookups by name and address) and symbol_listing.cpp (the
-// listings of info functions/variables/types/sources).
+// members: debug_info.cpp (units, index, functions), line_lookup.cpp (line queries),
+// variable_lookup.cpp (variables, globals, types) and symbol_listing.cpp (the listings of
+// info functions/variables/types/sources).
 
 #include "ompdbg/dwarf/debug_info.hpp"
 
