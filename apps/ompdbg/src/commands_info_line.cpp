@@ -6,6 +6,7 @@
 
 #include "breakpoint_resolver.hpp"
 #include "command_args.hpp"
+#include "commands_data.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -19,15 +20,6 @@
 namespace ompdbg::app {
 
 namespace {
-
-/// An address expression's value: arrays and functions by their address (`*main`).
-std::uint64_t value_as_address(const dwarf::value& v) {
-    dwarf::type t = v.val_type.strip_cv_typedef();
-    if ((t.kind() == dwarf::type_kind::array || t.kind() == dwarf::type_kind::function) && v.address) {
-        return *v.address;
-    }
-    return static_cast<std::uint64_t>(dwarf::as_integer(v));
-}
 
 /// The modules searched for a FILE:LINE (the live process' or the core's, else the program).
 std::vector<module_view> all_modules(session& s) {
