@@ -1,5 +1,6 @@
 #include "internal/section_inflate.hpp"
 
+#include "ompdbg/base/cache_dir.hpp"
 #include "ompdbg/base/log.hpp"
 
 #include <algorithm>
@@ -40,11 +41,8 @@ std::optional<fs::path> cache_dir() {
     if (const char* v = std::getenv("OMPDBG_SECTION_CACHE"); v != nullptr && *v != '\0') {
         return fs::path(v);
     }
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x == '/') {
-        return fs::path(x) / "ompdbg" / "sections";
-    }
-    if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
-        return fs::path(home) / ".cache" / "ompdbg" / "sections";
+    if (auto home = cache_home()) {
+        return *home / "sections";
     }
     return std::nullopt;
 }
