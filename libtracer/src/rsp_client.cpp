@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 
@@ -54,6 +55,41 @@ std::uint64_t attr_hex(const internal::xml_attributes& a, const char* name) {
         v.remove_prefix(2);
     }
     return parse_hex(v, name);
+}
+
+// gdb's File-I/O errno values (gdbsupport/fileio.h) as this host's: the same numbers but
+// for these.
+int errno_from_gdb(std::uint64_t e) {
+    switch (e) {
+    case 88: return ENOSYS;
+    case 91: return ENAMETOOLONG;
+    case 9999: return EIO;   // FILEIO_EUNKNOWN
+    default: return e > 0 && e < 4096 ? static_cast<int>(e) : EIO;
+    }
+}
+
+/// A vFile: reply: `F<result>[,<errno>][;<attachment>]`, its result; the attachment (still
+/// escaped) in `attachment`. Throws with the host's errno for result -1 ("PATH on the
+/// remote host: No such file or directory"), and for an empty or malformed reply.
+std::int64_t file_result(std::string_view r, std::string_view packet, std::string_view what,
+                         std::string_view* attachment = nullptr) {
+    if (r.empty()) {
+        error::send(fmt::format("Remote agent does not support {}.", packet));
+    }
+    if (r[0] != 'F') {
+        error::send(fmt::format("Remote agent sent a malformed {} reply: \"{}\".", packet, r.substr(0, 40)));
+    }
+    auto semi = r.find(';');
+    std::string_view head = r.substr(1, semi == std::string_view::npos ? std::string_view::npos : semi - 1);
+    if (attachment) {
+        *attachment = semi == std::string_view::npos ? std::string_view{} : r.substr(semi + 1);
+    }
+    if (head.starts_with("-1")) {
+        auto comma = head.find(',');
+        int e = comma == std::string_view::npos ? EIO : errno_from_gdb(parse_hex(head.substr(comma + 1), "errno"));
+        error::send(fmt::format("{} on the remote host: {}", what, std::strerror(e)));
+    }
+    return static_cast<std::int64_t>(parse_hex(head.substr(0, head.find(',')), packet));
 }
 
 }  // namespace
@@ -595,6 +631,53 @@ std::string client::monitor(std::string_view command) {
         out += from_hex(r);   // a reply of hex text alone
         return out;
     }
+}
+
+bool client::file_set_namespace(pid_t pid) {
+    if (setfs_ == false) {
+        return false;
+    }
+    if (setfs_ && fs_pid_ == pid) {
+        return true;
+    }
+    auto r = io_->exchange(fmt::format("vFile:setfs:{:x}", pid));
+    if (r.empty()) {
+        setfs_ = false;   // gdbserver without multifs: its own namespace for every process
+        return false;
+    }
+    file_result(r, "vFile:setfs", fmt::format("Selecting the mount namespace of process {}", pid));
+    setfs_ = true;
+    fs_pid_ = pid;
+    return true;
+}
+
+int client::file_open(std::string_view path) {
+    // Flags and mode are gdb's File-I/O values: O_RDONLY, no mode.
+    auto r = io_->exchange("vFile:open:" + to_hex(path) + ",0,0");
+    return static_cast<int>(file_result(r, "vFile:open", path));
+}
+
+std::size_t client::file_chunk() const {
+    // The reply "F<count>;DATA" with DATA escaped (a byte may take two) must fit PacketSize;
+    // gdbserver sends fewer bytes when escapes would overflow it, and says how many.
+    return std::max<std::size_t>(64, features_.packet_size - 32);
+}
+
+std::string client::file_pread(int fd, std::size_t count, std::uint64_t offset) {
+    count = std::min(count, file_chunk());
+    auto r = io_->exchange(fmt::format("vFile:pread:{:x},{:x},{:x}", fd, count, offset));
+    std::string_view attachment;
+    auto n = file_result(r, "vFile:pread", fmt::format("Reading descriptor {} at offset {:#x}", fd, offset), &attachment);
+    std::string data = unescape_binary(attachment);
+    if (static_cast<std::uint64_t>(n) != data.size() || data.size() > count) {
+        error::send(fmt::format("Remote agent sent {} bytes for a vFile:pread reply of {} (asked for {}).", data.size(),
+                                n, count));
+    }
+    return data;
+}
+
+void client::file_close(int fd) {
+    file_result(io_->exchange(fmt::format("vFile:close:{:x}", fd)), "vFile:close", fmt::format("Closing descriptor {}", fd));
 }
 
 }  // namespace ompdbg::tracer::rsp

@@ -267,3 +267,64 @@ TEST_CASE("rsp names non-stop mode when the agent lacks it", "[tracer]") {
     client c(std::make_unique<packet_io>(std::move(owned), 200), true);
     CHECK_THROWS_WITH(c.set_non_stop(), Catch::Contains("lacks non-stop mode (QNonStop)"));
 }
+
+TEST_CASE("rsp client reads a file of the agent's host with vFile: in a process's mount namespace and names the "
+          "host's errno",
+          "[tracer]") {
+    auto owned = std::make_unique<scripted_transport>();
+    auto* t = owned.get();
+    t->replies.push_back("+" + frame("PacketSize=100;multiprocess+;QStartNoAckMode+"));
+    t->replies.push_back("+" + frame("OK"));   // QStartNoAckMode
+    t->replies.push_back(frame("OK"));         // !
+    client c(std::make_unique<packet_io>(std::move(owned), 200), true);
+
+    t->replies.push_back(frame("F0"));
+    CHECK(c.file_set_namespace(0x1a));
+    CHECK(t->written.find("$vFile:setfs:1a#") != std::string::npos);
+    auto sent = t->written.size();
+    CHECK(c.file_set_namespace(0x1a));   // the same namespace: nothing sent
+    CHECK(t->written.size() == sent);
+
+    t->replies.push_back(frame("F7"));
+    CHECK(c.file_open("/bin/prog") == 7);
+    CHECK(t->written.find("$vFile:open:" + to_hex("/bin/prog") + ",0,0#") != std::string::npos);
+
+    // Binary data, escaped as the x packet's; the count asked is bounded by PacketSize.
+    const std::string bytes("\x00$#}*\xff", 6);
+    t->replies.push_back(frame("F6;" + bytes));
+    CHECK(c.file_pread(7, 1 << 20, 0x40) == bytes);
+    CHECK(c.file_chunk() == 0x100 - 32);
+    CHECK(t->written.find(fmt::format("$vFile:pread:7,{:x},40#", c.file_chunk())) != std::string::npos);
+    t->replies.push_back(frame("F0;"));
+    CHECK(c.file_pread(7, 16, 0x1000).empty());   // the end of the file
+    t->replies.push_back(frame("F3;ab"));
+    CHECK_THROWS_WITH(c.file_pread(7, 16, 0), Catch::Contains("sent 2 bytes for a vFile:pread reply of 3"));
+    t->replies.push_back(frame("F0"));
+    c.file_close(7);
+    CHECK(t->written.find("$vFile:close:7#") != std::string::npos);
+
+    // Errors are the host's errno, in gdb's File-I/O numbering.
+    t->replies.push_back(frame("F-1,2"));
+    CHECK(error_of([&] { c.file_open("/nope"); }) == "/nope on the remote host: No such file or directory");
+    t->replies.push_back(frame("F-1,5b"));
+    CHECK(error_of([&] { c.file_open("/long"); }) == "/long on the remote host: File name too long");
+    t->replies.push_back(frame(""));
+    CHECK(error_of([&] { c.file_open("/x"); }) == "Remote agent does not support vFile:open.");
+    t->replies.push_back(frame("Fzz"));
+    CHECK_THROWS_WITH(c.file_open("/x"), Catch::Contains("malformed"));
+}
+
+TEST_CASE("rsp client uses the agent's own mount namespace when vFile:setfs is not supported, and asks once",
+          "[tracer]") {
+    auto owned = std::make_unique<scripted_transport>();
+    auto* t = owned.get();
+    t->replies.push_back("+" + frame("PacketSize=47ff;multiprocess+;QStartNoAckMode+"));
+    t->replies.push_back("+" + frame("OK"));   // QStartNoAckMode
+    t->replies.push_back(frame("OK"));         // !
+    client c(std::make_unique<packet_io>(std::move(owned), 200), true);
+    t->replies.push_back(frame(""));
+    CHECK_FALSE(c.file_set_namespace(0x1a));
+    auto sent = t->written.size();
+    CHECK_FALSE(c.file_set_namespace(0x1b));
+    CHECK(t->written.size() == sent);
+}

@@ -168,6 +168,24 @@ public:
     /// qRcmd: the agent's output for a monitor command.
     std::string monitor(std::string_view command);
 
+    /// vFile:setfs:PID: later vFile: operations resolve paths in the mount namespace of
+    /// process `pid` of the agent's host (0: the agent's own), as gdb does. Returns false when
+    /// the agent lacks it (its own namespace is used then); the first reply says so, and is
+    /// kept. Sent only when `pid` differs from the last one.
+    bool file_set_namespace(pid_t pid);
+    /// vFile:open of `path` read-only: the agent's descriptor for it. Throws "PATH on the
+    /// remote host: No such file or directory" (the host's errno, from the `F-1,errno`
+    /// reply), or "Remote agent does not support vFile:open." for an empty reply.
+    int file_open(std::string_view path);
+    /// vFile:pread: the bytes at `offset`, at most `count` and at most one packet's worth
+    /// (file_chunk()); fewer at the end of the file, none past it. Throws as file_open.
+    std::string file_pread(int fd, std::size_t count, std::uint64_t offset);
+    /// vFile:close. Throws as file_open.
+    void file_close(int fd);
+    /// How many bytes one vFile:pread asks for: the agent's PacketSize less the reply's
+    /// `F<count>;` and framing.
+    std::size_t file_chunk() const;
+
 private:
     /// Hg (select the thread later g/G/m/M act on), sent only when it changes.
     void select_thread(pid_t pid, pid_t tid);
@@ -183,6 +201,8 @@ private:
     features features_;
     std::optional<std::pair<pid_t, pid_t>> selected_;
     std::optional<std::vector<register_desc>> registers_;
+    std::optional<bool> setfs_;   ///< whether vFile:setfs is supported (unknown until first sent)
+    pid_t fs_pid_ = 0;            ///< the namespace vFile:setfs selected last
 };
 
 }  // namespace ompdbg::tracer::rsp
