@@ -14,6 +14,7 @@
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/tracer/remote_files.hpp"
 
 namespace ompdbg::tracer {
 
@@ -111,6 +112,13 @@ std::string remote_connection::host() const {
     }
     auto colon = d.rfind(':');
     return colon == std::string::npos ? d : d.substr(0, colon);
+}
+
+remote_files& remote_connection::files() {
+    if (!files_) {
+        files_ = std::make_shared<remote_files>();
+    }
+    return *files_;
 }
 
 template <typename F>

@@ -18,6 +18,7 @@
 #include "internal/remote_registers.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/tracer/remote_files.hpp"
 
 namespace ompdbg::tracer {
 
@@ -273,17 +274,51 @@ const std::vector<loaded_module>& remote_process::modules() {
             return nullptr;
         }
     };
-    auto place = [&](loaded_module& m) {
-        if (m.elf) {
-            auto [lo, hi] = m.elf->load_range();
-            m.start = (lo + m.load_bias) & ~(page_size - 1);
-            m.end = (hi + m.load_bias + page_size - 1) & ~(page_size - 1);
-            if (!same_build_id(m)) {
-                // Another file under the same path here: reading it would lie. (vFile: to
-                // fetch the host's file is for later.)
-                log::write(log::channel::ptrace, "{}: the local file differs from the host's (build-id)", m.path.string());
-                m.elf.reset();
+    // `elf` as m's file when it is the build the host maps (its address range, and the
+    // executable's bias from AT_ENTRY, set either way); false, m without a file, otherwise.
+    auto use = [&](loaded_module& m, std::shared_ptr<dwarf::elf_file> elf) {
+        m.elf = std::move(elf);
+        if (!m.elf) {
+            return false;
+        }
+        if (m.is_executable) {
+            std::uint64_t entry = auxv_entry(AT_ENTRY);
+            m.load_bias = entry ? entry - m.elf->entry() : 0;
+        }
+        auto [lo, hi] = m.elf->load_range();
+        m.start = (lo + m.load_bias) & ~(page_size - 1);
+        m.end = (hi + m.load_bias + page_size - 1) & ~(page_size - 1);
+        if (!same_build_id(m)) {
+            m.elf.reset();   // another file under the same path: reading it would lie
+            return false;
+        }
+        return true;
+    };
+    // The file at the host's path here when it is the host's build, else the host's own file
+    // fetched through the agent (vFile:, cached by build-id: remote_files.hpp). m.path stays
+    // the host's path.
+    auto find_file = [&](loaded_module& m) {
+        auto here = open_elf(m.path);
+        const bool exists_here = here != nullptr;
+        if (use(m, std::move(here))) {
+            return;
+        }
+        log::write(log::channel::ptrace, "{}: {} here: reading the host's", m.path.string(),
+                   exists_here ? "another build" : "no such file");
+        // Twice at most: a copy kept from before that the process does not map (the host's
+        // file changed since) is fetched again.
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            std::filesystem::path copy;
+            try {
+                copy = conn_->files().local_copy(rsp(), pid_, m.path);
+            } catch (const error& e) {
+                log::write(log::channel::ptrace, "{}: not readable through the agent: {}", m.path.string(), e.what());
+                return;
             }
+            if (use(m, open_elf(copy))) {
+                return;
+            }
+            conn_->files().forget(m.path);
         }
     };
     std::uint64_t main_lm = 0;
@@ -296,12 +331,7 @@ const std::vector<loaded_module>& remote_process::modules() {
         m.path = exe_;
         m.is_executable = true;
         m.link_map_addr = main_lm;
-        m.elf = open_elf(exe_);
-        if (m.elf) {
-            std::uint64_t entry = auxv_entry(AT_ENTRY);
-            m.load_bias = entry ? entry - m.elf->entry() : 0;
-        }
-        place(m);
+        find_file(m);
         mods.push_back(std::move(m));
     }
     for (auto& l : libs) {
@@ -313,8 +343,7 @@ const std::vector<loaded_module>& remote_process::modules() {
         m.load_bias = l.l_addr;
         m.l_ld = l.l_ld;
         m.link_map_addr = l.lm;
-        m.elf = open_elf(l.name);
-        place(m);
+        find_file(m);
         mods.push_back(std::move(m));
     }
     return *(modules_ = std::move(mods));

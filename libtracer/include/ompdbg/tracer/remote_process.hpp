@@ -19,6 +19,8 @@
 
 namespace ompdbg::tracer {
 
+class remote_files;
+
 /// One agent and the protocol spoken with it, shared by every process it serves. The
 /// agent runs non-stop (QNonStop:1): each process runs and stops on its own, so some
 /// processes of a host can be stopped while others of it run. A process still stops as a
@@ -47,6 +49,8 @@ public:
     /// The host the agent runs on: the word before `gdbserver` in a remote-shell command,
     /// the HOST of HOST:PORT; empty when unknown.
     std::string host() const;
+    /// The host's files fetched through this agent (vFile:), shared by its processes.
+    remote_files& files();
     /// `monitor CMD`: the agent's output.
     std::string monitor(const std::string& command) { return client().monitor(command); }
 
@@ -115,6 +119,7 @@ private:
     auto guarded(F&& f) -> decltype(f());
 
     std::unique_ptr<rsp::client> client_;
+    std::shared_ptr<remote_files> files_;
     std::map<pid_t, member> members_;
     std::string lost_;
 };
