@@ -332,7 +332,15 @@ void register_inferior_commands(command_table& t) {
 
 void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
     const pid_t pid = proc->pid();
-    if (!s.program() && !proc->executable().empty()) {
+    // A program of another host whose file here is missing or another build is read from
+    // the host (its module's file is the fetched copy): no program of this host to name.
+    bool read_from_host = false;
+    if (dynamic_cast<tracer::remote_process*>(proc.get()) != nullptr) {
+        for (const auto& m : proc->modules()) {
+            read_from_host |= m.is_executable && m.elf && m.elf->path() != m.path;
+        }
+    }
+    if (!s.program() && !proc->executable().empty() && !read_from_host) {
         try {
             s.set_program(proc->executable(), {});
         } catch (const std::exception& e) {

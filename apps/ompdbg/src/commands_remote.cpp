@@ -8,6 +8,7 @@
 
 #include "command_args.hpp"
 #include "commands_inferiors.hpp"
+#include "remote_ranks.hpp"
 #include "breakpoint_resolver.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -41,6 +42,7 @@ void connect(session& s, std::string_view args, bool extended) {
         s.out().line(fmt::format("Remote debugging using {}", spec));
     }
     s.set_remote(conn);
+    announce_remote_files(s, *conn);
     s.out().field("connection", conn->describe());
     if (extended) {
         return;   // attach PID (or run, later) picks the process

@@ -17,6 +17,7 @@
 #include "commands_mpi.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/tracer/remote_files.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
 
 namespace ompdbg::app {
@@ -128,6 +129,14 @@ std::string reached_through(const inferior& inf) {
     return "ptrace";
 }
 
+void announce_remote_files(session& s, tracer::remote_connection& conn) {
+    // gdb's words, on stdout, before the transfer (a file the build-id cache holds is
+    // read without one, and without the line).
+    conn.files().set_notice([&s](const std::filesystem::path& host_path) {
+        s.out().line(fmt::format("Reading {} from remote target...", host_path.string()));
+    });
+}
+
 std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table,
                                                         std::vector<std::string>& errors) {
     std::vector<std::unique_ptr<inferior>> list;
@@ -178,6 +187,9 @@ std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::v
         }
         for (std::size_t i = 0; i < rows.size(); ++i) {
             if (got.procs[i]) {
+                if (auto* rp = dynamic_cast<tracer::remote_process*>(got.procs[i].get())) {
+                    announce_remote_files(s, rp->connection_object());
+                }
                 inf_of[rows[i]]->process = std::move(got.procs[i]);
             } else {
                 inf_of[rows[i]]->lost = got.errors[i];

@@ -11,6 +11,10 @@
 
 #include "ompdbg/tracer/mpir.hpp"
 
+namespace ompdbg::tracer {
+class remote_connection;
+}
+
 namespace ompdbg::app {
 
 class session;
@@ -30,6 +34,10 @@ bool is_local_host(const std::string& host, const std::vector<std::string>& alia
 /// How a rank is reached, for `mpi ranks`: "ptrace", "gdbserver via HOST"; empty when it
 /// has no process.
 std::string reached_through(const inferior& inf);
+
+/// Has the files that processes of `conn` fetch from its host announced as gdb does, one
+/// line each before the fetch: "Reading PATH from remote target...".
+void announce_remote_files(session& s, tracer::remote_connection& conn);
 
 /// Attaches every rank of `table`, each stopped on return. A local rank that cannot be
 /// attached throws ("Cannot attach to rank N (pid P on HOST): ..."), as before; a remote

@@ -1,0 +1,197 @@
+// The files of a process on another host that are not here, or another build at the same
+// path here (issue 18): read from the host through gdbserver's vFile: packets, as gdb
+// does ("Reading PATH from remote target..."), once: a later session finds them in the
+// build-id cache ($XDG_CACHE_HOME/ompdbg/build-id/XX/REST). The host's own file lives on a
+// tmpfs mounted in the simulated host's mount namespace only, over a directory that is
+// empty (or holds another program) here. Each test removes its hosts, processes and
+// directories, also when it fails.
+#include <catch2/catch.hpp>
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include "cli_common.hpp"
+#include "cluster.hpp"
+#include "ompdbg_test_paths.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr auto step_timeout = 60s;
+
+/// A directory of this machine for one test, removed with everything in it at the end.
+struct scratch_dir {
+    fs::path path;
+    explicit scratch_dir(const std::string& what) {
+        std::string templ = (fs::temp_directory_path() / ("ompdbg-" + what + "-XXXXXX")).string();
+        REQUIRE(::mkdtemp(templ.data()) != nullptr);
+        path = templ;
+    }
+    ~scratch_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    scratch_dir(const scratch_dir&) = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+};
+
+/// Mounts a tmpfs over `dir` in `host`'s mount namespace and copies `program` there as
+/// `name`: the host's file, which this machine does not see. The mount ends with the host.
+void put_on_host_only(const simulated_cluster& cluster, const std::string& host, const fs::path& dir,
+                      const std::string& program, const std::string& name) {
+    auto r = run({cluster.rsh(), host,
+                  "mount -t tmpfs tmpfs " + dir.string() + " && cp " + program + " " + (dir / name).string()},
+                 cluster.options(run_options().timeout_after(step_timeout)));
+    INFO(r.all());
+    REQUIRE(r.ok());
+}
+
+/// The GNU build-id of `file` as readelf prints it (lowercase hex).
+std::string build_id_of(const std::string& file) {
+    auto r = run({"readelf", "-n", file}, run_options().timeout_after(step_timeout));
+    std::smatch m;
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(Build ID: ([0-9a-f]+))")));
+    return m[1];
+}
+
+/// The counter example started on `host` from `program` (its path there): its pid there.
+struct host_counter {
+    background_process proc;
+    std::string pid;
+
+    host_counter(const simulated_cluster& cluster, const std::string& host, const std::string& program)
+        : proc(cluster.on_host(host, {program}), cluster.options()) {
+        auto first = proc.next_line(step_timeout);
+        REQUIRE(first);
+        pid = *first;
+        REQUIRE(proc.wait_for_line(std::regex("^counter 3$"), step_timeout));
+    }
+
+    /// The last "counter N" it printed so far.
+    long last_value() const {
+        static const std::regex re(R"(^counter (\d+)$)");
+        long last = -1;
+        for (auto& l : proc.consumed_lines()) {
+            std::smatch m;
+            if (std::regex_match(l, m, re)) {
+                last = std::stol(m[1]);
+            }
+        }
+        return last;
+    }
+
+    /// Whether it printed "counter N" (waiting until it printed a few more than before).
+    bool printed(long n) {
+        REQUIRE(proc.wait_for_line(std::regex("^counter " + std::to_string(std::max(n, last_value()) + 2) + "$"),
+                                   step_timeout));
+        auto& lines = proc.consumed_lines();
+        return std::find(lines.begin(), lines.end(), "counter " + std::to_string(n)) != lines.end();
+    }
+};
+
+/// One ompdbg session on the counter of `host`: attach, bt, print current, detach.
+run_result debug_counter(const simulated_cluster& cluster, const std::string& host, const std::string& pid,
+                         const fs::path& cache) {
+    return ompdbg_batch(ex_args({"target extended-remote " + cluster.agent(host), "attach " + pid, "bt",
+                                 "print current", "info inferiors", "detach"}),
+                        cluster.options(run_options().timeout_after(step_timeout).set_env("XDG_CACHE_HOME",
+                                                                                          cache.string())));
+}
+
+/// The stack and the value of the program's own variable: what only its symbols and DWARF
+/// give (main waits in the pause_a_little call, the line after the "loop" mark). Returns the
+/// value of `current`.
+long check_symbolized(const run_result& r, const std::string& pid) {
+    CHECK(r.ok());
+    CHECK(std::regex_search(r.out, std::regex(R"(#\d+ +0x[0-9a-f]+ in pause_a_little \(\) at .*counter\.c:\d+)")));
+    CHECK(std::regex_search(r.out, std::regex(R"(#\d+ +0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:)" +
+                                              std::to_string(example_line("counter.c", "loop") + 1))));
+    CHECK(has_line(r.out, "[Inferior 1 (process " + pid + ") detached]"));
+    std::smatch m;
+    REQUIRE(std::regex_search(r.out, m, std::regex(R"(\$1 = (\d+)\n)")));
+    return std::stol(m[1]);
+}
+
+}  // namespace
+
+TEST_CASE("a program that exists only on the other host is read through the agent once and from the build-id "
+          "cache in the next session",
+          "[cli][remote]") {
+    scratch_dir cache("build-id-cache");
+    scratch_dir host_only("host-only");   // empty here; the host's tmpfs over it holds the program
+    simulated_cluster cluster({"node1"});
+    put_on_host_only(cluster, "node1", host_only.path, example_path("counter"), "counter");
+    const std::string program = (host_only.path / "counter").string();
+    REQUIRE_FALSE(fs::exists(program));
+    host_counter prog(cluster, "node1", program);
+
+    long before = prog.last_value();
+    auto first = debug_counter(cluster, "node1", prog.pid, cache.path);
+    INFO("first session stdout:\n" << first.out << "\nstderr:\n" << first.err);
+    REQUIRE_FALSE(first.timed_out);
+    // As gdb says it, once, before the transfer.
+    CHECK(count_lines_starting(first.out, "Reading " + program + " from remote target...") == 1);
+    // The libraries are the same files here (one machine): read here, not fetched.
+    CHECK(first.out.find("Reading /lib") == std::string::npos);
+    long value = check_symbolized(first, prog.pid);
+    // The program's own output says which values `current` took.
+    CHECK(value >= before);
+    CHECK(prog.printed(value));
+    // The host's path, not the copy's, names the program; no complaint that it is not here.
+    CHECK(std::regex_search(first.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote .*\) +)" +
+                                                  program + " *\n")));
+    CHECK(first.err.find("No such file") == std::string::npos);
+
+    // Cached under its build-id, the one readelf reads from the same program here.
+    std::string id = build_id_of(example_path("counter"));
+    fs::path cached = cache.path / "ompdbg" / "build-id" / id.substr(0, 2) / id.substr(2);
+    REQUIRE(fs::exists(cached));
+    auto written = fs::last_write_time(cached);
+
+    before = prog.last_value();
+    auto second = debug_counter(cluster, "node1", prog.pid, cache.path);
+    INFO("second session stdout:\n" << second.out << "\nstderr:\n" << second.err);
+    REQUIRE_FALSE(second.timed_out);
+    CHECK(second.out.find("from remote target...") == std::string::npos);
+    value = check_symbolized(second, prog.pid);
+    CHECK(value >= before);
+    CHECK(prog.printed(value));
+    CHECK(fs::last_write_time(cached) == written);
+    // Nothing half-written left beside it.
+    int entries = 0;
+    for ([[maybe_unused]] auto& e : fs::recursive_directory_iterator(cache.path / "ompdbg" / "build-id")) {
+        ++entries;
+    }
+    CHECK(entries == 2);   // XX/ and XX/REST
+}
+
+TEST_CASE("another program at the same path here is not read for the host's: the host's own file is fetched",
+          "[cli][remote]") {
+    scratch_dir cache("build-id-cache");
+    scratch_dir dir("other-build");
+    // Here: another program under the name; on the host: the counter.
+    const std::string program = (dir.path / "counter").string();
+    fs::copy_file(example_path("watched"), program);
+    simulated_cluster cluster({"node1"});
+    put_on_host_only(cluster, "node1", dir.path, example_path("counter"), "counter");
+    host_counter prog(cluster, "node1", program);
+
+    long before = prog.last_value();
+    auto r = debug_counter(cluster, "node1", prog.pid, cache.path);
+    INFO("stdout:\n" << r.out << "\nstderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(count_lines_starting(r.out, "Reading " + program + " from remote target...") == 1);
+    long value = check_symbolized(r, prog.pid);
+    CHECK(value >= before);
+    CHECK(prog.printed(value));
+    // The file here is untouched.
+    CHECK(build_id_of(program) == build_id_of(example_path("watched")));
+}
