@@ -314,7 +314,7 @@ TEST_CASE("rsp client reads a file of the agent's host with vFile: in a process'
     CHECK_THROWS_WITH(c.file_open("/x"), Catch::Contains("malformed"));
 }
 
-TEST_CASE("rsp client uses the agent's own mount namespace when vFile:setfs is not supported, and asks once",
+TEST_CASE("rsp client uses the agent's own mount namespace when vFile:setfs is not supported and asks only once",
           "[tracer]") {
     auto owned = std::make_unique<scripted_transport>();
     auto* t = owned.get();
