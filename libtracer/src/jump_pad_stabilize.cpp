@@ -19,6 +19,7 @@
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/tracer/proc_fs.hpp"
 
+#include <algorithm>
 #include <array>
 #include <csignal>
 
@@ -139,7 +140,14 @@ void ptrace_process::impl::normalise_pads() {
             continue;
         }
         // Saving or restoring registers, or in the agent: on alone to the relocated
-        // instructions or to the stop path's trap, where the registers are the site's.
+        // instructions or to the stop path's trap, where the registers are the site's. The
+        // temporary int3 is in code every thread runs: only with all of them stopped.
+        const bool all_stopped = std::none_of(threads.begin(), threads.end(), [](const auto& o) {
+            return o->st == tstate::running || o->st == tstate::stopping || o->st == tstate::listening;
+        });
+        if (!all_stopped) {
+            continue;
+        }
         std::array<std::byte, 1> saved{};
         if (raw_read(pad->relocated, saved) != 1) {
             continue;
