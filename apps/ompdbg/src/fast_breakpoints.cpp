@@ -209,10 +209,14 @@ std::string lock_holder(session& s, tracer::process& proc) {
         for (std::size_t i = 0; i < frames.size() && i < 12; ++i) {
             const auto* mod = frames[i].module;
             std::string fn = frame_function_name(frames[i]);
-            bool loader = mod != nullptr && mod->path.filename().string().rfind("ld-linux", 0) == 0;
-            bool locked = fn.find("malloc") != std::string::npos || fn.find("free") != std::string::npos ||
-                          fn.find("alloc") != std::string::npos || fn.find("dlopen") != std::string::npos ||
-                          fn.find("dlclose") != std::string::npos || fn.find("dl_iterate_phdr") != std::string::npos;
+            std::string file = mod != nullptr ? mod->path.filename().string() : std::string();
+            bool loader = file.rfind("ld-linux", 0) == 0;
+            // The allocator's and the loader's entry points in libc (the program's own
+            // functions may be called anything).
+            bool locked = file.rfind("libc.so", 0) == 0 &&
+                          (fn.find("malloc") != std::string::npos || fn.find("free") != std::string::npos ||
+                           fn.find("alloc") != std::string::npos || fn.find("dlopen") != std::string::npos ||
+                           fn.find("dlclose") != std::string::npos || fn.find("dl_iterate_phdr") != std::string::npos);
             if (loader || locked) {
                 return fmt::format("thread {} is inside {} ({})", s.thread_number(t->tid()), fn,
                                    loader ? "the dynamic loader" : "a function that holds a libc lock");
