@@ -130,8 +130,21 @@ struct entry {
     }
 };
 
-/// The name and declaration of a listed symbol as gdb prints them.
-std::pair<std::string, std::string> describe(const dwarf::listed_symbol& sym, dwarf::symbol_listing kind) {
+/// The name gdb lists a symbol by, and matches the REGEX against.
+std::string listed_name(const dwarf::listed_symbol& sym, dwarf::symbol_listing kind) {
+    if (kind == dwarf::symbol_listing::functions && dwarf::type(sym.die).is_cplus()) {
+        dwarf::function f;
+        f.name = sym.name;
+        f.linkage_name = sym.linkage_name;
+        f.die = sym.die;
+        return function_print_name(f);
+    }
+    return sym.name;
+}
+
+/// The declaration of a listed symbol named `print` (listed_name) as gdb prints it. Only
+/// for the symbols that match: naming every type of a large program is most of the work.
+std::string describe(const dwarf::listed_symbol& sym, dwarf::symbol_listing kind, const std::string& print) {
     const bool cplus = dwarf::type(sym.die).is_cplus();
     const std::string storage = sym.is_external || kind == dwarf::symbol_listing::types ? "" : "static ";
     switch (kind) {
@@ -140,12 +153,7 @@ std::pair<std::string, std::string> describe(const dwarf::listed_symbol& sym, dw
         auto ret = fn.target();
         std::string ret_name = ret ? ret->name() : "void";
         if (cplus) {
-            dwarf::function f;
-            f.name = sym.name;
-            f.linkage_name = sym.linkage_name;
-            f.die = sym.die;
-            std::string print = function_print_name(f);
-            return {print, storage + ret_name + " " + print + ";"};
+            return storage + ret_name + " " + print + ";";
         }
         std::string params;
         for (const auto& p : fn.parameters()) {
@@ -156,17 +164,17 @@ std::pair<std::string, std::string> describe(const dwarf::listed_symbol& sym, dw
         } else if (params.empty() && fn.is_prototyped()) {
             params = "void";
         }
-        return {sym.name, storage + declarator(ret_name, sym.name + "(" + params + ")") + ";"};
+        return storage + declarator(ret_name, sym.name + "(" + params + ")") + ";";
     }
     case dwarf::symbol_listing::variables: {
         auto t = type_attribute(sym.die);
-        return {sym.name, storage + declarator(t ? t->name() : "int", sym.name) + ";"};
+        return storage + declarator(t ? t->name() : "int", sym.name) + ";";
     }
     case dwarf::symbol_listing::types:
         break;
     }
     if (sym.tag == DW_TAG_base_type) {
-        return {sym.name, sym.name};
+        return sym.name;
     }
     if (sym.tag == DW_TAG_typedef) {
         // gdb's c_print_typedef prints the target with its own typedefs resolved.
@@ -174,9 +182,9 @@ std::pair<std::string, std::string> describe(const dwarf::listed_symbol& sym, dw
         for (int depth = 0; aliased && aliased->kind() == dwarf::type_kind::typedef_ && depth < 16; ++depth) {
             aliased = aliased->target();
         }
-        return {sym.name, "typedef " + (aliased ? aliased->name() : "void") + " " + sym.name + ";"};
+        return "typedef " + (aliased ? aliased->name() : "void") + " " + sym.name + ";";
     }
-    return {sym.name, (cplus ? sym.name : dwarf::type(sym.die).name()) + ";"};
+    return (cplus ? sym.name : dwarf::type(sym.die).name()) + ";";
 }
 
 /// gdb's minimal-symbol name: GCC's ".N" suffix of a local static dropped ("completed.0"),
@@ -216,10 +224,11 @@ void list_symbols(session& s, std::string_view args, dwarf::symbol_listing kind)
             for (const auto& sym : dbg->list_symbols(kind)) {
                 debug_names.insert(sym.linkage_name.empty() ? sym.name : sym.linkage_name);
                 try {
-                    auto [name, text] = describe(sym, kind);
+                    std::string name = listed_name(sym, kind);
                     if (!matches(name)) {
                         continue;
                     }
+                    std::string text = describe(sym, kind, name);
                     // gdb's blocks: C++ classes and enums are global, other types static.
                     bool cplus_tag = sym.tag == DW_TAG_structure_type || sym.tag == DW_TAG_class_type ||
                                      sym.tag == DW_TAG_union_type || sym.tag == DW_TAG_enumeration_type;
