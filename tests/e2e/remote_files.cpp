@@ -16,6 +16,7 @@
 
 #include "cli_common.hpp"
 #include "cluster.hpp"
+#include "remote_counter.hpp"
 #include "ompdbg_test_paths.hpp"
 
 using namespace ompdbg::test;
@@ -62,40 +63,14 @@ std::string build_id_of(const std::string& file) {
     return m[1];
 }
 
-/// The counter example started on `host` from `program` (its path there): its pid there.
-struct host_counter {
-    background_process proc;
-    std::string pid;
-
-    host_counter(const simulated_cluster& cluster, const std::string& host, const std::string& program)
-        : proc(cluster.on_host(host, {program}), cluster.options()) {
-        auto first = proc.next_line(step_timeout);
-        REQUIRE(first);
-        pid = *first;
-        REQUIRE(proc.wait_for_line(std::regex("^counter 3$"), step_timeout));
-    }
-
-    /// The last "counter N" it printed so far.
-    long last_value() const {
-        static const std::regex re(R"(^counter (\d+)$)");
-        long last = -1;
-        for (auto& l : proc.consumed_lines()) {
-            std::smatch m;
-            if (std::regex_match(l, m, re)) {
-                last = std::stol(m[1]);
-            }
-        }
-        return last;
-    }
-
-    /// Whether it printed "counter N" (waiting until it printed a few more than before).
-    bool printed(long n) {
-        REQUIRE(proc.wait_for_line(std::regex("^counter " + std::to_string(std::max(n, last_value()) + 2) + "$"),
-                                   step_timeout));
-        auto& lines = proc.consumed_lines();
-        return std::find(lines.begin(), lines.end(), "counter " + std::to_string(n)) != lines.end();
-    }
-};
+/// remote_counter, and whether it printed "counter N" (waiting until it printed a few more
+/// than before).
+bool printed(remote_counter& prog, long n) {
+    REQUIRE(prog.proc.wait_for_line(std::regex("^counter " + std::to_string(std::max(n, prog.last_value()) + 2) + "$"),
+                                    step_timeout));
+    auto& lines = prog.proc.consumed_lines();
+    return std::find(lines.begin(), lines.end(), "counter " + std::to_string(n)) != lines.end();
+}
 
 /// One ompdbg session on the counter of `host`: attach, bt, print current, detach.
 run_result debug_counter(const simulated_cluster& cluster, const std::string& host, const std::string& pid,
@@ -131,7 +106,7 @@ TEST_CASE("a program that exists only on the other host is read through the agen
     put_on_host_only(cluster, "node1", host_only.path, example_path("counter"), "counter");
     const std::string program = (host_only.path / "counter").string();
     REQUIRE_FALSE(fs::exists(program));
-    host_counter prog(cluster, "node1", program);
+    remote_counter prog(cluster, "node1", program);
 
     long before = prog.last_value();
     auto first = debug_counter(cluster, "node1", prog.pid, cache.path);
@@ -144,7 +119,7 @@ TEST_CASE("a program that exists only on the other host is read through the agen
     long value = check_symbolized(first, prog.pid);
     // The program's own output says which values `current` took.
     CHECK(value >= before);
-    CHECK(prog.printed(value));
+    CHECK(printed(prog, value));
     // The host's path, not the copy's, names the program; no complaint that it is not here.
     CHECK(std::regex_search(first.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote .*\) +)" +
                                                   program + " *\n")));
@@ -163,7 +138,7 @@ TEST_CASE("a program that exists only on the other host is read through the agen
     CHECK(second.out.find("from remote target...") == std::string::npos);
     value = check_symbolized(second, prog.pid);
     CHECK(value >= before);
-    CHECK(prog.printed(value));
+    CHECK(printed(prog, value));
     CHECK(fs::last_write_time(cached) == written);
     // Nothing half-written left beside it.
     int entries = 0;
@@ -182,7 +157,7 @@ TEST_CASE("another program at the same path here is not read for the host's: the
     fs::copy_file(example_path("watched"), program);
     simulated_cluster cluster({"node1"});
     put_on_host_only(cluster, "node1", dir.path, example_path("counter"), "counter");
-    host_counter prog(cluster, "node1", program);
+    remote_counter prog(cluster, "node1", program);
 
     long before = prog.last_value();
     auto r = debug_counter(cluster, "node1", prog.pid, cache.path);
@@ -191,7 +166,7 @@ TEST_CASE("another program at the same path here is not read for the host's: the
     CHECK(count_lines_starting(r.out, "Reading " + program + " from remote target...") == 1);
     long value = check_symbolized(r, prog.pid);
     CHECK(value >= before);
-    CHECK(prog.printed(value));
+    CHECK(printed(prog, value));
     // The file here is untouched.
     CHECK(build_id_of(program) == build_id_of(example_path("watched")));
 }

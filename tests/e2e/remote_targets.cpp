@@ -12,6 +12,7 @@
 
 #include "cli_common.hpp"
 #include "cluster.hpp"
+#include "remote_counter.hpp"
 #include "ompdbg_test_paths.hpp"
 
 using namespace ompdbg::test;
@@ -21,50 +22,6 @@ namespace {
 
 constexpr auto step_timeout = 60s;
 const std::regex prompt_re(R"(\(ompdbg\) $)");
-
-/// The counter example running on `host`: its pid there (the first line it prints).
-struct remote_counter {
-    background_process proc;
-    std::string pid;
-
-    remote_counter(const simulated_cluster& cluster, const std::string& host)
-        : proc(cluster.on_host(host, {example_path("counter")}), cluster.options()) {
-        auto first = proc.next_line(step_timeout);
-        REQUIRE(first);
-        pid = *first;
-        REQUIRE(proc.wait_for_line(std::regex("^counter 3$"), step_timeout));
-    }
-
-    /// The last "counter N" it printed so far.
-    long last_value() const {
-        static const std::regex re(R"(^counter (\d+)$)");
-        long last = -1;
-        for (auto& l : proc.consumed_lines()) {
-            std::smatch m;
-            if (std::regex_match(l, m, re)) {
-                last = std::stol(m[1]);
-            }
-        }
-        return last;
-    }
-
-    /// Checks that it keeps counting without a gap or a repeat (it ran on after a detach).
-    void check_runs_on() {
-        long from = last_value();
-        INFO("counter lines: " << joined(proc.consumed_lines()));
-        REQUIRE(proc.wait_for_line(std::regex("^counter " + std::to_string(from + 3) + "$"), step_timeout));
-        static const std::regex re(R"(^counter (\d+)$)");
-        long prev = -1;
-        for (auto& l : proc.consumed_lines()) {
-            std::smatch m;
-            if (std::regex_match(l, m, re)) {
-                long v = std::stol(m[1]);
-                CHECK((prev < 0 || v == prev + 1));
-                prev = v;
-            }
-        }
-    }
-};
 
 /// Masks what differs between two runs on one process: numbers in values and addresses.
 std::string masked(const std::string& text) {
