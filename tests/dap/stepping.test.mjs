@@ -24,6 +24,14 @@ async function children(a, v) {
     return (await a.dc.variablesRequest({ variablesReference: v.variablesReference })).body.variables;
 }
 
+/// cxx_std stopped at its return: its locals by name.
+async function cxx_std_locals(a) {
+    const cxx = path.join(sources, 'cxx_std.cpp');
+    const stopped = await launch_to_breakpoint(a, { program: path.join(examples, 'cxx_std') }, cxx, line_of('cxx_std.cpp', 'cxx_std_return'));
+    const frame = await top_frame(a, stopped.body.threadId);
+    return Object.fromEntries((await locals_of(a, frame.id)).map((x) => [x.name, x]));
+}
+
 test('stopOnEntry stops at main, and next steps over one line', async () => {
     const a = await start_adapter();
     try {
@@ -143,10 +151,7 @@ test('a logpoint prints its message with values and does not stop', async () => 
 test('a std::vector has its elements as children; a std::string has none', async () => {
     const a = await start_adapter();
     try {
-        const cxx = path.join(sources, 'cxx_std.cpp');
-        const stopped = await launch_to_breakpoint(a, { program: path.join(examples, 'cxx_std') }, cxx, line_of('cxx_std.cpp', 'cxx_std_return'));
-        const frame = await top_frame(a, stopped.body.threadId);
-        const v = Object.fromEntries((await locals_of(a, frame.id)).map((x) => [x.name, x]));
+        const v = await cxx_std_locals(a);
         assert.equal(v.ints.value, 'std::vector of length 3, capacity 3 = {1, 2, 3}');
         assert.deepEqual((await children(a, v.ints)).map((x) => `${x.name}=${x.value}`), ['[0]=1', '[1]=2', '[2]=3']);
         assert.deepEqual((await children(a, v.words)).map((x) => x.value), ['"alpha"', '"beta"']);
@@ -162,10 +167,7 @@ test('a std::vector has its elements as children; a std::string has none', async
 test('base classes, std::map, std::list and pointers open as print shows them; their parts open too', async () => {
     const a = await start_adapter();
     try {
-        const cxx = path.join(sources, 'cxx_std.cpp');
-        const stopped = await launch_to_breakpoint(a, { program: path.join(examples, 'cxx_std') }, cxx, line_of('cxx_std.cpp', 'cxx_std_return'));
-        const frame = await top_frame(a, stopped.body.threadId);
-        const v = Object.fromEntries((await locals_of(a, frame.id)).map((x) => [x.name, x]));
+        const v = await cxx_std_locals(a);
         const shown = (list) => list.map((x) => `${x.name}=${x.value}`);
         // A derived class: its base as `<base>` (as print shows `<base> = {id = 3}`), then its own fields.
         const d = await children(a, v.d);
