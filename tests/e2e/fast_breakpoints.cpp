@@ -254,8 +254,9 @@ TEST_CASE("threads stopped inside a jump pad or the agent show the program's fra
     CHECK(innermost.size() == 4);
     for (const auto& l : innermost) {
         CHECK(l.find("agent") == std::string::npos);
-        CHECK(l.find(" ?? ") == std::string::npos);
     }
+    // A pad is anonymous memory: `?? ()` with no library after it. (A thread done with its
+    // share waits in libgomp, whose stripped frames are `?? () from libgomp.so.1`, as in gdb.)
     CHECK(grep(r.out, "^#[0-9]+ .* in \\?\\? \\(\\)$").empty());
     CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
     CHECK(has_line(r.out, ground_truth(4000000, 4)));
