@@ -87,6 +87,9 @@ void ptrace_process::impl::normalise_pads() {
             }
         }
     }
+    const bool all_stopped = std::none_of(threads.begin(), threads.end(), [](const auto& o) {
+        return o->st == tstate::running || o->st == tstate::stopping || o->st == tstate::listening;
+    });
     for (auto& tp : threads) {
         thread_record& t = *tp;
         if (t.st != tstate::stopped) {
@@ -142,9 +145,6 @@ void ptrace_process::impl::normalise_pads() {
         // Saving or restoring registers, or in the agent: on alone to the relocated
         // instructions or to the stop path's trap, where the registers are the site's. The
         // temporary int3 is in code every thread runs: only with all of them stopped.
-        const bool all_stopped = std::none_of(threads.begin(), threads.end(), [](const auto& o) {
-            return o->st == tstate::running || o->st == tstate::stopping || o->st == tstate::listening;
-        });
         if (!all_stopped) {
             continue;
         }

@@ -200,6 +200,11 @@ fs::path usable_agent(session& s, std::string& why) {
     return agent;
 }
 
+/// Whether `m` is the dynamic loader (ld-linux-x86-64.so.2).
+bool is_loader(const tracer::loaded_module& m) {
+    return m.path.filename().string().rfind("ld-linux", 0) == 0;
+}
+
 /// Why calling dlopen in `proc` now could deadlock (empty: it cannot): a thread inside the
 /// loader or the allocator may hold the lock that dlopen takes, and only the calling
 /// thread runs during the call.
@@ -210,7 +215,7 @@ std::string lock_holder(session& s, tracer::process& proc) {
             const auto* mod = frames[i].module;
             std::string fn = frame_function_name(frames[i]);
             std::string file = mod != nullptr ? mod->path.filename().string() : std::string();
-            bool loader = file.rfind("ld-linux", 0) == 0;
+            bool loader = mod != nullptr && is_loader(*mod);
             // The allocator's and the loader's entry points in libc (the program's own
             // functions may be called anything).
             bool locked = file.rfind("libc.so", 0) == 0 &&
@@ -242,7 +247,7 @@ void load_agent_on_demand(session& s) {
     }
     bool dynamic = false;
     for (const auto& m : proc->modules()) {
-        dynamic = dynamic || m.path.filename().string().rfind("ld-linux", 0) == 0;
+        dynamic = dynamic || is_loader(m);
     }
     std::string why;
     fs::path agent = dynamic ? usable_agent(s, why) : fs::path();
