@@ -5,9 +5,13 @@
 #include "ompdbg/dwarf/type.hpp"
 
 #include "internal/type_die.hpp"
+#include "ompdbg/base/error.hpp"
+
+#include <fmt/format.h>
 
 #include <dwarf.h>
 
+#include <cstring>
 #include <limits>
 
 namespace ompdbg::dwarf {
@@ -74,6 +78,37 @@ std::vector<std::uint64_t> subrange_counts(const Dwarf_Die& die) {
 
 namespace detail {
 
+// The .debug_info offset a reference names (a unit-relative form plus its unit's start),
+// for the message about a reference that leads nowhere. libdw has already measured the
+// attribute's value, so its bytes are inside the section.
+std::uint64_t referenced_offset(const Dwarf_Attribute& attr) {
+    std::uint64_t value = 0;
+    switch (attr.form) {
+        case DW_FORM_ref1: value = attr.valp[0]; break;
+        case DW_FORM_ref2: std::memcpy(&value, attr.valp, 2); break;
+        case DW_FORM_ref4: std::memcpy(&value, attr.valp, 4); break;
+        case DW_FORM_ref8: std::memcpy(&value, attr.valp, 8); break;
+        case DW_FORM_ref_udata:
+            for (unsigned i = 0, shift = 0; i < 10; ++i, shift += 7) {
+                value |= std::uint64_t(attr.valp[i] & 0x7f) << shift;
+                if ((attr.valp[i] & 0x80) == 0) {
+                    break;
+                }
+            }
+            break;
+        case DW_FORM_ref_addr: std::memcpy(&value, attr.valp, 4); return value;   // section offset
+        default: return value;
+    }
+    Dwarf_Die unit;
+    if (attr.cu != nullptr &&
+        dwarf_cu_die(attr.cu, &unit, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) != nullptr) {
+        value += dwarf_dieoffset(&unit) - dwarf_cuoffset(&unit);
+    }
+    return value;
+}
+
+// No DW_AT_type is void (nullopt); a DW_AT_type that libdw cannot follow (corrupt DWARF:
+// an offset outside the unit or the section) is an error, as in gdb, never a DIE we make up.
 std::optional<Dwarf_Die> type_attr(const Dwarf_Die& die) {
     Dwarf_Die copy = die;
     Dwarf_Attribute attr;
@@ -82,7 +117,7 @@ std::optional<Dwarf_Die> type_attr(const Dwarf_Die& die) {
     }
     Dwarf_Die out;
     if (dwarf_formref_die(&attr, &out) == nullptr) {
-        return std::nullopt;
+        error::send(fmt::format("invalid dwarf2 offset {:#x}", referenced_offset(attr)));
     }
     return out;
 }

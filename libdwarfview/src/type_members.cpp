@@ -84,9 +84,7 @@ std::vector<member> type::members() const {
         m.name = die_name(child);
         m.is_base_class = tag == DW_TAG_inheritance;
         auto t = type_attr(child);
-        if (t) {
-            m.type_die = *t;
-        }
+        m.type_die = t;
         Dwarf_Attribute attr;
         bool has_location = dwarf_attr_integrate(&child, DW_AT_data_member_location, &attr) ||
                             dwarf_attr_integrate(&child, DW_AT_data_bit_offset, &attr);

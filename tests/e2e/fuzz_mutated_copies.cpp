@@ -120,3 +120,28 @@ TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI", "
     INFO(failures.size() << " of " << copies << " copies failed:\n" << joined(failures));
     CHECK(failures.empty());
 }
+
+// Issue 17 item 7: a struct member whose DW_AT_type names an offset outside its unit (a
+// byte-mutated copy of examples/crash kept in tests/fuzz_regressions/elf_dwarf) made
+// `ptype struct point` follow a DIE that was never read and die in libdw. gdb reports the
+// reference and goes on; so must we, with the same words.
+TEST_CASE("ptype of a member whose type reference leads outside its unit says so as gdb does", "[cli][fuzz]") {
+    auto program = std::filesystem::path(fuzz_regressions_dir) / "elf_dwarf" / "crash-member-type-ref-outside-unit";
+    REQUIRE(std::filesystem::exists(program));
+    const std::vector<std::string> cmds{"ptype struct point", "print sizeof(struct point)", "whatis (struct point *)0"};
+    auto ours_args = ex_args(cmds);
+    ours_args.push_back(program.string());
+    auto ours = ompdbg_batch(ours_args, run_options().timeout_after(30s));
+    INFO(ours.all());
+    CHECK(failure_of(ours).empty());
+    auto gdb_args = ex_args(cmds);
+    gdb_args.push_back(program.string());
+    auto gdb = gdb_batch(gdb_args, run_options().timeout_after(60s));
+    INFO(gdb.all());
+    // gdb's own line for this corruption, on its stderr as ours.
+    CHECK_THAT(gdb.err, Catch::Contains("invalid dwarf2 offset 0xffff00"));
+    CHECK_THAT(ours.err, Catch::Contains("invalid dwarf2 offset 0xffff00"));
+    // The session goes on: the next commands answer.
+    CHECK_THAT(ours.out, Catch::Contains("$1 = 8"));
+    CHECK_THAT(ours.out, Catch::Contains("type = struct point *"));
+}

@@ -36,7 +36,7 @@ struct member {
     /// (private in a `class`, public otherwise).
     std::uint8_t accessibility = 1;
     type get_type() const;
-    Dwarf_Die type_die;                       ///< the member's DW_AT_type DIE
+    std::optional<Dwarf_Die> type_die;        ///< the member's DW_AT_type DIE (none: void)
     /// The member's type when the struct has no DIE (type::record_of); null otherwise.
     std::shared_ptr<const type> synthetic;
 };
@@ -142,6 +142,8 @@ struct synthetic_type {
     std::vector<synthetic_field> fields;   ///< structs and unions (record_of)
 };
 
-inline type member::get_type() const { return synthetic ? *synthetic : type(type_die); }
+inline type member::get_type() const {
+    return synthetic ? *synthetic : type_die ? type(*type_die) : type();
+}
 
 }  // namespace ompdbg::dwarf
