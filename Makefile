@@ -2,9 +2,10 @@
 # Debian 12 machine as root: install what is missing (scripts/bootstrap), build, then
 # run the demo or the whole test suite.
 #
-#   make demo        bootstrap the packages and the OpenMP runtime, build ompdbg and the demo
-#                    programs only, show ompdbg on an OpenMP program (and an MPI job when the
-#                    bootstrap's Open MPI is already built: make test builds it)
+#   make demo        bootstrap the demo's packages and the OpenMP runtime, build ompdbg and the
+#                    demo programs only (build-demo/, made to compile fast), show ompdbg on an
+#                    OpenMP program (and an MPI job when the bootstrap's Open MPI is already
+#                    built: make test builds it)
 #   make test        bootstrap everything, build everything, run the suite (ctest) in build/,
 #                    then in build-sanitize/
 #   make test-sanitize  the same suite in the AddressSanitizer+UBSan build (build-sanitize/)
@@ -18,12 +19,13 @@
 SHELL := /bin/bash
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
+DEMO_BUILD ?= build-demo
 JOBS ?= 2
 CTEST_FLAGS ?= -j $(JOBS) --output-on-failure --timeout 300
 
 CACHE := $(or $(OMPDBG_CACHE),$(HOME)/.cache/ompdbg)
 
-.PHONY: all bootstrap configure configure-sanitize build build-sanitize demo test test-sanitize \
+.PHONY: all bootstrap configure configure-sanitize configure-demo build build-sanitize demo test test-sanitize \
   bench soak fuzz clean
 
 all: build
@@ -49,6 +51,16 @@ $(SANITIZE_BUILD)/.ompdbg-configured: $(BOOTSTRAP_STAMPS)
 	  -DOMPDBG_SANITIZE=address,undefined
 	@touch $@
 
+# The demo's own build: what a fresh machine compiles first, so it is made to compile fast
+# (-O1 without debug info, precompiled headers for the app, no tests); make test builds
+# build/ as always.
+configure-demo: $(DEMO_BUILD)/.ompdbg-configured
+$(DEMO_BUILD)/.ompdbg-configured: $(BOOTSTRAP_STAMPS)
+	cmake -S . -B $(DEMO_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
+	  -DOMPDBG_PCH=ON -DOMPDBG_BUILD_TESTS=OFF
+	@touch $@
+
 build: bootstrap
 	@$(MAKE) --no-print-directory -s configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -60,9 +72,9 @@ build-sanitize: bootstrap
 # Only what the demo needs: the packages and the OpenMP runtime (not Open MPI), then
 # ompdbg, its plugins and the demo programs (scripts/demo), not the test suite.
 demo:
-	@scripts/bootstrap packages openmp
-	@$(MAKE) --no-print-directory -s configure
-	@scripts/demo $(BUILD) $(JOBS)
+	@scripts/bootstrap demo-packages openmp
+	@$(MAKE) --no-print-directory -s configure-demo
+	@scripts/demo $(DEMO_BUILD) $(JOBS)
 
 # The suite in build/, then the same suite in the AddressSanitizer+UBSan build (any
 # ASan/UBSan report fails the test that triggered it: -fno-sanitize-recover=all).
@@ -93,7 +105,7 @@ soak: bootstrap
 	python3 bench/soak/soak --build-dir $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(DEMO_BUILD) $(FUZZ_BUILD)
 
 # libFuzzer targets (fuzz/; docs/fuzzing.md): installs clang's libFuzzer
 # runtime if missing, builds build-fuzz/ with clang-19 (ASan+UBSan, OMPDBG_FUZZ=ON), makes
