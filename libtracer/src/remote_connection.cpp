@@ -357,13 +357,17 @@ void remote_connection::settle(bool relist) {
             continue;
         }
         bool all = true;
+        bool listed = false;
         for (auto& t : threads) {
             bool ran = m.whole || m.ran.count(t.tid);
+            listed = listed || t.pid == pid || t.pid == 0;
             if ((t.pid == pid || t.pid == 0) && ran && !m.stopped.count(t.tid)) {
                 all = false;
             }
         }
-        if (all) {
+        // A process with no thread left is exiting: its W/X notification is on its way and
+        // is its stop (completed as a plain stop now, the exit would be dropped when it came).
+        if (all && listed) {
             complete(pid, m);
         }
     }
