@@ -1,6 +1,6 @@
 /* mpi2dd-run: the reference starter of the MPI-2 debugger interface (MPI2DD).
  *
- *   mpi2dd-run [--job NAME] [--dirs K] -np N PROG [ARGS...]
+ *   mpi2dd-run [--job NAME] [--dirs K | [--rsh CMD] --host HOST:N...] -np N PROG [ARGS...]
  *
  * Starts N rank processes of PROG (they link mpi2dd_rank.c) in the comm world
  * "NAME/world0", fills its MPI2DD_info and proctable and calls MPI2DD_breakpoint with
@@ -12,20 +12,20 @@
  * start and hold part of the ranks (their own proctable); a directory whose table changes
  * raises DIRECTORY_CHANGED, the metadirectory raises METADIRECTORY_CHANGED when a
  * directory is added (a spawn makes one), both only when the debugger asked for them.
+ * With --host HOST:N the last N ranks run on HOST, through a remote shell (mpi2dd_remote.h).
  *
  * When a debugger has set MPI2DD_FLAG_BEING_DEBUGGED, the ranks wait in mpi2dd_init()
  * until it sets their gate; otherwise they run freely.
  *
  * MPI2DD_RUN_CORRUPT=KIND makes this starter publish a malformed interface at START, for
  * the debugger's bad-input tests: magic, version, variant, size-negative, size-huge,
- * table-unmapped, string-unmapped, string-unterminated, dir-self, dir-cycle, pid-missing,
- * pid=N (an unrelated process). */
+ * table-unmapped, string-unmapped, string-unterminated, dir-self, dir-cycle, pid-missing
+ * (the first entry's pid; pid-missing-last: the last one's), pid=N (an unrelated process). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mpi2dd_remote.h"
+#include "mpi2dd_starter_util.h"
 #include "ompdbg/tracer/mpi2dd.h"
 
 struct MPI2DD_INFO MPI2DD_info = {
@@ -75,32 +77,6 @@ static int g_up = -1;             /* a directory's line to its metadirectory */
 static int g_failed = 0;
 static int g_world_count = 0;
 static volatile sig_atomic_t g_terminate = 0;
-
-static void die(const char* fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "mpi2dd-run: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    exit(2);
-}
-
-static char* xstrdup(const char* s) {
-    char* d = strdup(s);
-    if (!d) {
-        die("out of memory");
-    }
-    return d;
-}
-
-static void* xrealloc(void* p, size_t n) {
-    void* q = realloc(p, n);
-    if (!q) {
-        die("out of memory");
-    }
-    return q;
-}
 
 static int debugged(void) {
     return (*(volatile MPI2DD_UINT32_T*)&MPI2DD_info.debugger_flags & MPI2DD_FLAG_BEING_DEBUGGED) != 0;
@@ -178,6 +154,7 @@ static int remove_dir(pid_t pid) {
 
 struct child {
     pid_t pid;
+    pid_t host_pid;   /* a rank on another host: its pid there (pid: its remote shell) */
     int rank;
     char world[128];
 };
@@ -187,6 +164,7 @@ static int g_child_count = 0;
 static void add_child(pid_t pid, int rank, const char* world) {
     g_children = xrealloc(g_children, sizeof *g_children * (size_t)(g_child_count + 1));
     g_children[g_child_count].pid = pid;
+    g_children[g_child_count].host_pid = pid;
     g_children[g_child_count].rank = rank;
     snprintf(g_children[g_child_count].world, sizeof g_children[0].world, "%s", world);
     ++g_child_count;
@@ -230,28 +208,6 @@ static int reap(void) {
 }
 
 static char* g_self_exe = NULL;
-
-static char* absolute_program(const char* prog) {
-    char buf[PATH_MAX];
-    if (strchr(prog, '/')) {
-        if (!realpath(prog, buf)) {
-            die("%s: %s", prog, strerror(errno));
-        }
-        return xstrdup(buf);
-    }
-    const char* path = getenv("PATH");
-    char* copy = xstrdup(path ? path : "/usr/bin:/bin");
-    for (char* dir = strtok(copy, ":"); dir; dir = strtok(NULL, ":")) {
-        snprintf(buf, sizeof buf, "%s/%s", dir, prog);
-        if (access(buf, X_OK) == 0) {
-            char real[PATH_MAX];
-            free(copy);
-            return xstrdup(realpath(buf, real) ? real : buf);
-        }
-    }
-    die("%s: command not found", prog);
-    return NULL;
-}
 
 /* Forks and execs one rank; the environment tells mpi2dd_init() who it is. */
 static pid_t start_rank(const char* exe, char* const* args, int rank, int size, const char* world,
@@ -333,7 +289,7 @@ static void defer(const char* line) {
 
 static int is_child(pid_t pid) {
     for (int i = 0; i < g_child_count; ++i) {
-        if (g_children[i].pid == pid) {
+        if (g_children[i].pid == pid || g_children[i].host_pid == pid) {
             return 1;
         }
     }
@@ -773,8 +729,8 @@ static void corrupt(const char* kind) {
         if (strcmp(kind, "dir-self") == 0) {
             add_dir(getpid(), g_self_exe);
         }
-    } else if (strcmp(kind, "pid-missing") == 0) {
-        g_table[0].pid = 0x3ffffff0;   /* above pid_max */
+    } else if (strcmp(kind, "pid-missing") == 0 || strcmp(kind, "pid-missing-last") == 0) {
+        g_table[kind[11] ? g_table_size - 1 : 0].pid = 0x3ffffff0;   /* above pid_max, on any host */
     } else if (strncmp(kind, "pid=", 4) == 0) {
         g_table[0].pid = atoi(kind + 4);
     } else {
@@ -783,7 +739,7 @@ static void corrupt(const char* kind) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: mpi2dd-run [--job NAME] [--dirs K] -np N PROG [ARGS...]\n");
+    fprintf(stderr, "usage: mpi2dd-run [--job NAME] [--dirs K | [--rsh CMD] --host HOST:N...] -np N PROG [ARGS...]\n");
     exit(2);
 }
 
@@ -797,11 +753,12 @@ int main(int argc, char** argv) {
             g_job = argv[++i];
         } else if (strcmp(argv[i], "--dirs") == 0 && i + 1 < argc) {
             g_hier_dirs = atoi(argv[++i]);
-        } else {
+        } else if (!mpi2dd_remote_option(argc, argv, &i)) {
             usage();
         }
     }
-    if (np <= 0 || i >= argc || g_hier_dirs < 0 || g_hier_dirs > np) {
+    int remote = mpi2dd_remote_count();
+    if (np <= 0 || i >= argc || g_hier_dirs < 0 || g_hier_dirs > np || remote > (g_hier_dirs ? 0 : np)) {
         usage();
     }
     char self[PATH_MAX];
@@ -844,9 +801,15 @@ int main(int argc, char** argv) {
     } else {
         pid_t* pids = xrealloc(NULL, sizeof *pids * (size_t)np);
         for (int r = 0; r < np; ++r) {
-            pids[r] = start_rank(exe, args, r, np, world, NULL, -1, -1, g_ctl[1]);
+            const char* host = mpi2dd_remote_host(r, np);
+            pid_t there = 0;
+            pids[r] = host ? mpi2dd_remote_start(host, exe, args, r, np, world, debugged(), g_ctl[1], &there)
+                           : start_rank(exe, args, r, np, world, NULL, -1, -1, g_ctl[1]);
             add_child(pids[r], r, world);
-            add_proc(pids[r], r, world, exe, g_host, NULL);
+            if (host) {
+                g_children[g_child_count - 1].host_pid = pids[r] = there;
+            }
+            add_proc(pids[r], r, world, exe, host ? host : g_host, NULL);
         }
         if (debugged()) {
             wait_ready("READY", pids, np);
