@@ -617,11 +617,7 @@ void cmd_mpi_ranks(session& s, std::string_view) {
         return;
     }
     std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
-    // A job with ranks on other hosts shows how each rank is reached; one on this host
-    // alone keeps the table it always had.
-    bool across_hosts = std::any_of(s.inferiors().begin(), s.inferiors().end(), [&](auto& inf) {
-        return !inf->host.empty() && !is_local_host(inf->host, s.settings().local_hosts);
-    });
+    bool across_hosts = has_remote_ranks(s);
     if (across_hosts) {
         s.out().line(fmt::format("  {:<5} {:<16} {:<8} {:<10} {:<24} {}", "Rank", "Host", "PID", "State", "Reached through",
                                  "Executable"));

@@ -14,6 +14,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
+#include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -72,13 +73,13 @@ pid_t parent_of(pid_t pid) {
 
 /// Why a process the tables name must not be attached, or nullopt when it may: it must
 /// exist and descend from the starter or run the executable its entry names.
-std::optional<std::string> refusal(pid_t pid, const std::string& executable, pid_t starter) {
+std::optional<std::string> refusal(pid_t pid, const std::string& executable, pid_t starter, const std::string& host) {
     if (pid <= 0) {
         return fmt::format("{} is not a process id", pid);
     }
     std::error_code ec;
     if (!std::filesystem::exists(fmt::format("/proc/{}", pid), ec)) {
-        return fmt::format("process {} does not exist", pid);
+        return no_such_process(pid, host);
     }
     for (pid_t p = pid, depth = 0; p > 1 && depth < 256; ++depth) {
         p = parent_of(p);
@@ -173,7 +174,7 @@ void walk(session& s, mpi_job& job, std::size_t index, std::vector<pid_t>& path,
             }
         }
         if (next == dd.directories().size()) {
-            if (auto why = refusal(entry.pid, entry.executable_name, starter)) {
+            if (auto why = refusal(entry.pid, entry.executable_name, starter, entry.host_name)) {
                 s.out().error(fmt::format("warning: MPI2DD: not attaching to directory process {}: {}.", entry.pid,
                                           *why));
                 continue;
@@ -230,10 +231,39 @@ std::vector<mpi2dd_job::rank_desc> new_processes(session& s, mpi_job& job) {
     return out;
 }
 
+/// Opens `inf`'s gate (MPI2DD_FLAG_GATE in its own MPI2DD_info): the rank leaves its
+/// start-up as soon as it runs again.
+void open_gate(session& s, inferior& inf, const std::string& who) {
+    try {
+        auto iface = mdd::interface::find(*inf.process);
+        if (!iface) {
+            s.out().error(fmt::format("warning: MPI2DD: {} has no MPI2DD_info: its gate cannot be opened.", who));
+            return;
+        }
+        iface->read_header(*inf.process);
+        iface->set_debugger_flags(*inf.process, MPI2DD_FLAG_GATE | MPI2DD_FLAG_BEING_DEBUGGED);
+    } catch (const std::exception& e) {
+        s.out().error(fmt::format("warning: MPI2DD: {}: {}", who, e.what()));
+    }
+}
+
+/// Why a process of another host must not be debugged as the rank its entry describes, or
+/// nullopt: its pid there is never looked up here, so the agent's word on the program it
+/// runs is the check (the starter's descendants cannot be told from here).
+std::optional<std::string> remote_refusal(tracer::process& p, const mdd::proc_desc& d) {
+    auto exe = p.executable().lexically_normal();
+    if (exe.empty() || d.executable_name.empty() || exe == std::filesystem::path(d.executable_name).lexically_normal()) {
+        return std::nullopt;
+    }
+    return fmt::format("process {} on host {} runs {}, not {}", d.pid, d.host_name, exe.string(), d.executable_name);
+}
+
 /// Attaches the processes of `descs` (after the safety check), opens their gates, records
 /// them in the job; returns one inferior per process attached, numbered from `first_rank`,
 /// except that with `world_ranks` the processes of the first comm world keep their MPI rank
-/// (a rank missing from the job leaves a gap rather than renumbering the others).
+/// (a rank missing from the job leaves a gap rather than renumbering the others). Processes
+/// of other hosts are reached as an MPIR job's (remote_ranks.hpp): one agent per host; one
+/// that cannot be reached stays listed as `lost`.
 std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job,
                                                         const std::vector<mpi2dd_job::rank_desc>& descs,
                                                         int first_rank, bool world_ranks = false) {
@@ -251,47 +281,74 @@ std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job
     auto starter_exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", starter), ec);
     int next = first_rank;
     std::set<int> used;
+    auto who_of = [](const mdd::proc_desc& d) {
+        return fmt::format("rank {} of {} (pid {})", d.rank, d.comm_world_id, d.pid);
+    };
+    std::vector<remote_rank> remote;
+    std::vector<const mdd::proc_desc*> remote_desc;
     for (auto& r : descs) {
         const auto& d = r.desc;
-        std::string who = fmt::format("rank {} of {} (pid {})", d.rank, d.comm_world_id, d.pid);
+        std::string who = who_of(d);
+        bool local = is_local_host(d.host_name, s.settings().local_hosts);
         std::error_code ec2;
-        auto exe = std::filesystem::read_symlink(fmt::format("/proc/{}/exe", d.pid), ec2);
-        if (!ec && !ec2 && exe == starter_exe && std::filesystem::path(d.executable_name) != starter_exe) {
+        auto exe = local ? std::filesystem::read_symlink(fmt::format("/proc/{}/exe", d.pid), ec2)
+                         : std::filesystem::path();
+        if (local && !ec && !ec2 && exe == starter_exe && std::filesystem::path(d.executable_name) != starter_exe) {
             // Forked by a directory and not exec'd yet: a later event of its directory
             // (which waits for it) acquires it.
             log::write(log::channel::cli, "MPI2DD: {} has not started {} yet", who, d.executable_name);
             continue;
         }
-        if (auto why = refusal(d.pid, d.executable_name, starter)) {
+        auto why = local ? refusal(d.pid, d.executable_name, starter, d.host_name) : std::nullopt;
+        if (why) {
             s.out().error(fmt::format("warning: MPI2DD: not attaching to {}: {}.", who, *why));
             continue;
         }
         auto inf = std::make_unique<inferior>();
-        try {
-            inf->process = tracer::process::attach(d.pid, s.elf_provider());
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("warning: MPI2DD: cannot attach to {}: {}", who, e.what()));
-            continue;
-        }
-        // Open the gate: the rank leaves its start-up as soon as it runs again.
-        try {
-            auto iface = mdd::interface::find(*inf->process);
-            if (!iface) {
-                s.out().error(fmt::format("warning: MPI2DD: {} has no MPI2DD_info: its gate cannot be opened.", who));
-            } else {
-                iface->read_header(*inf->process);
-                iface->set_debugger_flags(*inf->process, MPI2DD_FLAG_GATE | MPI2DD_FLAG_BEING_DEBUGGED);
+        if (local) {
+            try {
+                inf->process = tracer::process::attach(d.pid, s.elf_provider());
+            } catch (const std::exception& e) {
+                s.out().error(fmt::format("warning: MPI2DD: cannot attach to {}: {}", who, e.what()));
+                continue;
             }
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("warning: MPI2DD: {}: {}", who, e.what()));
+            open_gate(s, *inf, who);
         }
         bool keep = world_ranks && d.comm_world_id == first_world && d.rank >= 0 && used.insert(d.rank).second;
         inf->rank = keep ? d.rank : next++;
         inf->host = d.host_name;
         inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
         inf->pid = d.pid;
+        if (!local) {
+            remote.push_back({d.host_name, d.pid, inf.get()});
+            remote_desc.push_back(&d);
+        }
         job.mpi2dd->ranks()[d.pid] = r;
         list.push_back(std::move(inf));
+    }
+    std::vector<std::string> errors;
+    auto reasons = attach_remote_ranks(s, remote, errors);
+    for (auto& e : errors) {
+        s.out().error(e);
+    }
+    for (std::size_t i = 0; i < remote.size(); ++i) {
+        auto& inf = *remote[i].inf;
+        std::string who = who_of(*remote_desc[i]);
+        if (!reasons[i].empty()) {
+            s.out().error(fmt::format("warning: MPI2DD: not attaching to {}: {}.", who, reasons[i]));
+            continue;
+        }
+        if (!inf.process) {
+            continue;   // its host's agent did not start: said once for the host
+        }
+        if (auto why = remote_refusal(*inf.process, *remote_desc[i])) {
+            s.out().error(fmt::format("warning: MPI2DD: not attaching to {}: {}.", who, *why));
+            inf.process->detach();
+            inf.process.reset();
+            inf.lost = *why;
+            continue;
+        }
+        open_gate(s, inf, who);
     }
     return list;
 }
@@ -615,12 +672,18 @@ void report_mpi2dd_abort(session& s, mpi_job& job) {
 void print_mpi2dd_ranks(session& s, mpi_job& job) {
     auto& dd = *job.mpi2dd;
     std::set<std::size_t> focused(s.focus().begin(), s.focus().end());
-    s.out().line(fmt::format("  {:<5} {:<18} {:<5} {:<8} {:<10} {:<28} {}", "Rank", "Comm world", "MPI", "PID",
-                             "State", "Spawned by", "Executable"));
+    // A job with ranks on other hosts adds each rank's host and how it is reached.
+    bool across_hosts = has_remote_ranks(s);
+    auto where = [&](const std::string& host, const std::string& reached) {
+        return across_hosts ? fmt::format(" {:<16} {:<24}", host, reached) : std::string();
+    };
+    s.out().line(fmt::format("  {:<5} {:<18} {:<5}{} {:<8} {:<10} {:<28} {}", "Rank", "Comm world", "MPI",
+                             where("Host", "Reached through"), "PID", "State", "Spawned by", "Executable"));
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
         auto& inf = *s.inferiors()[i];
         std::string state = rank_state(inf);
+        std::string reached = reached_through(inf);
         auto it = dd.ranks().find(inf.pid);
         mdd::proc_desc d;
         if (it != dd.ranks().end()) {
@@ -633,9 +696,13 @@ void print_mpi2dd_ranks(session& s, mpi_job& job) {
                               {"host", inf.host},
                               {"pid", inf.pid},
                               {"state", state},
+                              {"reached", reached},
                               {"executable", inf.executable.string()},
                               {"focused", focused.count(i) > 0},
                               {"listed_by", it != dd.ranks().end() ? it->second.listed_by : 0}};
+        if (!inf.lost.empty()) {
+            row["lost"] = inf.lost;
+        }
         if (d.spawn) {
             parent = fmt::format("{}:{} (spawn {})", d.spawn->parent_comm_world_id, d.spawn->parent_rank,
                                  d.spawn->sequence);
@@ -643,8 +710,9 @@ void print_mpi2dd_ranks(session& s, mpi_job& job) {
                              {"rank", d.spawn->parent_rank},
                              {"sequence", d.spawn->sequence}};
         }
-        s.out().line(fmt::format("{} {:<5} {:<18} {:<5} {:<8} {:<10} {:<28} {}", focused.count(i) ? "*" : " ",
-                                 inf.rank, d.comm_world_id, d.rank, inf.pid, state, parent, inf.executable.string()));
+        s.out().line(fmt::format("{} {:<5} {:<18} {:<5}{} {:<8} {:<10} {:<28} {}", focused.count(i) ? "*" : " ",
+                                 inf.rank, d.comm_world_id, d.rank, where(inf.host, reached.empty() ? "-" : reached),
+                                 inf.pid, state, parent, inf.executable.string()));
         rows.push_back(std::move(row));
     }
     s.out().field("ranks", rows);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <future>
 #include <map>
 
@@ -64,11 +65,11 @@ struct host_attach {
     std::string agent_error;                               ///< the agent did not start
 };
 
-host_attach attach_on_host(const std::string& spec, const std::vector<const tracer::mpir::proc_desc*>& rows,
+host_attach attach_on_host(const std::string& spec, const std::string& host, const std::vector<pid_t>& pids,
                            const tracer::elf_provider& elves) {
     host_attach out;
-    out.procs.resize(rows.size());
-    out.errors.resize(rows.size());
+    out.procs.resize(pids.size());
+    out.errors.resize(pids.size());
     std::shared_ptr<tracer::remote_connection> conn;
     try {
         conn = tracer::remote_connection::open(spec, true);
@@ -76,9 +77,14 @@ host_attach attach_on_host(const std::string& spec, const std::vector<const trac
         out.agent_error = e.what();
         return out;
     }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t i = 0; i < pids.size(); ++i) {
         try {
-            out.procs[i] = tracer::remote_process::attach(conn, rows[i]->pid, elves);
+            // Asked first, so that the one line says what a table's stale pid is.
+            if (conn->client().process_exists(pids[i]) == false) {
+                out.errors[i] = no_such_process(pids[i], host);
+                continue;
+            }
+            out.procs[i] = tracer::remote_process::attach(conn, pids[i], elves);
         } catch (const std::exception& e) {
             out.errors[i] = e.what();
         }
@@ -119,6 +125,12 @@ bool is_local_host(const std::string& host, const std::vector<std::string>& alia
     return false;
 }
 
+bool has_remote_ranks(session& s) {
+    return std::any_of(s.inferiors().begin(), s.inferiors().end(), [&](auto& inf) {
+        return !inf->host.empty() && !is_local_host(inf->host, s.settings().local_hosts);
+    });
+}
+
 std::string reached_through(const inferior& inf) {
     if (!inf.process || !inf.process->is_alive()) {
         return {};
@@ -137,65 +149,92 @@ void announce_remote_files(session& s, tracer::remote_connection& conn) {
     });
 }
 
+std::string no_such_process(pid_t pid, const std::string& host) {
+    return fmt::format("process {} does not exist on host {}", pid, host);
+}
+
+std::vector<std::string> attach_remote_ranks(session& s, const std::vector<remote_rank>& rows,
+                                             std::vector<std::string>& errors) {
+    std::vector<std::string> reasons(rows.size());
+    std::map<std::string, std::vector<std::size_t>> by_host;   // host → indexes of its rows
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        by_host[rows[i].host].push_back(i);
+    }
+    // One agent per host, every host at once: the time is the slowest host's, not the sum.
+    std::string rsh = remote_shell(s);
+    auto elves = s.elf_provider();
+    std::vector<std::pair<std::string, std::future<host_attach>>> pending;
+    for (auto& [host, index] : by_host) {
+        std::vector<pid_t> pids;
+        for (auto i : index) {
+            pids.push_back(rows[i].pid);
+        }
+        std::string spec = fmt::format("| {} {} gdbserver --multi -", rsh, host);
+        pending.emplace_back(host, std::async(std::launch::async, attach_on_host, spec, host, pids, elves));
+    }
+    for (auto& [host, fut] : pending) {
+        auto got = fut.get();
+        auto& index = by_host[host];
+        if (!got.agent_error.empty()) {
+            std::vector<int> ranks;
+            for (auto i : index) {
+                ranks.push_back(rows[i].inf->rank);
+                rows[i].inf->lost = got.agent_error;
+            }
+            errors.push_back(fmt::format("Cannot reach rank {} on host {}: {}", format_rank_list(ranks), host,
+                                         got.agent_error));
+            continue;
+        }
+        for (std::size_t k = 0; k < index.size(); ++k) {
+            auto& row = rows[index[k]];
+            if (got.procs[k]) {
+                if (auto* rp = dynamic_cast<tracer::remote_process*>(got.procs[k].get())) {
+                    announce_remote_files(s, rp->connection_object());
+                }
+                row.inf->process = std::move(got.procs[k]);
+            } else {
+                row.inf->lost = got.errors[k];
+                reasons[index[k]] = got.errors[k];
+            }
+        }
+    }
+    return reasons;
+}
+
 std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table,
                                                         std::vector<std::string>& errors) {
     std::vector<std::unique_ptr<inferior>> list;
-    std::map<std::string, std::vector<const tracer::mpir::proc_desc*>> remote_rows;   // host → its ranks
-    std::map<const tracer::mpir::proc_desc*, inferior*> inf_of;
+    std::vector<remote_rank> remote;
+    auto fail = [&](inferior& inf, const std::string& why) {
+        inf.lost = why;
+        errors.push_back(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", inf.rank, inf.pid, inf.host, why));
+    };
     for (const auto& d : table) {
         auto inf = std::make_unique<inferior>();
         inf->rank = d.rank;
         inf->host = d.host_name;
         inf->executable = std::filesystem::path(d.executable_name).lexically_normal();
         inf->pid = d.pid;
-        if (is_local_host(d.host_name, s.settings().local_hosts)) {
+        if (!is_local_host(d.host_name, s.settings().local_hosts)) {
+            remote.push_back({d.host_name, d.pid, inf.get()});
+        } else if (std::error_code ec; d.pid <= 0 || !std::filesystem::exists(fmt::format("/proc/{}", d.pid), ec)) {
+            fail(*inf, no_such_process(d.pid, d.host_name.empty() ? "localhost" : d.host_name));
+        } else {
             try {
                 inf->process = tracer::process::attach(d.pid, s.elf_provider());
                 // srun's tasks wait in a SIGSTOP for the debugger, which must continue them
                 // (slurmstepd wakes only the untraced ones); they stay held under ptrace.
                 inf->process->end_job_control_stop();
             } catch (const std::exception& e) {
-                error::send(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", d.rank, d.pid, d.host_name,
-                                        e.what()));
+                fail(*inf, e.what());
             }
-        } else {
-            remote_rows[d.host_name].push_back(&d);
-            inf_of[&d] = inf.get();
         }
         list.push_back(std::move(inf));
     }
-    // One agent per host, every host at once: the time is the slowest host's, not the sum.
-    std::string rsh = remote_shell(s);
-    auto elves = s.elf_provider();
-    std::vector<std::pair<std::string, std::future<host_attach>>> pending;
-    for (auto& [host, rows] : remote_rows) {
-        std::string spec = fmt::format("| {} {} gdbserver --multi -", rsh, host);
-        pending.emplace_back(host, std::async(std::launch::async, attach_on_host, spec, rows, elves));
-    }
-    for (auto& [host, fut] : pending) {
-        auto got = fut.get();
-        auto& rows = remote_rows[host];
-        if (!got.agent_error.empty()) {
-            std::vector<int> ranks;
-            for (auto* d : rows) {
-                ranks.push_back(d->rank);
-                inf_of[d]->lost = got.agent_error;
-            }
-            errors.push_back(fmt::format("Cannot reach rank {} on host {}: {}", format_rank_list(ranks), host,
-                                         got.agent_error));
-            continue;
-        }
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (got.procs[i]) {
-                if (auto* rp = dynamic_cast<tracer::remote_process*>(got.procs[i].get())) {
-                    announce_remote_files(s, rp->connection_object());
-                }
-                inf_of[rows[i]]->process = std::move(got.procs[i]);
-            } else {
-                inf_of[rows[i]]->lost = got.errors[i];
-                errors.push_back(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", rows[i]->rank,
-                                             rows[i]->pid, host, got.errors[i]));
-            }
+    auto reasons = attach_remote_ranks(s, remote, errors);
+    for (std::size_t i = 0; i < remote.size(); ++i) {
+        if (!reasons[i].empty()) {
+            fail(*remote[i].inf, reasons[i]);
         }
     }
     return list;

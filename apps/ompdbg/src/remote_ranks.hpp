@@ -5,6 +5,8 @@
 /// agents of different hosts started and attached concurrently. A remote host's pid is
 /// never looked up here.
 
+#include <sys/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +33,10 @@ std::string remote_shell(session& s);
 /// label too), `localhost`, a loopback address, or an alias of `set mpi-local-hosts`.
 bool is_local_host(const std::string& host, const std::vector<std::string>& aliases);
 
+/// Whether some rank of the session's job names another host (`mpi ranks` then shows how
+/// each rank is reached; a job on this host alone keeps the table it always had).
+bool has_remote_ranks(session& s);
+
 /// How a rank is reached, for `mpi ranks`: "ptrace", "gdbserver via HOST"; empty when it
 /// has no process.
 std::string reached_through(const inferior& inf);
@@ -39,10 +45,30 @@ std::string reached_through(const inferior& inf);
 /// line each before the fetch: "Reading PATH from remote target...".
 void announce_remote_files(session& s, tracer::remote_connection& conn);
 
-/// Attaches every rank of `table`, each stopped on return. A local rank that cannot be
-/// attached throws ("Cannot attach to rank N (pid P on HOST): ..."), as before; a remote
-/// one whose host, agent or pid fails is listed without a process (`lost` says why) and its
-/// one line, naming the host, is appended to `errors`: the rest of the job stays debuggable.
+/// "process P does not exist on host H": the one reason given for a pid that a job's table
+/// names and its host does not have.
+std::string no_such_process(pid_t pid, const std::string& host);
+
+/// A rank of another host to reach, and the inferior (already listed) that receives it.
+struct remote_rank {
+    std::string host;
+    pid_t pid = 0;
+    inferior* inf = nullptr;
+};
+
+/// Attaches `rows`, ranks of other hosts, through ONE agent per host (`RSH HOST gdbserver
+/// --multi -`), the hosts at once, each host's ranks on a thread of its own. Each inferior
+/// gets its process, or none with `lost` saying why. A host whose agent does not start is
+/// one line in `errors` ("Cannot reach rank 2-3 on host node2: ..."); the returned reasons
+/// (index as `rows`, empty when attached or when the agent failed) are for the caller's
+/// one line per rank; a pid its host does not have gets no_such_process.
+std::vector<std::string> attach_remote_ranks(session& s, const std::vector<remote_rank>& rows,
+                                             std::vector<std::string>& errors);
+
+/// Attaches every rank of `table`, each stopped on return. A rank whose host, agent or pid
+/// fails is listed without a process (`lost` says why) and its one line, naming the rank,
+/// pid and host ("Cannot attach to rank N (pid P on HOST): ..."), is appended to `errors`:
+/// the rest of the job stays debuggable.
 std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table,
                                                         std::vector<std::string>& errors);
 

@@ -397,28 +397,9 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
                 switches[d.pid] = task_counters_of(d.pid);   // a remote pid means nothing in our /proc
             }
         }
+        // A rank that cannot be attached is listed without a process, the others gathered.
         std::vector<std::string> errors;
-        try {
-            list = attach_job_ranks(s, table, errors);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "triage: {}", e.what());
-            // As before: a rank that cannot be attached is left out, the others gathered.
-            for (const auto& d : table) {
-                auto inf = std::make_unique<inferior>();
-                inf->rank = d.rank;
-                inf->host = d.host_name;
-                inf->executable = fs::path(d.executable_name).lexically_normal();
-                inf->pid = d.pid;
-                if (is_local_host(d.host_name, s.settings().local_hosts)) {
-                    try {
-                        inf->process = tracer::process::attach(d.pid, s.elf_provider());
-                    } catch (const std::exception& e2) {
-                        log::write(log::channel::cli, "triage: rank {}: {}", d.rank, e2.what());
-                    }
-                }
-                list.push_back(std::move(inf));
-            }
-        }
+        list = attach_job_ranks(s, table, errors);
         for (auto& e : errors) {
             log::write(log::channel::cli, "triage: {}", e);
         }
