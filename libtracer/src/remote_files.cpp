@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -183,6 +184,21 @@ private:
 };
 
 }  // namespace
+
+std::string read_host_file(rsp::client& agent, pid_t pid, std::string_view path, std::size_t limit) {
+    agent.file_set_namespace(pid);
+    remote_fd fd(agent, path);
+    std::string text;
+    while (text.size() < limit) {
+        // /proc files say nothing of their size: read until a read returns nothing.
+        auto chunk = agent.file_pread(fd.get(), std::min(agent.file_chunk(), limit - text.size()), text.size());
+        if (chunk.empty()) {
+            break;
+        }
+        text += chunk;
+    }
+    return text;
+}
 
 std::optional<fs::path> build_id_cache_dir() {
     if (auto home = cache_home()) {

@@ -38,6 +38,9 @@ constexpr const char* usage_footer = R"(Targets:
   core PROG CORE       examine a core dump of PROG (post-mortem)
   doctor [PROG | PID]  check what OpenMP/MPI debugging needs (the machine, a program or
                        a process) and say how to fix what is missing
+  doctor --host HOST [PID]  the same on another host, through the gdbserver agent the
+                       remote shell (--rsh CMD) starts there: the agent, its features,
+                       ptrace there, and a process of that host
   dap                  serve the Debug Adapter Protocol on stdin/stdout (editors: VS Code,
                        nvim-dap...; docs/dap.md)
   triage PID | --core PROG CORE [--samples N] [--interval S] [--dot FILE]

@@ -4,6 +4,7 @@
 // program), never from LD_LIBRARY_PATH guesses.
 #include "doctor.hpp"
 #include "doctor_checks.hpp"
+#include "remote_ranks.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -40,13 +41,7 @@ namespace {
 
 bool has_cap_sys_ptrace() {
     auto eff = tracer::proc_fs::status_field(::getpid(), 0, "CapEff");
-    if (!eff) {
-        return false;
-    }
-    std::uint64_t caps = 0;
-    std::from_chars(eff->data(), eff->data() + eff->size(), caps, 16);
-    constexpr int cap_sys_ptrace = 19;
-    return (caps >> cap_sys_ptrace) & 1U;
+    return eff && has_ptrace_capability(*eff);
 }
 
 /// The libraries the dynamic loader maps for `program`, as `ldd` lists them (the loader's
@@ -55,50 +50,17 @@ bool has_cap_sys_ptrace() {
 std::vector<fs::path> libraries_of_program(const fs::path& program, std::vector<std::string>& not_found,
                                            std::string& why) {
     std::vector<fs::path> libs;
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-        why = "pipe failed";
-        return libs;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    std::string loader = "/lib64/ld-linux-x86-64.so.2";
-    std::string list = "--list";
-    std::string prog = program.string();
-    char* argv[] = {loader.data(), list.data(), prog.data(), nullptr};
     // The loader must not see LD_PRELOAD/LD_LIBRARY_PATH surprises of ours: it gets the
     // user's environment unchanged, as the program would.
-    pid_t child = 0;
-    int rc = ::posix_spawn(&child, loader.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(fds[1]);
-    if (rc != 0) {
-        ::close(fds[0]);
-        why = fmt::format("cannot run the dynamic loader {}: {}", loader, std::strerror(rc));
+    auto listed = run_command({"/lib64/ld-linux-x86-64.so.2", "--list", program.string()}, why);
+    if (!listed) {
         return libs;
     }
-    std::string text;
-    char buf[4096];
-    for (;;) {
-        ssize_t n = ::read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        text.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (listed->status != 0) {
         why = "not a dynamically linked program (the dynamic loader lists no libraries)";
         return libs;
     }
+    std::string text = std::move(listed->out);
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
@@ -144,28 +106,11 @@ void check_ptrace(findings& f) {
     auto scope_text = read_text("/proc/sys/kernel/yama/ptrace_scope");
     int scope = scope_text ? std::atoi(scope_text->c_str()) : -1;
     std::string who = cap ? "ompdbg has CAP_SYS_PTRACE" : "ompdbg has no CAP_SYS_PTRACE";
-    std::string scope_desc;
-    switch (scope) {
-        case -1: scope_desc = "no Yama LSM (classic ptrace rules: same user, or CAP_SYS_PTRACE)"; break;
-        case 0: scope_desc = "Yama ptrace_scope 0 (any process of the same user may be attached)"; break;
-        case 1: scope_desc = "Yama ptrace_scope 1 (only descendants may be attached without CAP_SYS_PTRACE)"; break;
-        case 2: scope_desc = "Yama ptrace_scope 2 (only CAP_SYS_PTRACE may attach)"; break;
-        default: scope_desc = fmt::format("Yama ptrace_scope {} (attaching is disabled)", scope); break;
-    }
-    doctor_status st = doctor_status::ok;
-    std::string fix;
-    std::string verdict;
-    if (scope >= 3) {
-        st = doctor_status::missing;
-        verdict = "`ompdbg attach` and `ompdbg run` of MPI jobs cannot work";
-        fix = "ptrace_scope 3 cannot be lowered until reboot; boot with kernel.yama.ptrace_scope=1 (or 0)";
-    } else if ((scope == 1 && !cap) || (scope == 2 && !cap)) {
-        st = scope == 2 ? doctor_status::missing : doctor_status::warn;
-        verdict = scope == 2 ? "nothing can be debugged" : "`ompdbg run` works; `ompdbg attach` and MPI jobs need more";
-        fix = "as root: echo 0 > /proc/sys/kernel/yama/ptrace_scope (or run ompdbg as root / with CAP_SYS_PTRACE)";
-    } else {
-        verdict = "run and attach allowed";
-    }
+    auto rules = judge_ptrace(scope, cap);
+    doctor_status st = rules.status;
+    const std::string& scope_desc = rules.scope_desc;
+    const std::string& fix = rules.fix;
+    const std::string& verdict = rules.verdict;
     f.can_attach = st == doctor_status::ok;
     if (f.pid) {
         auto tracer_id = tracer::proc_fs::tracer_pid(*f.pid);
@@ -204,26 +149,6 @@ void check_ptrace(findings& f) {
         }
     }
     f.add("ptrace", st, fmt::format("{}; {}: {}", scope_desc, who, verdict), fix);
-}
-
-void check_program(findings& f) {
-    try {
-        f.elf = dwarf::elf_file::open(f.program);
-    } catch (const std::exception& e) {
-        f.add("program", doctor_status::missing, e.what(), "give an executable ELF file");
-        return;
-    }
-    if (f.elf->debug() != nullptr) {
-        auto sep = f.elf->debug_file_path();
-        f.add("debug info", doctor_status::ok,
-              sep ? fmt::format("{}: DWARF debug information in {}", f.program.string(), sep->string())
-                  : fmt::format("{}: DWARF debug information", f.program.string()));
-    } else {
-        f.add("debug info", doctor_status::warn,
-              fmt::format("{}: no debugging symbols found (only the symbol table: no lines, locals or types)",
-                          f.program.string()),
-              "rebuild with -g (keep -O as it is), or install its separate debug file");
-    }
 }
 
 void gather_libraries(findings& f) {
@@ -287,6 +212,107 @@ std::string_view status_word(doctor_status s) {
 
 }  // namespace
 
+std::optional<command_output> run_command(const std::vector<std::string>& argv, std::string& why) {
+    int fds[2];
+    if (argv.empty() || ::pipe2(fds, O_CLOEXEC) != 0) {
+        why = "pipe failed";
+        return std::nullopt;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    std::vector<std::string> words = argv;
+    std::vector<char*> cargv;
+    for (auto& w : words) {
+        cargv.push_back(w.data());
+    }
+    cargv.push_back(nullptr);
+    pid_t child = 0;
+    int rc = ::posix_spawn(&child, words[0].c_str(), &actions, nullptr, cargv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(fds[1]);
+    if (rc != 0) {
+        ::close(fds[0]);
+        why = fmt::format("cannot run {}: {}", argv[0], std::strerror(rc));
+        return std::nullopt;
+    }
+    command_output result;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = ::read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        result.out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return result;
+}
+
+bool has_ptrace_capability(std::string_view cap_eff_hex) {
+    auto start = cap_eff_hex.find_first_not_of(" \t");
+    if (start == std::string_view::npos) {
+        return false;
+    }
+    std::uint64_t caps = 0;
+    std::from_chars(cap_eff_hex.data() + start, cap_eff_hex.data() + cap_eff_hex.size(), caps, 16);
+    constexpr int cap_sys_ptrace = 19;
+    return (caps >> cap_sys_ptrace) & 1U;
+}
+
+ptrace_rules judge_ptrace(int scope, bool cap) {
+    ptrace_rules r;
+    switch (scope) {
+        case -1: r.scope_desc = "no Yama LSM (classic ptrace rules: same user, or CAP_SYS_PTRACE)"; break;
+        case 0: r.scope_desc = "Yama ptrace_scope 0 (any process of the same user may be attached)"; break;
+        case 1: r.scope_desc = "Yama ptrace_scope 1 (only descendants may be attached without CAP_SYS_PTRACE)"; break;
+        case 2: r.scope_desc = "Yama ptrace_scope 2 (only CAP_SYS_PTRACE may attach)"; break;
+        default: r.scope_desc = fmt::format("Yama ptrace_scope {} (attaching is disabled)", scope); break;
+    }
+    if (scope >= 3) {
+        r.status = doctor_status::missing;
+        r.verdict = "`ompdbg attach` and `ompdbg run` of MPI jobs cannot work";
+        r.fix = "ptrace_scope 3 cannot be lowered until reboot; boot with kernel.yama.ptrace_scope=1 (or 0)";
+    } else if ((scope == 1 || scope == 2) && !cap) {
+        r.status = scope == 2 ? doctor_status::missing : doctor_status::warn;
+        r.verdict = scope == 2 ? "nothing can be debugged" : "`ompdbg run` works; `ompdbg attach` and MPI jobs need more";
+        r.fix = "as root: echo 0 > /proc/sys/kernel/yama/ptrace_scope (or run ompdbg as root / with CAP_SYS_PTRACE)";
+    } else {
+        r.status = doctor_status::ok;
+        r.verdict = "run and attach allowed";
+    }
+    return r;
+}
+
+void check_program(findings& f) {
+    try {
+        f.elf = dwarf::elf_file::open(f.program);
+    } catch (const std::exception& e) {
+        f.add("program", doctor_status::missing, e.what(), "give an executable ELF file");
+        return;
+    }
+    if (f.elf->debug() != nullptr) {
+        auto sep = f.elf->debug_file_path();
+        f.add("debug info", doctor_status::ok,
+              sep ? fmt::format("{}: DWARF debug information in {}", f.program.string(), sep->string())
+                  : fmt::format("{}: DWARF debug information", f.program.string()));
+    } else {
+        f.add("debug info", doctor_status::warn,
+              fmt::format("{}: no debugging symbols found (only the symbol table: no lines, locals or types)",
+                          f.program.string()),
+              "rebuild with -g (keep -O as it is), or install its separate debug file");
+    }
+}
+
 std::optional<std::string> read_text(const std::string& p) {
     std::string text = tracer::proc_fs::read_small_file(p);
     return text.empty() ? std::nullopt : std::optional<std::string>(text);
@@ -321,6 +347,10 @@ using namespace doctor_impl;
 std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy) {
     findings f;
     f.pid = subject.pid;
+    if (subject.host) {
+        check_remote_host(f, subject.rsh, *subject.host, policy);
+        return std::move(f.checks);
+    }
     check_ptrace(f);
     if (!subject.program && !subject.pid) {
         check_machine(f, policy);
@@ -357,23 +387,41 @@ std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin
 
 int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy) {
     output out(json);
-    if (args.size() > 1) {
-        out.error("ompdbg: usage: ompdbg doctor [PROG | PID]");
+    doctor_subject subject;
+    std::vector<std::string> rest;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--host" && i + 1 < args.size()) {
+            subject.host = args[++i];
+        } else if (args[i].rfind("--host=", 0) == 0) {
+            subject.host = args[i].substr(7);
+        } else {
+            rest.push_back(args[i]);
+        }
+    }
+    std::optional<pid_t> pid;
+    if (rest.size() == 1) {
+        const std::string& a = rest[0];
+        pid_t n = 0;
+        auto [p, ec] = std::from_chars(a.data(), a.data() + a.size(), n);
+        if (ec == std::errc() && p == a.data() + a.size() && n > 0) {
+            pid = n;
+        }
+    }
+    if (rest.size() > 1 || (subject.host && (subject.host->empty() || (!rest.empty() && !pid)))) {
+        out.error("ompdbg: usage: ompdbg doctor [PROG | PID] | ompdbg [--rsh CMD] doctor --host HOST [PID]");
         return 2;
     }
-    doctor_subject subject;
     std::string what = "this machine";
-    if (!args.empty()) {
-        const std::string& a = args[0];
-        pid_t pid = 0;
-        auto [p, ec] = std::from_chars(a.data(), a.data() + a.size(), pid);
-        if (ec == std::errc() && p == a.data() + a.size() && pid > 0) {
-            subject.pid = pid;
-            what = fmt::format("process {}", pid);
-        } else {
-            subject.program = a;
-            what = a;
-        }
+    if (subject.host) {
+        subject.rsh = remote_shell_of_environment();
+        what = fmt::format("host {}", *subject.host);
+    }
+    if (pid) {
+        subject.pid = pid;
+        what = subject.host ? fmt::format("process {} on host {}", *pid, *subject.host) : fmt::format("process {}", *pid);
+    } else if (!rest.empty()) {
+        subject.program = rest[0];
+        what = rest[0];
     }
     auto checks = run_doctor(subject, policy);
     bool missing = std::any_of(checks.begin(), checks.end(),

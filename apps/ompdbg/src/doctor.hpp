@@ -1,5 +1,5 @@
 #pragma once
-/// `ompdbg doctor [PROG | PID]`: checks every piece that OpenMP and MPI debugging needs
+/// `ompdbg doctor [PROG | PID | --host HOST [PID]]`: checks every piece that OpenMP and MPI debugging needs
 /// (ptrace permission, the OpenMP runtime and its OMPD symbols, OMP_DEBUG, libompd, the
 /// DMPL plugins, MPIR/MPI2DD in a starter, the message-queue DLL and the types it needs,
 /// debug information) and says for each what it found and, when something is missing,
@@ -32,17 +32,21 @@ struct doctor_check {
     std::string fix;
 };
 
-/// What the doctor looks at: the machine (nothing given), a program, or a running process.
+/// What the doctor looks at: the machine (nothing given), a program, or a running process;
+/// with `host`, that host (through the agent `rsh` starts there) or a process of it.
 struct doctor_subject {
     std::optional<std::filesystem::path> program;
     std::optional<pid_t> pid;
+    std::optional<std::string> host;
+    std::string rsh;   ///< the remote shell reaching `host`
 };
 
 /// Runs every check for `subject`. Never throws: a check that cannot be done is itself a
 /// finding. `policy` is the session's plugin policy (--plugin-path).
 std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy);
 
-/// The `ompdbg doctor` entry point: parses `args` (empty, PROG or PID), prints the report
+/// The `ompdbg doctor` entry point: parses `args` (empty, PROG, PID, or `--host HOST [PID]`:
+/// the remote shell is OMPDBG_RSH, which `--rsh` sets), prints the report
 /// as text or one JSON object, and returns the exit status: 0 when nothing is missing,
 /// 1 when something is, 2 for a usage error.
 int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,8 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/rsp_client.hpp"
 
 namespace ompdbg::app::doctor_impl {
 
@@ -34,6 +37,12 @@ struct findings {
     bool runtime_has_ompd = false;
     bool omp_debug_enabled = false;
     std::shared_ptr<plugins::ompd_library> ompd;
+    /// A file of the subject's machine (/proc/PID/environ): read here, or through the agent
+    /// of the subject's host; nullopt when it cannot be read.
+    std::function<std::optional<std::string>(const std::string&)> read_target_file;
+    /// The subject's process when it is attached already (one of another host, through its
+    /// agent): the live checks use it instead of attaching with ptrace here.
+    tracer::process* attached = nullptr;
 
     void add(std::string name, doctor_status st, std::string found, std::string fix = {}) {
         checks.push_back({std::move(name), st, std::move(found), std::move(fix)});
@@ -41,6 +50,30 @@ struct findings {
 };
 
 // ---- helpers (doctor.cpp) -------------------------------------------------------------
+
+/// What a command wrote on stdout (its stdin and stderr are /dev/null) and its exit status
+/// (128+N when killed by signal N).
+struct command_output {
+    int status = -1;
+    std::string out;
+};
+/// Runs `argv` (argv[0] an absolute path) with the user's environment; nullopt with `why`
+/// when it cannot be started.
+std::optional<command_output> run_command(const std::vector<std::string>& argv, std::string& why);
+
+/// What Yama's ptrace_scope (-1: no Yama) and CAP_SYS_PTRACE allow: the ptrace check's
+/// status, the scope in words, what it means for ompdbg, and the fix when it is not ok.
+struct ptrace_rules {
+    doctor_status status = doctor_status::ok;
+    std::string scope_desc, verdict, fix;
+};
+ptrace_rules judge_ptrace(int scope, bool cap);
+
+/// Whether a process's CapEff (hex, as /proc/PID/status shows it) has CAP_SYS_PTRACE.
+bool has_ptrace_capability(std::string_view cap_eff_hex);
+
+/// The executable's debug information (f.program, opened here).
+void check_program(findings& f);
 
 /// A /proc file's text; nullopt when it cannot be read (or is empty).
 std::optional<std::string> read_text(const std::string& p);
@@ -90,6 +123,18 @@ void check_dmpl_plugin(findings& f, const plugins::plugin_policy& policy, bool g
 
 /// The DMPL plugin of the subject's runtime (both on the machine).
 void check_dmpl(findings& f, const plugins::plugin_policy& policy);
+
+// ---- another host (doctor_remote.cpp) ----------------------------------------------------
+
+/// The qSupported features ompdbg needs of a gdbserver agent that `have` lacks, spelled as
+/// gdbserver announces them ("qXfer:libraries-svr4:read+"), in a fixed order.
+std::vector<std::string> missing_agent_features(const tracer::rsp::features& have);
+
+/// `doctor --host HOST [PID]`: the agent of HOST (started through `rsh`: present, its
+/// version, the features ompdbg needs), ptrace on that host, and for a PID of that host its
+/// program, OpenMP runtime, OMP_DEBUG, libompd as ompdbg would load it, a live OMPD query.
+void check_remote_host(findings& f, const std::string& rsh, const std::string& host,
+                       const plugins::plugin_policy& policy);
 
 // ---- MPI (doctor_mpi.cpp) -------------------------------------------------------------
 

@@ -158,7 +158,8 @@ void check_omp_debug(findings& f) {
         }
         return;
     }
-    auto env = read_text(fmt::format("/proc/{}/environ", *f.pid));
+    auto env = f.read_target_file ? f.read_target_file(fmt::format("/proc/{}/environ", *f.pid))
+                                  : read_text(fmt::format("/proc/{}/environ", *f.pid));
     if (!env) {
         f.add("OMP_DEBUG", doctor_status::warn, fmt::format("cannot read /proc/{}/environ", *f.pid));
         return;
@@ -233,9 +234,14 @@ void check_live_ompd_query(findings& f) {
         return;
     }
     try {
-        auto proc = tracer::process::attach(*f.pid);
-        std::string answer = ompd_query(f, *proc);
-        proc->detach();
+        std::string answer;
+        if (f.attached) {
+            answer = ompd_query(f, *f.attached);
+        } else {
+            auto proc = tracer::process::attach(*f.pid);
+            answer = ompd_query(f, *proc);
+            proc->detach();
+        }
         f.add("ompd query", doctor_status::ok, fmt::format("libompd answered for process {}: {}", *f.pid, answer));
     } catch (const std::exception& e) {
         f.add("ompd query", doctor_status::missing, fmt::format("a live OMPD query failed: {}", e.what()),

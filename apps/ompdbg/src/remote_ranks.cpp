@@ -98,6 +98,10 @@ std::string remote_shell(session& s) {
     if (!s.settings().remote_shell.empty()) {
         return s.settings().remote_shell;
     }
+    return remote_shell_of_environment();
+}
+
+std::string remote_shell_of_environment() {
     if (const char* env = std::getenv("OMPDBG_RSH"); env && *env) {
         return env;
     }

@@ -25,9 +25,11 @@ struct inferior;
 /// ssh's own way of running a command on a host without a terminal or a password prompt.
 inline constexpr const char* default_remote_shell = "ssh -T -o BatchMode=yes";
 
-/// The remote shell in effect: `set remote-shell`, else OMPDBG_RSH (which `--rsh` sets),
-/// else default_remote_shell.
+/// The remote shell in effect: `set remote-shell`, else remote_shell_of_environment().
 std::string remote_shell(session& s);
+/// OMPDBG_RSH (which `--rsh` sets), else default_remote_shell: the remote shell outside a
+/// session (`ompdbg doctor --host`).
+std::string remote_shell_of_environment();
 
 /// Whether `host` names this machine: its host name, its FQDN (either compared by its first
 /// label too), `localhost`, a loopback address, or an alias of `set mpi-local-hosts`.

@@ -29,6 +29,11 @@ std::optional<std::filesystem::path> build_id_cache_dir();
 /// Where the file of `build_id` (lowercase hex, at least 2 digits) lies in `dir`: XX/REST.
 std::filesystem::path build_id_cache_path(const std::filesystem::path& dir, std::string_view build_id);
 
+/// The text of a small file of the agent's host (/proc/sys/..., /proc/PID/status), at most
+/// `limit` bytes, read through vFile: in the mount namespace of `pid` (0: the agent's own).
+/// Throws as rsp::client::file_open ("PATH on the remote host: No such file or directory").
+std::string read_host_file(rsp::client& agent, pid_t pid, std::string_view path, std::size_t limit = 65536);
+
 /// One agent's fetched files (remote_connection::files()). Not thread-safe: used by the
 /// processes of one connection, from one thread at a time.
 class remote_files {
