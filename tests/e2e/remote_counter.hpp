@@ -1,6 +1,7 @@
 #pragma once
 // A program that counts (examples/counter.c) started on a simulated host (tests/cluster/),
-// for the tests of remote processes (remote_targets.cpp, remote_files.cpp).
+// for the tests of remote processes (remote_targets.cpp, remote_files.cpp), and what they
+// share.
 
 #include <catch2/catch.hpp>
 
@@ -16,6 +17,14 @@ namespace ompdbg::test {
 using namespace std::chrono_literals;
 
 inline constexpr auto remote_step_timeout = 60s;
+
+/// Masks what differs between two runs on one process (ompdbg's and gdb's): numbers in
+/// values and addresses, pids.
+inline std::string masked(const std::string& text) {
+    std::string t = std::regex_replace(text, std::regex("0x[0-9a-f]+"), "0xADDR");
+    t = std::regex_replace(t, std::regex(R"(n=\d+)"), "n=N");
+    return std::regex_replace(t, std::regex(R"(process \d+)"), "process P");
+}
 
 /// The counter example running on a simulated host: its pid there (the first line it prints).
 struct remote_counter {

@@ -170,3 +170,57 @@ TEST_CASE("another program at the same path here is not read for the host's: the
     // The file here is untouched.
     CHECK(build_id_of(program) == build_id_of(example_path("watched")));
 }
+
+TEST_CASE("set remote exec-file: run over extended-remote starts the host's program at that path, as gdb does",
+          "[cli][remote]") {
+    scratch_dir cache("build-id-cache");
+    scratch_dir host_only("host-only");   // empty here; the host's tmpfs over it holds the program
+    simulated_cluster cluster({"node1"});
+    put_on_host_only(cluster, "node1", host_only.path, example_path("watched"), "watched-there");
+    const std::string program = (host_only.path / "watched-there").string();
+    REQUIRE_FALSE(fs::exists(program));
+    // The program here (its symbols) and, on the host, a copy at another path only it has.
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "set remote exec-file " + program,
+                                  "show remote exec-file", "break bump", "run", "bt", "delete", "continue"};
+    auto args = ex_args(cmds);
+    args.push_back(example_path("watched"));
+    auto opts = cluster.options(run_options().timeout_after(step_timeout).set_env("XDG_CACHE_HOME", cache.path.string()));
+    auto ours = ompdbg_batch(args, opts);
+    std::vector<std::string> gdb_args{"-ex", "set sysroot /"};
+    gdb_args.insert(gdb_args.end(), args.begin(), args.end());
+    auto theirs = gdb_batch(gdb_args, opts);
+    INFO("ompdbg:\n" << ours.out << ours.err << "\ngdb:\n" << theirs.out << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.ok());
+    // gdb shows the path alone.
+    CHECK(has_line(ours.out, program));
+    CHECK(has_line(theirs.out, program));
+    auto from_hit = [](const std::string& out) {
+        auto at = out.find("Breakpoint 1, ");
+        return at == std::string::npos ? std::string()
+                                       : joined(grep(masked(out.substr(at)), "^(Breakpoint|#|\\[Inferior|[0-9]+\t)"));
+    };
+    CHECK_FALSE(from_hit(theirs.out).empty());
+    CHECK(from_hit(ours.out) == from_hit(theirs.out));
+    CHECK(has_line(ours.err, "counter 1000 neighbour 4999950000 sink 7 doubled 42"));
+}
+
+TEST_CASE("set remote exec-file without a program here: run starts the host's program and reads it through the "
+          "agent",
+          "[cli][remote]") {
+    scratch_dir cache("build-id-cache");
+    scratch_dir host_only("host-only");
+    simulated_cluster cluster({"node1"});
+    put_on_host_only(cluster, "node1", host_only.path, example_path("watched"), "watched-there");
+    const std::string program = (host_only.path / "watched-there").string();
+    auto r = ompdbg_batch(ex_args({"target extended-remote " + cluster.agent("node1"), "set remote exec-file " + program,
+                                   "run", "info inferiors"}),
+                          cluster.options(run_options().timeout_after(step_timeout).set_env("XDG_CACHE_HOME",
+                                                                                            cache.path.string())));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(r.err.find("No executable file specified") == std::string::npos);
+    CHECK(has_line(r.err, "counter 1000 neighbour 4999950000 sink 7 doubled 42"));
+    CHECK(std::regex_search(r.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+}

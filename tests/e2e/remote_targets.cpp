@@ -23,13 +23,6 @@ namespace {
 constexpr auto step_timeout = 60s;
 const std::regex prompt_re(R"(\(ompdbg\) $)");
 
-/// Masks what differs between two runs on one process: numbers in values and addresses.
-std::string masked(const std::string& text) {
-    std::string t = std::regex_replace(text, std::regex("0x[0-9a-f]+"), "0xADDR");
-    t = std::regex_replace(t, std::regex(R"(n=\d+)"), "n=N");
-    return std::regex_replace(t, std::regex(R"(process \d+)"), "process P");
-}
-
 }  // namespace
 
 TEST_CASE("target extended-remote through a remote shell attaches a process of another host: bt, print, break, "

@@ -79,7 +79,10 @@ void begin_run(session& s, std::unique_ptr<tracer::process> proc, first_stop sto
 
 void start_program(session& s, std::string_view args, first_stop stop) {
     const bool stop_at_main = stop == first_stop::main;
-    if (!s.program()) {
+    // gdb: over extended-remote, `set remote exec-file` names the program without a file here
+    // (its symbols then come from the host, read through the agent).
+    const std::string& remote_exec = s.settings().remote_exec_file;
+    if (!s.program() && !(s.remote() && !remote_exec.empty())) {
         error::send("No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
     }
     if (s.process() && s.process()->is_alive()) {
@@ -92,7 +95,7 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         s.program_args() = split_args(args);
         s.settings().args_text = trim_copy(args);
     }
-    std::string shown = s.program()->string();
+    std::string shown = s.remote() && !remote_exec.empty() ? remote_exec : s.program()->string();
     for (auto& a : s.program_args()) {
         shown += " " + a;
     }
@@ -100,9 +103,11 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         s.out().line(fmt::format("Starting program: {} ", shown));
     }
     if (s.remote()) {
-        // `target extended-remote` then `run`: the agent starts the program (the same path on
-        // its host) stopped at its first instruction; breakpoints go in, then it runs.
-        begin_run(s, tracer::remote_process::launch(s.remote(), *s.program(), s.program_args(), s.elf_provider()),
+        // `target extended-remote` then `run`: the agent starts `set remote exec-file`, else the
+        // program (the same path on its host), stopped at its first instruction; breakpoints
+        // go in, then it runs.
+        std::filesystem::path host_program = remote_exec.empty() ? *s.program() : std::filesystem::path(remote_exec);
+        begin_run(s, tracer::remote_process::launch(s.remote(), host_program, s.program_args(), s.elf_provider()),
                   stop);
         return;
     }

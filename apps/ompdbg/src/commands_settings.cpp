@@ -221,6 +221,15 @@ const setting breakpoint_settings[] = {
      }},
 };
 
+// gdb's `set remote ...` family; only exec-file matters here (the agent's other knobs are
+// negotiated at connect).
+const setting remote_settings[] = {
+    {"exec-file", "Set the remote pathname for \"run\".",
+     [](session& s, std::string_view a) { s.settings().remote_exec_file = trim_copy(a); },
+     // gdb shows the path alone.
+     [](session& s) { return s.settings().remote_exec_file; }},
+};
+
 void add_settings(command_table& set, command_table& show, const std::string& prefix, std::span<const setting> all) {
     for (const setting& st : all) {
         std::string full = prefix + st.name;
@@ -244,6 +253,9 @@ void register_settings_commands(command_table& t) {
     command_table& set_breakpoint = set.prefix("breakpoint", {}, "Breakpoint specific settings.");
     command_table& show_breakpoint = show.prefix("breakpoint", {}, "Breakpoint specific settings.");
     add_settings(set_breakpoint, show_breakpoint, "breakpoint ", breakpoint_settings);
+    command_table& set_remote = set.prefix("remote", {}, "Remote protocol specific variables.");
+    command_table& show_remote = show.prefix("remote", {}, "Remote protocol specific variables.");
+    add_settings(set_remote, show_remote, "remote ", remote_settings);
     show.add(command{"version", {}, "Show what version of ompdbg this is.", "show version",
                      [](session& s, std::string_view) {
                          s.out().line(fmt::format("ompdbg {}", OMPDBG_VERSION));
