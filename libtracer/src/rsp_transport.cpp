@@ -4,6 +4,7 @@
 // (MSG_NOSIGNAL) when the agent is gone.
 #include "ompdbg/tracer/rsp_transport.hpp"
 #include "ompdbg/tracer/rsp_agent_output.hpp"
+#include "ompdbg/tracer/rsp_packets.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -71,9 +72,17 @@ public:
         while (err_ >= 0 && drain_stderr()) {
         }
         output_ = -1;
+        // gdbserver --multi on stdio never ends by itself when its stdin closes (it waits
+        // for another connection that cannot come), so the agent we started is told to
+        // exit, as gdb's `monitor exit` does; it detaches what is still attached and kills
+        // what it started. Without this every session end waited for the kill below.
+        if (answered_) {
+            std::string bye = frame("qRcmd," + to_hex("exit"));
+            (void)::send(stream_, bye.data(), bye.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
         ::shutdown(stream_, SHUT_RDWR);
         ::close(stream_);
-        // The agent ends when its stdin closes; a remote shell that lingers is killed.
+        // A remote shell that lingers is killed.
         if (!reaped_ && !reap(2000)) {
             ::kill(-child_, SIGKILL);
             ::kill(child_, SIGKILL);
