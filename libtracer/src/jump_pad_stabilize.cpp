@@ -8,8 +8,11 @@
 //     (or wherever a relocated jump takes it);
 //   - saving registers, in the agent, restoring registers: it runs on alone (a temporary
 //     int3 on the relocated instructions, the pad's own trap on the stop path) to where its
-//     registers are the site's again, and is put back at the site: resumed, it evaluates
-//     the condition again (conditions have no side effects) and stops if it holds.
+//     registers are the site's again. Let go by the agent, it is stepped through the
+//     relocated instructions as above: the agent has counted its hit (or ignored it), so it
+//     must not pass the site again. Sent to the stop path, it is put back at the site:
+//     resumed, it evaluates the condition again (the stop path changed no counter but the
+//     agent's own `stops`) and stops if it holds.
 
 #include "internal/jump_pad.hpp"
 #include "internal/process_impl.hpp"
@@ -69,6 +72,24 @@ bool ptrace_process::impl::single_step_alone(thread_record& t) {
     return false;
 }
 
+// A thread in the relocated instructions has the program's registers: it finishes the
+// displaced instructions one step at a time (a thread stepping over the site is here too,
+// and must not evaluate the condition again). The bytes at the site are our jump, so no
+// other address there stands for where it is.
+void ptrace_process::impl::finish_relocated(thread_record& t, const internal::jump_pad& pad, std::uint64_t pc) {
+    for (int steps = 0; steps < 32 && in_relocated(pad, pc); ++steps) {
+        if (pc == pad.relocated + pad.moved.code.size()) {
+            write_pc(t.tid_, pad.site + pad.moved.covered);   // the jump back
+            break;
+        }
+        if (!single_step_alone(t)) {
+            break;
+        }
+        pc = read_pc(t.tid_);
+    }
+    t.forget_regs();
+}
+
 void ptrace_process::impl::normalise_pads() {
     if (pads.empty() && retired_pads.empty()) {
         return;
@@ -125,21 +146,7 @@ void ptrace_process::impl::normalise_pads() {
             continue;
         }
         if (in_relocated(*pad, pc)) {
-            // Its registers are the program's: it finishes the displaced instructions one
-            // step at a time (a thread stepping over the site is here too, and must not
-            // evaluate the condition again). The bytes at the site are our jump, so no
-            // other address there stands for where it is.
-            for (int steps = 0; steps < 32 && in_relocated(*pad, pc); ++steps) {
-                if (pc == pad->relocated + pad->moved.code.size()) {
-                    write_pc(t.tid_, pad->site + pad->moved.covered);   // the jump back
-                    break;
-                }
-                if (!single_step_alone(t)) {
-                    break;
-                }
-                pc = read_pc(t.tid_);
-            }
-            t.forget_regs();
+            finish_relocated(t, *pad, pc);
             continue;
         }
         // Saving or restoring registers, or in the agent: on alone to the relocated
@@ -155,6 +162,7 @@ void ptrace_process::impl::normalise_pads() {
         const std::array<std::byte, 1> int3{std::byte{0xcc}};
         raw_write(pad->relocated, int3);
         bool placed = false;
+        bool let_go = false;   // the agent let it go on: at the relocated instructions
         for (int stops = 0; stops < 64 && !placed; ++stops) {
             t.forget_regs();
             if (!try_ptrace(PTRACE_CONT, t.tid_, nullptr, nullptr)) {
@@ -170,7 +178,11 @@ void ptrace_process::impl::normalise_pads() {
             }
             int sig = WSTOPSIG(status);
             std::uint64_t at = read_pc(t.tid_);
-            if (sig == SIGTRAP && (status >> 16) == 0 && (at - 1 == pad->relocated || at - 1 == pad->trap)) {
+            if (sig == SIGTRAP && (status >> 16) == 0 && at - 1 == pad->relocated) {
+                write_pc(t.tid_, pad->relocated);
+                let_go = true;
+                placed = true;
+            } else if (sig == SIGTRAP && (status >> 16) == 0 && at - 1 == pad->trap) {
                 write_pc(t.tid_, pad->site);
                 placed = true;
             } else if ((status >> 16) == 0 && sig != SIGTRAP && sig != SIGSTOP) {
@@ -179,6 +191,9 @@ void ptrace_process::impl::normalise_pads() {
         }
         raw_write(pad->relocated, saved);
         t.forget_regs();
+        if (let_go) {
+            finish_relocated(t, *pad, pad->relocated);
+        }
         if (!placed) {
             log::write(log::channel::ptrace, "thread {}: could not leave the pad of {:#x}", t.tid_, pad->site);
         }

@@ -301,6 +301,8 @@ struct ptrace_process::impl {
     /// stack and registers are the program's.
     void normalise_pads();
     bool single_step_alone(thread_record& t);
+    /// Steps `t`, at `pc` in `pad`'s relocated instructions, to the program's code after them.
+    void finish_relocated(thread_record& t, const internal::jump_pad& pad, std::uint64_t pc);
     /// The agent's code, [start, end) of the mapping holding the pads' evaluate function.
     std::optional<std::pair<std::uint64_t, std::uint64_t>> agent_code;
     /// Shows the program's bytes instead of our jumps in `out` (read at `addr`).
