@@ -74,25 +74,27 @@ static uint64_t extend(uint64_t v, unsigned bits, int is_signed) {
     return v;
 }
 
-/* Runs `code`; 1: stop (the condition holds, or cannot be decided here), 0: go on. */
-AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint64_t* regs) {
+/* Runs `code`: 0 and its value in *value, or -1 when it cannot be decided here (a bad
+ * pointer, a division by zero, malformed code): the debugger then decides at a stop. */
+static int agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, uint64_t* value) {
     uint64_t stack[OMPDBG_AGENT_STACK_DEPTH];
     unsigned sp = 0;
     uint32_t pc = 0;
     unsigned steps = 0;
-#define NEED(n) do { if (sp < (n)) return 1; } while (0)
-#define ROOM() do { if (sp >= OMPDBG_AGENT_STACK_DEPTH) return 1; } while (0)
-#define ARGS(n) do { if (pc + (n) > len) return 1; } while (0)
+#define NEED(n) do { if (sp < (n)) return -1; } while (0)
+#define ROOM() do { if (sp >= OMPDBG_AGENT_STACK_DEPTH) return -1; } while (0)
+#define ARGS(n) do { if (pc + (n) > len) return -1; } while (0)
     while (pc < len) {
         if (++steps > 4096) {
-            return 1;
+            return -1;
         }
         uint8_t op = code[pc++];
         uint64_t a, b;
         switch (op) {
         case OMPDBG_OP_END:
             NEED(1);
-            return stack[sp - 1] != 0;
+            *value = stack[sp - 1];
+            return 0;
         case OMPDBG_OP_CONST:
             ARGS(8); ROOM();
             stack[sp++] = operand(code, pc, 8);
@@ -101,7 +103,7 @@ AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint6
         case OMPDBG_OP_REG:
             ARGS(1); ROOM();
             if (code[pc] >= OMPDBG_AGENT_REGS + 1) {
-                return 1;
+                return -1;
             }
             stack[sp++] = regs[code[pc]];
             pc += 1;
@@ -111,7 +113,7 @@ AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint6
             unsigned size = code[pc++];
             uint64_t v = 0;
             if ((size != 1 && size != 2 && size != 4 && size != 8) || !read_target(&v, stack[sp - 1], size)) {
-                return 1;
+                return -1;
             }
             stack[sp - 1] = v;
             break;
@@ -125,7 +127,7 @@ AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint6
             case 2: stack[sp - 1] = *(const volatile uint16_t*)p; break;
             case 4: stack[sp - 1] = *(const volatile uint32_t*)p; break;
             case 8: stack[sp - 1] = *(const volatile uint64_t*)p; break;
-            default: return 1;
+            default: return -1;
             }
             break;
         }
@@ -165,49 +167,90 @@ AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint6
             case OMPDBG_OP_SUB: a = a - b; break;
             case OMPDBG_OP_MUL: a = a * b; break;
             case OMPDBG_OP_DIV_S:
-                if (b == 0 || ((int64_t)a == INT64_MIN && (int64_t)b == -1)) return 1;
+                if (b == 0 || ((int64_t)a == INT64_MIN && (int64_t)b == -1)) return -1;
                 a = (uint64_t)((int64_t)a / (int64_t)b);
                 break;
-            case OMPDBG_OP_DIV_U: if (b == 0) return 1; a = a / b; break;
+            case OMPDBG_OP_DIV_U: if (b == 0) return -1; a = a / b; break;
             case OMPDBG_OP_REM_S:
-                if (b == 0 || ((int64_t)a == INT64_MIN && (int64_t)b == -1)) return 1;
+                if (b == 0 || ((int64_t)a == INT64_MIN && (int64_t)b == -1)) return -1;
                 a = (uint64_t)((int64_t)a % (int64_t)b);
                 break;
-            case OMPDBG_OP_REM_U: if (b == 0) return 1; a = a % b; break;
+            case OMPDBG_OP_REM_U: if (b == 0) return -1; a = a % b; break;
             case OMPDBG_OP_AND: a = a & b; break;
             case OMPDBG_OP_OR: a = a | b; break;
             case OMPDBG_OP_XOR: a = a ^ b; break;
-            case OMPDBG_OP_SHL: if (b >= 64) return 1; a = a << b; break;
-            case OMPDBG_OP_SHR_S: if (b >= 64) return 1; a = (uint64_t)((int64_t)a >> b); break;
-            case OMPDBG_OP_SHR_U: if (b >= 64) return 1; a = a >> b; break;
+            case OMPDBG_OP_SHL: if (b >= 64) return -1; a = a << b; break;
+            case OMPDBG_OP_SHR_S: if (b >= 64) return -1; a = (uint64_t)((int64_t)a >> b); break;
+            case OMPDBG_OP_SHR_U: if (b >= 64) return -1; a = a >> b; break;
             case OMPDBG_OP_EQ: a = a == b; break;
             case OMPDBG_OP_NE: a = a != b; break;
             case OMPDBG_OP_LT_S: a = (int64_t)a < (int64_t)b; break;
             case OMPDBG_OP_LT_U: a = a < b; break;
             case OMPDBG_OP_LE_S: a = (int64_t)a <= (int64_t)b; break;
             case OMPDBG_OP_LE_U: a = a <= b; break;
-            default: return 1;   /* unknown opcode: let the debugger decide */
+            default: return -1;   /* unknown opcode: let the debugger decide */
             }
             stack[sp - 1] = a;
             break;
         }
     }
-    return 1;
+    return -1;
 #undef NEED
 #undef ROOM
 #undef ARGS
 }
 
-/* Called by a jump pad with the site's record and the register block (see agent_abi.h). */
+/* Runs `code`; 1: stop (the condition holds, or cannot be decided here), 0: go on. */
+AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint64_t* regs) {
+    uint64_t value = 0;
+    return agent_exec(code, len, regs, &value) != 0 || value != 0;
+}
+
+/* Takes one hit off the site's ignore count; 0 when nothing is left to ignore. Several
+ * threads may race for the last one: exactly one wins it. */
+static int take_ignored_hit(struct ompdbg_agent_site* site) {
+    uint64_t left = __atomic_load_n(&site->ignore, __ATOMIC_RELAXED);
+    while (left != 0) {
+        if (__atomic_compare_exchange_n(&site->ignore, &left, left - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Called by a jump pad with the site's record and the register block (see agent_abi.h).
+ * Returns 1 when the thread must stop for the debugger. A hit the agent handles without a
+ * stop (ignored, counted) is counted in `passed`, which the debugger adds to the
+ * breakpoint's hit count; a stopping hit is counted by the debugger itself. */
 AGENT_EXPORT int ompdbg_agent_evaluate(struct ompdbg_agent_site* site, const uint64_t* regs) {
     if (__atomic_load_n(&ompdbg_agent_control.forked, __ATOMIC_RELAXED) != 0 ||
         __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE) == 0) {
         return 0;
     }
     __atomic_fetch_add(&site->hits, 1, __ATOMIC_RELAXED);
-    int stop = ompdbg_agent_run(site->code, site->code_len, regs);
-    if (stop) {
-        __atomic_fetch_add(&site->stops, 1, __ATOMIC_RELAXED);
+    uint64_t value = 0;
+    int undecided = agent_exec(site->code, site->code_len, regs, &value) != 0;
+    if (!undecided && value == 0) {
+        return 0;
     }
-    return stop;
+    /* A condition that cannot be decided here stops: the debugger decides (and counts, and
+     * ignores) as without the agent. */
+    if (!undecided && (take_ignored_hit(site) || site->action == OMPDBG_ACTION_COUNT)) {
+        __atomic_fetch_add(&site->passed, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    __atomic_fetch_add(&site->stops, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* The debugger's breakpoint at exit (control.sync_at_exit): nothing to do here. */
+AGENT_EXPORT __attribute__((noinline)) void ompdbg_agent_sync(void) {
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((destructor)) static void agent_fini(void) {
+    if (__atomic_load_n(&ompdbg_agent_control.sync_at_exit, __ATOMIC_ACQUIRE) != 0 &&
+        __atomic_load_n(&ompdbg_agent_control.forked, __ATOMIC_RELAXED) == 0) {
+        ompdbg_agent_sync();
+    }
 }

@@ -271,6 +271,7 @@ std::string location_what(session& s, const breakpoint_location& l) {
 }
 
 void info_breakpoints(session& s, std::string_view args) {
+    collect_fast_counters(s);   // hits the agent handled since the stop (a background poll)
     std::vector<int> only;
     for (auto [n, loc] : parse_numbers(s, args)) {
         only.push_back(n);
@@ -346,7 +347,11 @@ void info_breakpoints(session& s, std::string_view args) {
                                      bp.hit_count == 1 ? "" : "s"));
         }
         if (bp.ignore_count > 0) {
-            s.out().line(fmt::format("\tignore next {} hits", bp.ignore_count));
+            // gdb's words (breakpoint.c print_one_breakpoint_location).
+            s.out().line(fmt::format("\tWill ignore next {} crossings of breakpoint.", bp.ignore_count));
+        }
+        if (counted_in_target(s, bp)) {
+            s.out().line("\thits counted in the target");   // by the agent (fast_breakpoints.hpp)
         }
         for (auto& c : bp.commands) {
             s.out().line("        " + c);
@@ -471,6 +476,10 @@ void register_breakpoint_commands(command_table& t) {
                    error::send(fmt::format("No breakpoint number {}.", n));
                }
                it->second.ignore_count = static_cast<int>(std::max(0L, count));
+               if (count > 0) {
+                   load_agent_on_demand(s);   // an attached process: the agent counts them
+               }
+               sync_fast_sites(s);   // the agent ignores them (and gets the new count)
                if (!from_terminal(s)) {
                    // gdb's set_ignore_count says nothing unless from_tty.
                } else if (count <= 0) {
@@ -512,6 +521,10 @@ void register_breakpoint_commands(command_table& t) {
                // Looked up again: reading the body cannot change the table, but be safe.
                if (auto again = s.breakpoints().find(n); again != s.breakpoints().end()) {
                    again->second.commands = std::move(body);
+                   if (only_counts(again->second)) {
+                       load_agent_on_demand(s);   // an attached process: the agent counts them
+                   }
+                   sync_fast_sites(s);   // `silent` + `continue`: counted in the agent
                }
            },
            false, nullptr});

@@ -166,6 +166,7 @@ void cmd_continue(session& s, std::string_view args) {
             auto hits = breakpoints_at(s, t->regs().pc());
             if (!hits.empty()) {
                 hits.front().first->ignore_count = n - 1;
+                sync_fast_sites(s);   // the agent ignores them when it serves the site
                 // gdb says so only from a terminal (from_tty).
                 if (!s.is_batch() && !st.in_breakpoint_commands) {
                     s.out().line(fmt::format("Will ignore next {} crossings of breakpoint {}.  Continuing.", n - 1,

@@ -3,6 +3,8 @@
 
 #include "fast_breakpoints.hpp"
 
+#include "fast_agent.hpp"
+
 #include "breakpoint_resolver.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
@@ -21,6 +23,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <set>
 
 #include <dlfcn.h>
 
@@ -33,20 +37,6 @@ namespace ompdbg::app {
 namespace fs = std::filesystem;
 
 namespace {
-
-/// What the session knows about the agent in one process (`inferior::model_state`; for
-/// the process object and pid it was made for).
-struct agent_state {
-    const tracer::process* process = nullptr;
-    pid_t pid = 0;
-    std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
-    std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
-    bool forked_cleared = false;
-    bool injected = false;        ///< dlopen'ed by us into this attached process (once)
-    unsigned next_record = 0;     ///< records are never reused (a thread may be in one)
-    std::map<std::uint64_t, std::pair<unsigned, std::string>> fast;   ///< site → record, condition
-    std::map<int, std::string> notes;   ///< breakpoint number → why not fast
-};
 
 /// Fast breakpoints in the session (`session::model_state()`).
 struct launch_state {
@@ -62,16 +52,19 @@ bool env_says_off() {
     return v == "off" || v == "0" || v == "no";
 }
 
+/// Whether a breakpoint has hits the agent can filter, ignore or count without a stop: a
+/// condition, an ignore count, or commands that only count (`silent`, `continue`).
 bool wants_agent(session& s) {
     for (auto& [n, bp] : s.breakpoints()) {
-        if (!bp.condition.empty() && bp.catch_what.empty()) {
+        if (bp.catch_what.empty() && (!bp.condition.empty() || bp.ignore_count > 0 || only_counts(bp))) {
             return true;
         }
     }
     return false;
 }
 
-/// The agent's symbols in `proc`, the current inferior's process, looked up once per process.
+}  // namespace
+
 agent_state& agent_of(session& s, tracer::process& proc) {
     auto& st = s.current_inferior().model_state.get<agent_state>();
     if (st.process != &proc || st.pid != proc.pid()) {
@@ -88,7 +81,8 @@ agent_state& agent_of(session& s, tracer::process& proc) {
         }
         auto ctl = m.elf->find_symbols("ompdbg_agent_control");
         auto ev = m.elf->find_symbols("ompdbg_agent_evaluate");
-        if (ctl.empty() || ev.empty()) {
+        auto sync = m.elf->find_symbols("ompdbg_agent_sync");
+        if (ctl.empty() || ev.empty() || sync.empty()) {
             continue;
         }
         std::uint64_t control = ctl.front().value + m.load_bias;
@@ -99,24 +93,57 @@ agent_state& agent_of(session& s, tracer::process& proc) {
         }
         st.control = control;
         st.evaluate = ev.front().value + m.load_bias;
+        st.sync = sync.front().value + m.load_bias;
     }
     return st;
 }
 
-std::uint64_t record_addr(const agent_state& a, unsigned i) {
-    return a.control + offsetof(ompdbg_agent_control, sites) + i * sizeof(ompdbg_agent_site);
+agent_state* loaded_agent(session& s) {
+    auto* proc = s.process();
+    if (proc == nullptr || !proc->is_alive()) {
+        return nullptr;
+    }
+    auto* a = s.current_inferior().model_state.find<agent_state>();
+    if (a == nullptr || a->process != proc || a->pid != proc->pid() || a->control == 0) {
+        return nullptr;
+    }
+    return a;
 }
+
+namespace {
 
 void set_record_enabled(tracer::process& proc, const agent_state& a, unsigned i, bool on) {
-    std::uint32_t v = on ? 1 : 0;
-    proc.write_memory(virt_addr(record_addr(a, i) + offsetof(ompdbg_agent_site, enabled)),
-                      std::as_bytes(std::span(&v, 1)));
+    write_record_field(proc, a, i, offsetof(ompdbg_agent_site, enabled), on ? 1 : 0, 4);
 }
 
-/// Why breakpoint `bp`'s condition cannot go to the agent at all (empty: it may).
+/// What the agent does at a breakpoint's sites.
+struct site_plan {
+    bool delegated = false;   ///< ignore count and hit counting in the agent (fast_record)
+    std::uint32_t action = OMPDBG_ACTION_STOP;
+    std::string signature(const breakpoint& bp) const {
+        return fmt::format("{}\n{}{}", bp.condition, action, delegated ? " delegated" : "");
+    }
+};
+
+/// What the agent can do for `bp` (nullopt: nothing worth a pad, every hit stops). The pad
+/// filters out hits whose condition is false; for a breakpoint of every thread that stays
+/// (not temporary, not dprintf) the agent also ignores hits and counts them, and only
+/// counts them when the commands are `silent` and `continue`. The others act on the stops
+/// that remain, as before.
+std::optional<site_plan> plan_for(const breakpoint& bp) {
+    site_plan p;
+    p.delegated = !bp.thread_tid && !bp.temporary && !bp.dprintf;
+    if (p.delegated && only_counts(bp)) {
+        p.action = OMPDBG_ACTION_COUNT;
+    }
+    if (bp.condition.empty() && !(p.delegated && (bp.ignore_count > 0 || p.action == OMPDBG_ACTION_COUNT))) {
+        return std::nullopt;
+    }
+    return p;
+}
+
+/// Why breakpoint `bp` cannot go to the agent at all (empty: it may).
 std::string ineligible(session& s, const breakpoint& bp, std::uint64_t addr) {
-    // The pad only filters out the hits whose condition is false; ignore counts, threads,
-    // temporary breakpoints and dprintf act on the stops that remain, as before.
     if (!bp.catch_what.empty() || bp.test_condition) {
         return "a catchpoint";
     }
@@ -132,8 +159,19 @@ std::string ineligible(session& s, const breakpoint& bp, std::uint64_t addr) {
     return sharing > 1 ? "another breakpoint at the same address" : "";
 }
 
+/// The condition's bytecode; a breakpoint without one has the condition `1`.
+dwarf::agent_compile_result compile_condition(const breakpoint& bp, const dwarf::debug_info& info,
+                                              const breakpoint_location& loc, std::uint64_t bias) {
+    if (!bp.condition.empty()) {
+        return dwarf::compile_agent_condition(bp.condition, info, loc.file_address, bias);
+    }
+    dwarf::agent_compile_result r;
+    r.code = {OMPDBG_OP_CONST, 1, 0, 0, 0, 0, 0, 0, 0, OMPDBG_OP_END};
+    return r;
+}
+
 /// Compiles the condition and plants the pad; the reason when it cannot.
-std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& bp,
+std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& bp, const site_plan& plan,
                       const breakpoint_location& loc) {
     const tracer::loaded_module* mod = nullptr;
     for (const auto& m : proc.modules()) {
@@ -145,7 +183,7 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
         return "no debug information at the site";
     }
     const auto& info = *mod->elf->debug();
-    auto code = dwarf::compile_agent_condition(bp.condition, info, loc.file_address, mod->load_bias);
+    auto code = compile_condition(bp, info, loc, mod->load_bias);
     if (!code.ok()) {
         return code.reason;
     }
@@ -168,6 +206,8 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
     rec.in_use = 1;
     rec.enabled = 1;
     rec.code_len = static_cast<std::uint32_t>(code.code.size());
+    rec.action = plan.action;
+    rec.ignore = plan.delegated ? static_cast<std::uint64_t>(std::max(0, bp.ignore_count)) : 0;
     std::memcpy(rec.code, code.code.data(), code.code.size());
     proc.write_memory(virt_addr(record_addr(a, i)), std::as_bytes(std::span(&rec, 1)));
     req.evaluate = virt_addr(a.evaluate);
@@ -176,7 +216,13 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
         set_record_enabled(proc, a, i, false);
         return "int3 kept: " + *why;
     }
-    a.fast[loc.address.addr()] = {i, bp.condition};
+    fast_record r;
+    r.index = i;
+    r.breakpoint = bp.number;
+    r.signature = plan.signature(bp);
+    r.delegated = plan.delegated;
+    r.ignore_known = rec.ignore;
+    a.fast[loc.address.addr()] = r;
     return "";
 }
 
@@ -229,6 +275,23 @@ std::string lock_holder(session& s, tracer::process& proc) {
         }
     }
     return "";
+}
+
+/// Once a record counts hits the debugger does not see, the agent calls ompdbg_agent_sync
+/// at exit, where an internal breakpoint lets the debugger read the last counts.
+void plant_sync_at_exit(tracer::process& proc, agent_state& a) {
+    bool counting = false;
+    for (auto& [site, rec] : a.fast) {
+        counting = counting || rec.delegated;
+    }
+    if (!counting || a.sync_planted) {
+        return;
+    }
+    proc.add_breakpoint_site(virt_addr(a.sync), true);
+    std::uint32_t on = 1;
+    proc.write_memory(virt_addr(a.control + offsetof(ompdbg_agent_control, sync_at_exit)),
+                      std::as_bytes(std::span(&on, 1)));
+    a.sync_planted = true;
 }
 
 }  // namespace
@@ -345,11 +408,13 @@ void sync_fast_sites(session& s) {
                                std::as_bytes(std::span(&zero, 1)));
             a.forked_cleared = true;
         }
-        std::map<std::uint64_t, std::string> wanted;   // site → condition
+        collect_fast_counters(s);   // before a record goes: its last counts
+        std::set<std::uint64_t> wanted;
         a.notes.clear();
         int rank = s.current_inferior().rank;
         for (auto& [n, bp] : s.breakpoints()) {
-            if (!bp.enabled || bp.condition.empty() || !bp.applies_to_rank(rank)) {
+            auto plan = plan_for(bp);
+            if (!bp.enabled || !plan || !bp.applies_to_rank(rank)) {
                 continue;
             }
             for (auto& loc : bp.locations) {
@@ -363,18 +428,19 @@ void sync_fast_sites(session& s) {
                     continue;
                 }
                 auto it = a.fast.find(addr);
-                if (it != a.fast.end() && it->second.second == bp.condition && proc->is_site_fast(loc.address)) {
-                    wanted[addr] = bp.condition;
+                if (it != a.fast.end() && it->second.breakpoint == n && it->second.signature == plan->signature(bp) &&
+                    proc->is_site_fast(loc.address)) {
+                    wanted.insert(addr);
                     continue;
                 }
                 if (it != a.fast.end()) {
                     proc->make_site_slow(loc.address);
-                    set_record_enabled(*proc, a, it->second.first, false);
+                    set_record_enabled(*proc, a, it->second.index, false);
                     a.fast.erase(it);
                 }
-                why = make_fast(*proc, a, bp, loc);
+                why = make_fast(*proc, a, bp, *plan, loc);
                 if (why.empty()) {
-                    wanted[addr] = bp.condition;
+                    wanted.insert(addr);
                 } else {
                     a.notes[n] = why;
                     log::write(log::channel::cli, "breakpoint {} at {:#x} stays with the debugger: {}", n, addr, why);
@@ -387,9 +453,11 @@ void sync_fast_sites(session& s) {
                 continue;
             }
             proc->make_site_slow(virt_addr(it->first));
-            set_record_enabled(*proc, a, it->second.first, false);
+            set_record_enabled(*proc, a, it->second.index, false);
             it = a.fast.erase(it);
         }
+        push_ignore_counts(s, a);
+        plant_sync_at_exit(*proc, a);
     } catch (const std::exception& e) {
         log::write(log::channel::cli, "fast breakpoints: {}", e.what());
     }
@@ -398,14 +466,11 @@ void sync_fast_sites(session& s) {
 std::string condition_path_note(session& s, const breakpoint& bp) {
     // gdb's words for a condition the target evaluates ("(target evaluation)"); a process
     // without the agent (fast breakpoints off, attached, remote) says nothing, as gdb.
+    const auto* a = loaded_agent(s);
+    if (a == nullptr || bp.condition.empty()) {
+        return "";
+    }
     auto* proc = s.process();
-    if (proc == nullptr || !proc->is_alive() || bp.condition.empty()) {
-        return "";
-    }
-    const auto* a = s.current_inferior().model_state.find<agent_state>();
-    if (a == nullptr || a->process != proc || a->pid != proc->pid() || a->control == 0) {
-        return "";
-    }
     for (auto& loc : bp.locations) {
         if (a->fast.count(loc.address.addr()) && proc->is_site_fast(loc.address)) {
             return " (target evaluation)";
@@ -413,6 +478,21 @@ std::string condition_path_note(session& s, const breakpoint& bp) {
     }
     auto note = a->notes.find(bp.number);
     return note == a->notes.end() ? "" : " (host evaluation: " + note->second + ")";
+}
+
+bool counted_in_target(session& s, const breakpoint& bp) {
+    const auto* a = loaded_agent(s);
+    if (a == nullptr || (bp.ignore_count <= 0 && !only_counts(bp))) {
+        return false;
+    }
+    for (auto& loc : bp.locations) {
+        auto it = a->fast.find(loc.address.addr());
+        if (it != a->fast.end() && it->second.breakpoint == bp.number && it->second.delegated &&
+            s.process()->is_site_fast(loc.address)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace ompdbg::app

@@ -2,12 +2,15 @@
 /// Fast breakpoints (issue 21): conditions evaluated inside the target by ompdbg's agent
 /// (libompdbg_agent.so) through jump pads, so that a false condition costs no stop.
 /// The agent is preloaded at launch (LD_PRELOAD) when fast breakpoints are on (`set
-/// breakpoint fast on|off`, default on; OMPDBG_FAST_BREAKPOINTS=off) and a conditional
-/// breakpoint exists, under the plugins' trust policy. After every change of the planted
-/// sites, `sync_fast_sites` gives each eligible breakpoint (one condition, no ignore count,
-/// no thread, not temporary, alone at its address) a pad, and takes pads away from the
-/// others; `info breakpoints` says which path a condition uses.
+/// breakpoint fast on|off`, default on; OMPDBG_FAST_BREAKPOINTS=off) and a breakpoint has a
+/// condition, an ignore count or commands that only count (`silent`, `continue`), under the
+/// plugins' trust policy. After every change of the planted sites, `sync_fast_sites` gives
+/// each such breakpoint alone at its address a pad, and takes pads away from the others:
+/// the agent filters the condition and, for a breakpoint of every thread that is not
+/// temporary, ignores and counts hits itself; `collect_fast_counters` brings its counts
+/// back at every stop. `info breakpoints` says which path a condition uses.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,10 +31,30 @@ void sync_fast_sites(session& s);
 /// thread is inside the loader or the allocator, whose locks dlopen takes). Says what it
 /// did or why not. Call it at the prompt (all threads stopped), before sync_fast_sites.
 void load_agent_on_demand(session& s);
+/// Whether the breakpoint's commands only count its hits: `silent` then `continue`.
+bool only_counts(const breakpoint& bp);
+/// Adds the hits the agent ignored or counted without a stop to the breakpoints' hit
+/// counts, and takes back what is left of ignore counts it decrements. Call at every stop
+/// (and before `info breakpoints`). Never throws.
+void collect_fast_counters(session& s);
+/// Gives the agent the ignore counts ompdbg changed (a hit it ignored itself, `ignore`).
+/// Only with every thread stopped. Never throws.
+void push_fast_ignore_counts(session& s);
+/// Whether the agent keeps the ignore count of the breakpoint at `addr` and it is not
+/// exhausted as far as ompdbg knows: a hit reported there must be decided with every
+/// thread stopped (ompdbg then ignores it and tells the agent, push_fast_ignore_counts).
+bool fast_site_ignores(session& s, std::uint64_t addr);
+/// The hit of the agent's breakpoint at exit (ompdbg_agent_sync): reads the counters one
+/// last time and returns true; false for any other address.
+bool fast_on_internal_breakpoint(session& s, std::uint64_t addr);
 /// " (target evaluation)" for a condition the agent evaluates in the current process,
 /// " (host evaluation: WHY)" when the agent is loaded but cannot take it, else "". Only
 /// after `set breakpoint fast on|off` or with OMPDBG_FAST_BREAKPOINTS set (as gdb names the
 /// path only after `set breakpoint condition-evaluation`), so that the listing stays gdb's.
 std::string condition_path_note(session& s, const breakpoint& bp);
+
+/// Whether the agent ignores or counts `bp`'s hits in the current process (an ignore count
+/// or `silent` + `continue` commands, at a site with a pad): `info breakpoints` says so.
+bool counted_in_target(session& s, const breakpoint& bp);
 
 }  // namespace ompdbg::app

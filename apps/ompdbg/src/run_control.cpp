@@ -13,6 +13,7 @@
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
+#include "fast_breakpoints.hpp"
 #include "mpi_step.hpp"
 #include "stop_printer.hpp"
 #include "user_hooks.hpp"
@@ -78,7 +79,7 @@ struct running_guard {
 /// internal site, temporary breakpoints (deleted by the hit) and OMPD event conditions (they
 /// ask the plugin) need every thread stopped first.
 bool hit_decidable_alone(session& s, pid_t tid, std::uint64_t addr) {
-    if (!s.watchpoints().empty() || omp_is_internal_site(s, addr)) {
+    if (!s.watchpoints().empty() || omp_is_internal_site(s, addr) || fast_site_ignores(s, addr)) {
         return false;
     }
     auto hits = breakpoints_at(s, addr);
@@ -144,9 +145,11 @@ bool consume_background_event(session& s, const tracer::stop_reason& why) {
         omp_on_library_event(s);
         return true;
     case stop_kind::breakpoint:
-        // Internal breakpoints of the plugin hosts (ompd_dll_locations_valid) are handled
-        // here; a user breakpoint at the same address is still reported.
-        if (why.breakpoint_addr && omp_on_internal_breakpoint(s, why.tid, why.breakpoint_addr->addr())) {
+        // Internal breakpoints of the plugin hosts (ompd_dll_locations_valid) and of the
+        // agent at exit are handled here; a user breakpoint at the same address is still
+        // reported.
+        if (why.breakpoint_addr && (omp_on_internal_breakpoint(s, why.tid, why.breakpoint_addr->addr()) ||
+                                    fast_on_internal_breakpoint(s, why.breakpoint_addr->addr()))) {
             return breakpoints_at(s, why.breakpoint_addr->addr()).empty();
         }
         return false;
@@ -269,6 +272,7 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
 
 bool report_stop(session& s, const tracer::stop_reason& why) {
     using tracer::stop_kind;
+    collect_fast_counters(s);   // hit counts and ignore counts as they are at this stop
     switch (why.kind) {
     case stop_kind::exited:
     case stop_kind::terminated:

@@ -1,5 +1,7 @@
 #include "stop_printer.hpp"
 
+#include "fast_breakpoints.hpp"
+
 #include "commands_inferiors.hpp"
 #include "command_block.hpp"
 #include "frame_context.hpp"
@@ -275,12 +277,14 @@ void run_dprintf_commands(session& s, pid_t tid, const std::vector<std::vector<s
 }  // namespace
 
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
+    collect_fast_counters(s);   // the agent's hits and ignore counts before this one's
     auto hits = breakpoints_at(s, addr);
     std::vector<int> stopping;
     std::size_t first_location = 0;   // index in the first stopping breakpoint's locations
     std::vector<const breakpoint_location*> stopping_locations;
     std::vector<std::string> condition_errors;
     std::vector<std::vector<std::string>> printing;   // the commands of dprintfs hit
+    bool ignored = false;
     for (auto& [bp, loc] : hits) {
         if (bp->thread_tid && *bp->thread_tid != tid) {
             continue;
@@ -309,6 +313,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         ++bp->hit_count;
         if (bp->ignore_count > 0) {
             --bp->ignore_count;
+            ignored = true;
             continue;
         }
         if (bp->dprintf) {
@@ -322,6 +327,9 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         if (loc < bp->locations.size()) {
             stopping_locations.push_back(&bp->locations[loc]);
         }
+    }
+    if (ignored) {
+        push_fast_ignore_counts(s);   // the agent keeps counting from the new value
     }
     if (!printing.empty()) {
         run_dprintf_commands(s, tid, printing);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
-#define OMPDBG_AGENT_VERSION 1u
+#define OMPDBG_AGENT_VERSION 2u
 #define OMPDBG_AGENT_MAX_SITES 64u
 #define OMPDBG_AGENT_CODE_BYTES 240u
 #define OMPDBG_AGENT_STACK_DEPTH 32u
@@ -60,15 +60,27 @@ enum ompdbg_agent_op {
     OMPDBG_OP_SWAP = 0x34
 };
 
-/* One site's record. The debugger fills `code` and then sets `enabled`; the agent only
- * increments `hits` (every pass through the pad) and `stops` (condition true). */
+/* What a site does when its condition holds (a site without a condition has the
+ * condition `1`): hits to ignore come first, then the action. */
+enum ompdbg_agent_action {
+    OMPDBG_ACTION_STOP = 0,   /* stop for the debugger */
+    OMPDBG_ACTION_COUNT = 1   /* only count (commands `silent` + `continue`): never stop */
+};
+
+/* One site's record. The debugger fills `code`, `action`, `ignore` and then sets
+ * `enabled`; it writes `ignore` again only with every thread stopped. The agent increments
+ * `hits` (every pass through the pad), `stops` (passes sent to the debugger) and `passed`
+ * (condition true, handled here without a stop: ignored or counted), and decrements
+ * `ignore` once for each hit it ignores. */
 struct ompdbg_agent_site {
     uint64_t hits;
     uint64_t stops;
+    uint64_t passed;
+    uint64_t ignore;
     uint32_t in_use;     /* allocated by the debugger */
     uint32_t enabled;    /* 0: the pad is inert, the evaluator answers false */
     uint32_t code_len;
-    uint32_t reserved;
+    uint32_t action;     /* enum ompdbg_agent_action */
     uint8_t code[OMPDBG_AGENT_CODE_BYTES];
 };
 
@@ -80,16 +92,18 @@ struct ompdbg_agent_control {
      * debugged, every evaluation answers false. The debugger clears it in a child it
      * follows before it installs pads there. */
     uint32_t forked;
-    uint32_t reserved;
+    /* Set by the debugger: at exit (the agent's destructor) call ompdbg_agent_sync(), where
+     * the debugger has a breakpoint, so that it reads the counters one last time. */
+    uint32_t sync_at_exit;
     struct ompdbg_agent_site sites[OMPDBG_AGENT_MAX_SITES];
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(struct ompdbg_agent_site) == 272, "agent site layout");
-static_assert(sizeof(struct ompdbg_agent_control) == 24 + 272 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+static_assert(sizeof(struct ompdbg_agent_site) == 288, "agent site layout");
+static_assert(sizeof(struct ompdbg_agent_control) == 24 + 288 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
 #else
-_Static_assert(sizeof(struct ompdbg_agent_site) == 272, "agent site layout");
-_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 272 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+_Static_assert(sizeof(struct ompdbg_agent_site) == 288, "agent site layout");
+_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 288 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
 #endif
 
 #endif

@@ -1,0 +1,69 @@
+#pragma once
+/// What the session knows about ompdbg's agent in one process (fast_breakpoints.hpp): its
+/// control block, and the site records it holds for the session's breakpoints. Shared by
+/// fast_breakpoints.cpp (pads, records) and fast_counters.cpp (counters, ignore counts).
+
+#include "ompdbg/agent/agent_abi.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <sys/types.h>
+
+namespace ompdbg::tracer {
+class process;
+}
+
+namespace ompdbg::app {
+
+class session;
+struct breakpoint;
+
+/// One site record of the agent in use for a breakpoint location.
+struct fast_record {
+    unsigned index = 0;            ///< in ompdbg_agent_control.sites
+    int breakpoint = 0;            ///< the breakpoint's number
+    std::string signature;         ///< condition and action it was made for (a change: a new record)
+    /// The agent counts hits and ignores them itself (no thread, not temporary): its
+    /// `passed` goes to the breakpoint's hit count, its `ignore` is the breakpoint's.
+    bool delegated = false;
+    std::uint64_t passed_seen = 0;    ///< `passed` already added to the hit count
+    std::uint64_t ignore_known = 0;   ///< `ignore` as last written or read
+};
+
+/// The agent in the current inferior's process (`inferior::model_state`), for the process
+/// object and pid it was made for.
+struct agent_state {
+    const tracer::process* process = nullptr;
+    pid_t pid = 0;
+    std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
+    std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
+    std::uint64_t sync = 0;       ///< of ompdbg_agent_sync (the breakpoint at exit)
+    bool sync_planted = false;
+    bool forked_cleared = false;
+    bool injected = false;        ///< dlopen'ed by us into this attached process (once)
+    unsigned next_record = 0;     ///< records are never reused (a thread may be in one)
+    std::map<std::uint64_t, fast_record> fast;   ///< site → its record
+    std::map<int, std::string> notes;            ///< breakpoint number → why not fast
+};
+
+/// The agent's symbols in `proc`, the current inferior's process, looked up once per process.
+agent_state& agent_of(session& s, tracer::process& proc);
+/// The current process's agent when it has one (control block found), else nullptr.
+agent_state* loaded_agent(session& s);
+
+inline std::uint64_t record_addr(const agent_state& a, unsigned i) {
+    return a.control + offsetof(ompdbg_agent_control, sites) + i * sizeof(ompdbg_agent_site);
+}
+
+/// Writes one 32- or 64-bit field of record `i`.
+void write_record_field(tracer::process& proc, const agent_state& a, unsigned i, std::size_t offset,
+                        std::uint64_t value, std::size_t size);
+
+/// Gives the records' ignore counts the breakpoints' values the user changed since they
+/// were last read or written (all threads stopped).
+void push_ignore_counts(session& s, agent_state& a);
+
+}  // namespace ompdbg::app
