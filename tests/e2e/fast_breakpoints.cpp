@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "fast_common.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
 #include "transcript.hpp"
@@ -22,32 +23,7 @@
 using namespace ompdbg::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::string fast_loop(const char* opt) {
-    return std::string(targets_dir) + "/fast/fast_loop-gcc-dwarf5-" + opt;
-}
-
-/// "calls N sum S" as the program prints it for n calls by `threads` threads (static schedule).
-std::string ground_truth(long n, int threads) {
-    long sum = 3 * (n * (n - 1) / 2);
-    long chunk = (n + threads - 1) / threads;
-    for (long i = 0; i < n; ++i) {
-        sum += i / chunk;
-    }
-    return "calls " + std::to_string(n) + " sum " + std::to_string(sum);
-}
-
-run_result debug(const std::string& program, const std::vector<std::string>& cmds, const std::vector<std::string>& args,
-                 run_options opts = run_options()) {
-    auto all = ex_args(cmds);
-    all.push_back("--args");
-    all.push_back(program);
-    all.insert(all.end(), args.begin(), args.end());
-    return ompdbg_batch(all, opts.timeout_after(120s));
-}
-
-}  // namespace
+using namespace ompdbg::test::fast;
 
 TEST_CASE("a fast conditional breakpoint hit by 4 OpenMP threads stops exactly where its condition holds",
           "[e2e][fast][break][condition]") {
@@ -253,7 +229,7 @@ TEST_CASE("threads stopped inside a jump pad or the agent show the program's fra
     auto innermost = grep(r.out, "^#0 ");
     CHECK(innermost.size() == 4);
     for (const auto& l : innermost) {
-        CHECK(l.find("agent") == std::string::npos);
+        CHECK(l.find("ompdbg_agent") == std::string::npos);   // (not the source's path)
     }
     // A pad is anonymous memory: `?? ()` with no library after it. (A thread done with its
     // share waits in libgomp, whose stripped frames are `?? () from libgomp.so.1`, as in gdb.)
