@@ -6,15 +6,13 @@
  * memory the condition names is read through a raw process_vm_readv, so that a bad
  * pointer makes the thread stop (the debugger then reports the error) instead of faulting. */
 
-#include "ompdbg/agent/agent_abi.h"
+#include "agent_internal.h"
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-
-#define AGENT_EXPORT __attribute__((visibility("default")))
 
 AGENT_EXPORT struct ompdbg_agent_control ompdbg_agent_control = {
     .magic = OMPDBG_AGENT_MAGIC,
@@ -36,8 +34,7 @@ static long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, l
     return ret;
 }
 
-/* Reads `size` bytes at `addr` of this process; 0 when they cannot be read. */
-static int read_target(void* dst, uint64_t addr, unsigned size) {
+int ompdbg_agent_read(void* dst, uint64_t addr, unsigned size) {
     struct iovec local = {dst, size};
     struct iovec remote = {(void*)(uintptr_t)addr, size};
     long n = raw_syscall6(SYS_process_vm_readv, agent_pid, (long)&local, 1, (long)&remote, 1, 0);
@@ -74,9 +71,8 @@ static uint64_t extend(uint64_t v, unsigned bits, int is_signed) {
     return v;
 }
 
-/* Runs `code`: 0 and its value in *value, or -1 when it cannot be decided here (a bad
- * pointer, a division by zero, malformed code): the debugger then decides at a stop. */
-static int agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, uint64_t* value) {
+/* A bad pointer, a division by zero, malformed code: -1, and the debugger decides. */
+int ompdbg_agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, uint64_t* value) {
     uint64_t stack[OMPDBG_AGENT_STACK_DEPTH];
     unsigned sp = 0;
     uint32_t pc = 0;
@@ -112,7 +108,7 @@ static int agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, u
             ARGS(1); NEED(1);
             unsigned size = code[pc++];
             uint64_t v = 0;
-            if ((size != 1 && size != 2 && size != 4 && size != 8) || !read_target(&v, stack[sp - 1], size)) {
+            if ((size != 1 && size != 2 && size != 4 && size != 8) || !ompdbg_agent_read(&v, stack[sp - 1], size)) {
                 return -1;
             }
             stack[sp - 1] = v;
@@ -203,7 +199,7 @@ static int agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, u
 /* Runs `code`; 1: stop (the condition holds, or cannot be decided here), 0: go on. */
 AGENT_EXPORT int ompdbg_agent_run(const uint8_t* code, uint32_t len, const uint64_t* regs) {
     uint64_t value = 0;
-    return agent_exec(code, len, regs, &value) != 0 || value != 0;
+    return ompdbg_agent_exec(code, len, regs, &value) != 0 || value != 0;
 }
 
 /* Takes one hit off the site's ignore count; 0 when nothing is left to ignore. Several
@@ -220,8 +216,8 @@ static int take_ignored_hit(struct ompdbg_agent_site* site) {
 
 /* Called by a jump pad with the site's record and the register block (see agent_abi.h).
  * Returns 1 when the thread must stop for the debugger. A hit the agent handles without a
- * stop (ignored, counted) is counted in `passed`, which the debugger adds to the
- * breakpoint's hit count; a stopping hit is counted by the debugger itself. */
+ * stop (ignored, counted, printed into the ring) is counted in `passed`, which the
+ * debugger adds to the breakpoint's hit count; a stopping hit the debugger counts itself. */
 AGENT_EXPORT int ompdbg_agent_evaluate(struct ompdbg_agent_site* site, const uint64_t* regs) {
     if (__atomic_load_n(&ompdbg_agent_control.forked, __ATOMIC_RELAXED) != 0 ||
         __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE) == 0) {
@@ -229,13 +225,15 @@ AGENT_EXPORT int ompdbg_agent_evaluate(struct ompdbg_agent_site* site, const uin
     }
     __atomic_fetch_add(&site->hits, 1, __ATOMIC_RELAXED);
     uint64_t value = 0;
-    int undecided = agent_exec(site->code, site->code_len, regs, &value) != 0;
+    int undecided = site->code_len > OMPDBG_AGENT_SITE_CODE_BYTES ||
+                    ompdbg_agent_exec(site->code, site->code_len, regs, &value) != 0;
     if (!undecided && value == 0) {
         return 0;
     }
     /* A condition that cannot be decided here stops: the debugger decides (and counts, and
      * ignores) as without the agent. */
-    if (!undecided && (take_ignored_hit(site) || site->action == OMPDBG_ACTION_COUNT)) {
+    if (!undecided && (take_ignored_hit(site) || site->action == OMPDBG_ACTION_COUNT ||
+                       (site->action == OMPDBG_ACTION_PRINT && ompdbg_agent_print(site, regs)))) {
         __atomic_fetch_add(&site->passed, 1, __ATOMIC_RELAXED);
         return 0;
     }

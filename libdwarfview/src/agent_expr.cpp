@@ -89,9 +89,9 @@ public:
     compiler(const debug_info& info, std::uint64_t file_pc, std::uint64_t bias)
         : info_(info), locator_(info, file_pc, bias), file_pc_(file_pc) {}
 
-    std::vector<std::uint8_t> run(const expression& e) {
+    std::vector<std::uint8_t> run(const expression& e, bool& pointer) {
         scalar s = rvalue(e);
-        (void)s;
+        pointer = s.is_pointer();
         out_.op(OMPDBG_OP_END);
         if (out_.code().size() > OMPDBG_AGENT_CODE_BYTES) {
             throw refused{"a condition too long for the agent"};
@@ -504,7 +504,7 @@ agent_compile_result compile_agent_condition(std::string_view text, const debug_
     try {
         auto e = parse_expression(text, nullptr);
         compiler c(info, file_pc, load_bias);
-        r.code = c.run(*e);
+        r.code = c.run(*e, r.pointer);
     } catch (const refused& why) {
         r.code.clear();
         r.reason = why.why;

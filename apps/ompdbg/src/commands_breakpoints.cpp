@@ -150,8 +150,8 @@ int create_breakpoint(session& s, std::string_view args, bool temporary, std::st
     s.out().field("breakpoint", {{"number", bp.number}, {"spec", spec}, {"locations", jl}});
     int number = bp.number;
     s.breakpoints()[number] = std::move(bp);
-    if (!cond.empty()) {
-        load_agent_on_demand(s);   // an attached process's first condition brings the agent
+    if (!cond.empty() || s.breakpoints()[number].dprintf) {
+        load_agent_on_demand(s);   // an attached process's first condition (dprintf) brings the agent
     }
     try {
         sync_breakpoint_sites(s);
@@ -349,6 +349,9 @@ void info_breakpoints(session& s, std::string_view args) {
         if (bp.ignore_count > 0) {
             // gdb's words (breakpoint.c print_one_breakpoint_location).
             s.out().line(fmt::format("\tWill ignore next {} crossings of breakpoint.", bp.ignore_count));
+        }
+        if (auto note = print_path_note(s, bp); !note.empty()) {
+            s.out().line(note);
         }
         if (counted_in_target(s, bp)) {
             s.out().line("\thits counted in the target");   // by the agent (fast_breakpoints.hpp)

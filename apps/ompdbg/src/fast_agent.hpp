@@ -15,6 +15,9 @@
 namespace ompdbg::tracer {
 class process;
 }
+namespace ompdbg::dwarf {
+class debug_info;
+}
 
 namespace ompdbg::app {
 
@@ -41,12 +44,16 @@ struct agent_state {
     std::uint64_t control = 0;    ///< run-time address of ompdbg_agent_control (0: not found)
     std::uint64_t evaluate = 0;   ///< of ompdbg_agent_evaluate
     std::uint64_t sync = 0;       ///< of ompdbg_agent_sync (the breakpoint at exit)
+    std::uint64_t ring = 0;       ///< of ompdbg_agent_ring (dprintf lines)
+    std::uint64_t ring_tail = 0;  ///< lines of the ring printed (the ring's `tail`)
+    bool printing = false;        ///< a record prints into the ring: drain it while waiting
     bool sync_planted = false;
     bool forked_cleared = false;
     bool injected = false;        ///< dlopen'ed by us into this attached process (once)
     unsigned next_record = 0;     ///< records are never reused (a thread may be in one)
     std::map<std::uint64_t, fast_record> fast;   ///< site → its record
     std::map<int, std::string> notes;            ///< breakpoint number → why not fast
+    std::map<int, std::string> print_notes;      ///< dprintf number → why ompdbg prints it
 };
 
 /// The agent's symbols in `proc`, the current inferior's process, looked up once per process.
@@ -61,6 +68,11 @@ inline std::uint64_t record_addr(const agent_state& a, unsigned i) {
 /// Writes one 32- or 64-bit field of record `i`.
 void write_record_field(tracer::process& proc, const agent_state& a, unsigned i, std::size_t offset,
                         std::uint64_t value, std::size_t size);
+
+/// Fills the dprintf part of `rec` (format program, argument bytecode after the condition's
+/// `code_len` bytes) from `bp`'s printf; why the agent cannot print it (empty: it can).
+std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, std::uint64_t file_pc,
+                          std::uint64_t bias, ompdbg_agent_site& rec);
 
 /// Gives the records' ignore counts the breakpoints' values the user changed since they
 /// were last read or written (all threads stopped).

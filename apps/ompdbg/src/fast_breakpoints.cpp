@@ -52,11 +52,12 @@ bool env_says_off() {
     return v == "off" || v == "0" || v == "no";
 }
 
-/// Whether a breakpoint has hits the agent can filter, ignore or count without a stop: a
-/// condition, an ignore count, or commands that only count (`silent`, `continue`).
+/// Whether a breakpoint has hits the agent can filter, ignore, count or print without a
+/// stop: a condition, an ignore count, commands that only count (`silent`, `continue`), a
+/// dprintf.
 bool wants_agent(session& s) {
     for (auto& [n, bp] : s.breakpoints()) {
-        if (bp.catch_what.empty() && (!bp.condition.empty() || bp.ignore_count > 0 || only_counts(bp))) {
+        if (bp.catch_what.empty() && (!bp.condition.empty() || bp.ignore_count > 0 || only_counts(bp) || bp.dprintf)) {
             return true;
         }
     }
@@ -82,7 +83,8 @@ agent_state& agent_of(session& s, tracer::process& proc) {
         auto ctl = m.elf->find_symbols("ompdbg_agent_control");
         auto ev = m.elf->find_symbols("ompdbg_agent_evaluate");
         auto sync = m.elf->find_symbols("ompdbg_agent_sync");
-        if (ctl.empty() || ev.empty() || sync.empty()) {
+        auto ring = m.elf->find_symbols("ompdbg_agent_ring");
+        if (ctl.empty() || ev.empty() || sync.empty() || ring.empty()) {
             continue;
         }
         std::uint64_t control = ctl.front().value + m.load_bias;
@@ -94,6 +96,7 @@ agent_state& agent_of(session& s, tracer::process& proc) {
         st.control = control;
         st.evaluate = ev.front().value + m.load_bias;
         st.sync = sync.front().value + m.load_bias;
+        st.ring = ring.front().value + m.load_bias;
     }
     return st;
 }
@@ -121,7 +124,8 @@ struct site_plan {
     bool delegated = false;   ///< ignore count and hit counting in the agent (fast_record)
     std::uint32_t action = OMPDBG_ACTION_STOP;
     std::string signature(const breakpoint& bp) const {
-        return fmt::format("{}\n{}{}", bp.condition, action, delegated ? " delegated" : "");
+        std::string printf_line = bp.dprintf && !bp.commands.empty() ? bp.commands.front() : "";
+        return fmt::format("{}\n{}{}\n{}", bp.condition, action, delegated ? " delegated" : "", printf_line);
     }
 };
 
@@ -132,14 +136,22 @@ struct site_plan {
 /// that remain, as before.
 std::optional<site_plan> plan_for(const breakpoint& bp) {
     site_plan p;
-    p.delegated = !bp.thread_tid && !bp.temporary && !bp.dprintf;
-    if (p.delegated && only_counts(bp)) {
+    p.delegated = !bp.thread_tid && !bp.temporary;
+    if (p.delegated && bp.dprintf) {
+        p.action = OMPDBG_ACTION_PRINT;
+    } else if (p.delegated && only_counts(bp)) {
         p.action = OMPDBG_ACTION_COUNT;
     }
-    if (bp.condition.empty() && !(p.delegated && (bp.ignore_count > 0 || p.action == OMPDBG_ACTION_COUNT))) {
+    if (bp.condition.empty() && !(p.delegated && (bp.ignore_count > 0 || p.action != OMPDBG_ACTION_STOP))) {
         return std::nullopt;
     }
     return p;
+}
+
+/// Whether a pad still helps `bp` when the agent cannot print its line: a condition to
+/// filter or an ignore count to keep.
+bool useful_without_printing(const breakpoint& bp, const site_plan& plan) {
+    return !bp.condition.empty() || (plan.delegated && bp.ignore_count > 0);
 }
 
 /// Why breakpoint `bp` cannot go to the agent at all (empty: it may).
@@ -198,17 +210,29 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
             req.function_end = hi + mod->load_bias;
         }
     }
-    if (a.next_record >= OMPDBG_AGENT_MAX_SITES) {
-        return "the agent has no free site record";
-    }
-    unsigned i = a.next_record++;
     ompdbg_agent_site rec{};
     rec.in_use = 1;
     rec.enabled = 1;
     rec.code_len = static_cast<std::uint32_t>(code.code.size());
     rec.action = plan.action;
     rec.ignore = plan.delegated ? static_cast<std::uint64_t>(std::max(0, bp.ignore_count)) : 0;
+    if (plan.action == OMPDBG_ACTION_PRINT) {
+        auto why = compile_print(bp, info, loc.file_address, mod->load_bias, rec);
+        if (!why.empty()) {
+            a.print_notes[bp.number] = why;
+            if (!useful_without_printing(bp, plan)) {
+                return "dprintf: " + why;
+            }
+            rec.action = OMPDBG_ACTION_STOP;   // the pad filters, ompdbg prints
+        } else {
+            a.print_notes.erase(bp.number);
+        }
+    }
     std::memcpy(rec.code, code.code.data(), code.code.size());
+    if (a.next_record >= OMPDBG_AGENT_MAX_SITES) {
+        return "the agent has no free site record";
+    }
+    unsigned i = a.next_record++;
     proc.write_memory(virt_addr(record_addr(a, i)), std::as_bytes(std::span(&rec, 1)));
     req.evaluate = virt_addr(a.evaluate);
     req.record = virt_addr(record_addr(a, i));
@@ -223,6 +247,7 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
     r.delegated = plan.delegated;
     r.ignore_known = rec.ignore;
     a.fast[loc.address.addr()] = r;
+    a.printing = a.printing || rec.action == OMPDBG_ACTION_PRINT;
     return "";
 }
 
@@ -493,6 +518,22 @@ bool counted_in_target(session& s, const breakpoint& bp) {
         }
     }
     return false;
+}
+
+std::string print_path_note(session& s, const breakpoint& bp) {
+    const auto* a = loaded_agent(s);
+    if (a == nullptr || !bp.dprintf) {
+        return "";
+    }
+    for (auto& loc : bp.locations) {
+        auto it = a->fast.find(loc.address.addr());
+        if (it != a->fast.end() && it->second.breakpoint == bp.number && s.process()->is_site_fast(loc.address) &&
+            !a->print_notes.count(bp.number) && it->second.delegated) {
+            return "\tprinted in the target";
+        }
+    }
+    auto note = a->print_notes.find(bp.number);
+    return note == a->print_notes.end() ? "" : "\tprinted by the debugger: " + note->second;
 }
 
 }  // namespace ompdbg::app

@@ -14,6 +14,11 @@
 #include <string>
 #include <vector>
 
+namespace ompdbg::tracer {
+class process;
+struct stop_reason;
+}  // namespace ompdbg::tracer
+
 namespace ompdbg::app {
 
 class session;
@@ -56,5 +61,15 @@ std::string condition_path_note(session& s, const breakpoint& bp);
 /// Whether the agent ignores or counts `bp`'s hits in the current process (an ignore count
 /// or `silent` + `continue` commands, at a site with a pad): `info breakpoints` says so.
 bool counted_in_target(session& s, const breakpoint& bp);
+
+/// For a dprintf in a process with the agent: "\tprinted in the target" when the agent
+/// formats its lines, "\tprinted by the debugger: WHY" when it cannot; else "".
+std::string print_path_note(session& s, const breakpoint& bp);
+/// Prints the dprintf lines the agent finished, in order, and frees their room in its
+/// ring. The process may be running (`at_stop` false: a poll while waiting). Never throws.
+void drain_fast_output(session& s, bool at_stop = true);
+/// proc.wait_for_stop(), draining the agent's dprintf lines every few milliseconds while
+/// the process runs when a record prints.
+tracer::stop_reason wait_draining_output(session& s, tracer::process& proc);
 
 }  // namespace ompdbg::app

@@ -66,6 +66,7 @@ void push_ignore_counts(session& s, agent_state& a) {
 // delegated ignore count is the breakpoint's again. The process may be running (a poll
 // while waiting): the counters only grow, so a later read adds the rest.
 void collect_fast_counters(session& s) {
+    drain_fast_output(s);   // the lines of the hits counted below first
     auto* a = loaded_agent(s);
     if (a == nullptr || a->fast.empty()) {
         return;

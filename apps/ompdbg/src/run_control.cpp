@@ -238,7 +238,7 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
             proc.set_early_breakpoint_reports(quick_hits && !in_rank_step());
             proc.resume();
             // A rank stepping with the others (mpi_step.hpp) waits with the whole job.
-            why = in_rank_step() ? wait_in_rank_step(proc) : proc.wait_for_stop();
+            why = in_rank_step() ? wait_in_rank_step(proc) : wait_draining_output(s, proc);
             // Steps (next over fork()) let children go: only continue follows them.
             proc.set_keep_fork_children(false);
             proc.set_early_breakpoint_reports(false);

@@ -14,6 +14,9 @@ struct point {
 struct point origin = {3, -4};
 int values[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 volatile long global_i;
+/* For dprintf's %s and %p: a string and a null pointer. */
+const char* label = "loop";
+const char* no_label;
 
 __attribute__((noinline)) long f(long i, int tid) {
     calls_by_thread[tid & 63] += 1;

@@ -9,9 +9,14 @@
 #include <stdint.h>
 
 #define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
-#define OMPDBG_AGENT_VERSION 2u
+#define OMPDBG_AGENT_VERSION 3u
 #define OMPDBG_AGENT_MAX_SITES 64u
-#define OMPDBG_AGENT_CODE_BYTES 240u
+#define OMPDBG_AGENT_CODE_BYTES 240u        /* one program: a condition, an argument */
+#define OMPDBG_AGENT_SITE_CODE_BYTES 512u   /* a record's condition and arguments */
+#define OMPDBG_AGENT_MAX_ARGS 8u
+#define OMPDBG_AGENT_FORMAT_BYTES 160u
+#define OMPDBG_AGENT_RING_LINES 4096u
+#define OMPDBG_AGENT_LINE_BYTES 240u
 #define OMPDBG_AGENT_STACK_DEPTH 32u
 
 /* The register block a pad pushes: 17 slots indexed by x86-64 DWARF register number
@@ -64,7 +69,9 @@ enum ompdbg_agent_op {
  * condition `1`): hits to ignore come first, then the action. */
 enum ompdbg_agent_action {
     OMPDBG_ACTION_STOP = 0,   /* stop for the debugger */
-    OMPDBG_ACTION_COUNT = 1   /* only count (commands `silent` + `continue`): never stop */
+    OMPDBG_ACTION_COUNT = 1,  /* only count (commands `silent` + `continue`): never stop */
+    OMPDBG_ACTION_PRINT = 2   /* dprintf: format the line into the ring; stop only when the
+                                 line cannot be made here or the ring is full */
 };
 
 /* One site's record. The debugger fills `code`, `action`, `ignore` and then sets
@@ -81,7 +88,35 @@ struct ompdbg_agent_site {
     uint32_t enabled;    /* 0: the pad is inert, the evaluator answers false */
     uint32_t code_len;
     uint32_t action;     /* enum ompdbg_agent_action */
-    uint8_t code[OMPDBG_AGENT_CODE_BYTES];
+    /* OMPDBG_ACTION_PRINT: `format` is the line with conversions the agent makes exactly
+     * as the debugger's printf would: %d %u %x (32 bits), %D %U %X (64 bits: %ld %lu %lx),
+     * %c, %s (a C string read through process_vm_readv; NULL is "(null)"), %p (0x... or
+     * "(nil)"), %% ; argument i is the program code[arg_at[i], arg_at[i] + arg_len[i]). */
+    uint32_t nargs;
+    uint32_t format_len;
+    uint16_t arg_at[OMPDBG_AGENT_MAX_ARGS];
+    uint16_t arg_len[OMPDBG_AGENT_MAX_ARGS];
+    char format[OMPDBG_AGENT_FORMAT_BYTES];
+    uint8_t code[OMPDBG_AGENT_SITE_CODE_BYTES];   /* the condition: [0, code_len) */
+};
+
+/* One line of the ring: published when `seq` is its position + 1. */
+struct ompdbg_agent_line {
+    uint64_t seq;
+    uint32_t len;
+    uint32_t reserved;
+    char text[OMPDBG_AGENT_LINE_BYTES];
+};
+
+/* The dprintf lines (symbol `ompdbg_agent_ring`): the program's threads reserve a line by
+ * a compare-and-swap on `head` while head - tail < OMPDBG_AGENT_RING_LINES, fill it, and
+ * publish it through its `seq`; the debugger alone reads them and advances `tail`. */
+struct ompdbg_agent_ring {
+    uint64_t head;
+    uint64_t tail;
+    uint64_t full;       /* lines that found the ring full (they stopped instead) */
+    uint64_t reserved;
+    struct ompdbg_agent_line lines[OMPDBG_AGENT_RING_LINES];
 };
 
 struct ompdbg_agent_control {
@@ -99,11 +134,13 @@ struct ompdbg_agent_control {
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(struct ompdbg_agent_site) == 288, "agent site layout");
-static_assert(sizeof(struct ompdbg_agent_control) == 24 + 288 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+static_assert(sizeof(struct ompdbg_agent_site) == 760, "agent site layout");
+static_assert(sizeof(struct ompdbg_agent_line) == 256, "agent line layout");
+static_assert(sizeof(struct ompdbg_agent_control) == 24 + 760 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
 #else
-_Static_assert(sizeof(struct ompdbg_agent_site) == 288, "agent site layout");
-_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 288 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+_Static_assert(sizeof(struct ompdbg_agent_site) == 760, "agent site layout");
+_Static_assert(sizeof(struct ompdbg_agent_line) == 256, "agent line layout");
+_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 760 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
 #endif
 
 #endif

@@ -23,6 +23,7 @@ class debug_info;
 struct agent_compile_result {
     std::vector<std::uint8_t> code;   ///< empty when refused
     std::string reason;               ///< why it was refused ("calls a function", ...)
+    bool pointer = false;             ///< the value's type is a pointer (dprintf's %s, %p)
     bool ok() const { return !code.empty(); }
 };
 

@@ -1,0 +1,129 @@
+// Fast breakpoints (issue 21): dprintf lines formatted in the program by ompdbg's agent into
+// a ring that ompdbg drains while the program runs and at every stop. Ground truth is the
+// program's own (fast_loop: which thread makes which call, how many calls) and ompdbg's own
+// printf of the same line at a stop (fast breakpoints off).
+
+#include <catch2/catch.hpp>
+
+#include "fast_common.hpp"
+#include "transcript.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::fast;
+
+namespace {
+
+/// The lines of `out` that match `re`, in order.
+std::vector<std::smatch> matches(const std::string& out, const std::regex& re, std::vector<std::string>& keep) {
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+        keep.push_back(line);
+    }
+    std::vector<std::smatch> found;
+    for (const auto& l : keep) {
+        std::smatch m;
+        if (std::regex_match(l, m, re)) {
+            found.push_back(m);
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+TEST_CASE("a dprintf formatted in the agent prints every line once, in order in each thread, with exact hit counts",
+          "[e2e][fast][dprintf]") {
+    const long n = 100000;
+    auto r = debug(fast_loop("O0"),
+                   {"set breakpoint fast on", "dprintf f,\"f %ld by %d\\n\",i,tid", "break tiny if x == 500", "run",
+                    "info breakpoints", "continue"},
+                   {std::to_string(n), "4"});
+    INFO(r.err);
+    REQUIRE_FALSE(r.timed_out);
+    std::vector<std::string> lines;
+    auto found = matches(r.out, std::regex(R"(f (\d+) by (\d))"), lines);
+    CHECK(found.size() == static_cast<std::size_t>(n));
+    std::vector<char> seen(static_cast<std::size_t>(n), 0);
+    std::map<int, long> last;   // thread → last i it printed
+    bool in_order = true, right_thread = true, once = true;
+    for (const auto& m : found) {
+        long i = std::stol(m[1].str());
+        int tid = std::stoi(m[2].str());
+        once = once && i >= 0 && i < n && seen[static_cast<std::size_t>(i)]++ == 0;
+        right_thread = right_thread && i / (n / 4) == tid;   // the static schedule's chunks
+        in_order = in_order && (!last.count(tid) || last[tid] < i);
+        last[tid] = i;
+    }
+    CHECK(once);
+    CHECK(right_thread);
+    CHECK(in_order);
+    CHECK(has_line(r.out, ground_truth(n, 4)));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 100000 times"));
+    CHECK(has_line(r.out, "\tprinted in the target"));
+    CHECK(has_line(r.out, "tiny sum 499500"));
+}
+
+TEST_CASE("the agent formats dprintf's conversions as ompdbg's printf does at a stop", "[e2e][fast][dprintf]") {
+    const std::string format =
+        "dprintf f,\"%d|%i|%u|%x|%lx|%lu|%ld|%c|%s|%p|%s|%p|100%%\\n\",tid,-tid,(unsigned)i,(unsigned)i*7,i*4096,"
+        "(unsigned long)i,-i,'a'+tid,label,label,no_label,no_label";
+    auto fast = debug(fast_loop("O0"), {"set breakpoint fast on", format, "run"}, {"2000", "2"});
+    auto slow = debug(fast_loop("O0"), {format, "run"}, {"2000", "2"},
+                      run_options().set_env("OMPDBG_FAST_BREAKPOINTS", "off"));
+    INFO(fast.all());
+    REQUIRE_FALSE(fast.timed_out);
+    REQUIRE_FALSE(slow.timed_out);
+    std::vector<std::string> a, b;
+    std::regex line(R"(-?\d+\|.*\|100%)");
+    auto fa = matches(fast.out, line, a);
+    auto fb = matches(slow.out, line, b);
+    std::vector<std::string> la, lb;
+    for (const auto& m : fa) {
+        la.push_back(m.str());
+    }
+    for (const auto& m : fb) {
+        lb.push_back(m.str());
+    }
+    std::sort(la.begin(), la.end());
+    std::sort(lb.begin(), lb.end());
+    CHECK(la.size() == 2000);
+    CHECK(la == lb);
+    CHECK(grep(fast.out, "^0\\|0\\|10\\|46\\|a000\\|10\\|-10\\|a\\|loop\\|0x[0-9a-f]+\\|\\(null\\)\\|\\(nil\\)\\|100%$").size() == 1);
+    CHECK(has_line(fast.out, ground_truth(2000, 2)));
+}
+
+TEST_CASE("a dprintf the agent cannot format is printed by ompdbg at a stop, and info breakpoints says why",
+          "[e2e][fast][dprintf]") {
+    auto r = debug(fast_loop("O0"),
+                   {"set breakpoint fast on", "dprintf f,\"i=%5ld\\n\",i", "break tiny if x == 500", "run",
+                    "info breakpoints", "continue"},
+                   {"3000", "2"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(grep(r.out, "^i= *[0-9]+$").size() == 3000);
+    CHECK(has_line(r.out, "\tprinted by the debugger: a conversion the agent does not format (%5ld)"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 3000 times"));
+    CHECK(has_line(r.out, ground_truth(3000, 2)));
+}
+
+TEST_CASE("a dprintf with an ignore count prints only the hits after it, counted in the agent", "[e2e][fast][dprintf]") {
+    auto r = debug(fast_loop("O0"),
+                   {"set breakpoint fast on", "dprintf f,\"call %ld\\n\",i", "ignore 1 1500", "run", "info breakpoints"},
+                   {"4000", "1"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    auto printed = grep(r.out, "^call [0-9]+$");
+    REQUIRE(printed.size() == 2500);
+    CHECK(printed.front() == "call 1500");
+    CHECK(printed.back() == "call 3999");
+    CHECK(has_line(r.out, "\tbreakpoint already hit 4000 times"));
+    CHECK(has_line(r.out, ground_truth(4000, 1)));
+}
