@@ -3,12 +3,14 @@
 /// (libompdbg_agent.so) through jump pads, so that a false condition costs no stop.
 /// The agent is preloaded at launch (LD_PRELOAD) when fast breakpoints are on (`set
 /// breakpoint fast on|off`, default on; OMPDBG_FAST_BREAKPOINTS=off) and a breakpoint has a
-/// condition, an ignore count or commands that only count (`silent`, `continue`), under the
-/// plugins' trust policy. After every change of the planted sites, `sync_fast_sites` gives
-/// each such breakpoint alone at its address a pad, and takes pads away from the others:
-/// the agent filters the condition and, for a breakpoint of every thread that is not
-/// temporary, ignores and counts hits itself; `collect_fast_counters` brings its counts
-/// back at every stop. `info breakpoints` says which path a condition uses.
+/// condition, an ignore count, commands that only count (`silent`, `continue`) or is a
+/// dprintf, under the plugins' trust policy. After every change of the planted sites,
+/// `sync_fast_sites` gives each such breakpoint alone at its address a pad, and takes pads
+/// away from the others: the agent filters the condition and, for a breakpoint of every
+/// thread that is not temporary, ignores, counts and prints (dprintf) hits itself;
+/// `collect_fast_counters` brings its counts and lines back at every stop, and
+/// `wait_draining_output` the lines while the program runs. `info breakpoints` says which
+/// path a condition and a dprintf use.
 
 #include <cstdint>
 #include <string>
