@@ -127,3 +127,23 @@ TEST_CASE("a dprintf with an ignore count prints only the hits after it, counted
     CHECK(has_line(r.out, "\tbreakpoint already hit 4000 times"));
     CHECK(has_line(r.out, ground_truth(4000, 1)));
 }
+
+TEST_CASE("a dprintf of one thread, and one sharing its address, are printed by ompdbg, and info breakpoints says why",
+          "[e2e][fast][dprintf]") {
+    auto r = debug(fast_loop("O0"),
+                   {"dprintf f,\"y %ld\\n\",i", "break main", "run", "dprintf f thread 1,\"x %ld\\n\",i", "tbreak tiny",
+                    "continue", "info breakpoints", "continue"},
+                   {"400", "2"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(grep(r.out, "^y [0-9]+$").size() == 400);
+    auto mine = grep(r.out, "^x [0-9]+$");   // thread 1 runs OpenMP thread 0's half: 0..199
+    REQUIRE(mine.size() == 200);
+    CHECK(mine.front() == "x 0");
+    CHECK(mine.back() == "x 199");
+    CHECK(has_line(r.out, "\tprinted by the debugger: another breakpoint at the same address"));
+    CHECK(has_line(r.out, "\tprinted by the debugger: a dprintf of one thread"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 400 times"));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 200 times"));
+    CHECK(has_line(r.out, ground_truth(400, 2)));
+}

@@ -439,6 +439,10 @@ void sync_fast_sites(session& s) {
         int rank = s.current_inferior().rank;
         for (auto& [n, bp] : s.breakpoints()) {
             auto plan = plan_for(bp);
+            if (bp.dprintf && (bp.thread_tid || bp.temporary)) {
+                // Its hits stop for ompdbg (the pad filters a condition): say why.
+                a.print_notes[n] = bp.thread_tid ? "a dprintf of one thread" : "a temporary dprintf";
+            }
             if (!bp.enabled || !plan || !bp.applies_to_rank(rank)) {
                 continue;
             }
@@ -532,8 +536,15 @@ std::string print_path_note(session& s, const breakpoint& bp) {
             return "\tprinted in the target";
         }
     }
+    // Why the agent cannot print it, else why the site has no pad at all.
     auto note = a->print_notes.find(bp.number);
-    return note == a->print_notes.end() ? "" : "\tprinted by the debugger: " + note->second;
+    if (note == a->print_notes.end()) {
+        note = a->notes.find(bp.number);
+        if (note == a->notes.end()) {
+            return "";
+        }
+    }
+    return "\tprinted by the debugger: " + note->second;
 }
 
 }  // namespace ompdbg::app
