@@ -12,7 +12,7 @@
 using namespace ompdbg::test;
 using namespace ompdbg::test::fast;
 
-TEST_CASE("an ignore count on a fast breakpoint is counted in the agent: it stops at the next hit, with exact counts",
+TEST_CASE("an ignore count on a fast breakpoint is counted in the agent: it stops at the next hit with exact counts",
           "[e2e][fast][break][ignore]") {
     // One thread: at the stop the program has counted exactly the calls before this one.
     auto r = debug(fast_loop("O0"),
@@ -28,7 +28,7 @@ TEST_CASE("an ignore count on a fast breakpoint is counted in the agent: it stop
     CHECK(has_line(r.out, ground_truth(200000, 1)));
 }
 
-TEST_CASE("what remains of an ignore count the agent keeps shows at the next stop, as gdb says it",
+TEST_CASE("what remains of an ignore count the agent keeps shows at the next stop in gdb's words",
           "[e2e][fast][break][ignore]") {
     // f runs 200,000 times on 4 threads, all ignored; the stop is in tiny, after the loop.
     auto r = debug(fast_loop("O0"),
@@ -44,7 +44,7 @@ TEST_CASE("what remains of an ignore count the agent keeps shows at the next sto
     CHECK(has_line(r.out, "tiny sum 499500"));
 }
 
-TEST_CASE("a condition with an ignore count on 4 threads stops at the first hit past the count, and counts on to the end",
+TEST_CASE("a condition with an ignore count on 4 threads stops at the first hit past the count and counts on to the end",
           "[e2e][fast][break][ignore][condition]") {
     // 200 calls of f have i % 1000 == 0: the stop is the 151st of them, whichever thread
     // makes it; then 1000 more are ignored (49 come), and the program ends.

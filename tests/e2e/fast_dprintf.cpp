@@ -39,7 +39,7 @@ std::vector<std::smatch> matches(const std::string& out, const std::regex& re, s
 
 }  // namespace
 
-TEST_CASE("a dprintf formatted in the agent prints every line once, in order in each thread, with exact hit counts",
+TEST_CASE("a dprintf formatted in the agent prints every line once in order in each thread with exact hit counts",
           "[e2e][fast][dprintf]") {
     const long n = 100000;
     auto r = debug(fast_loop("O0"),
@@ -100,7 +100,7 @@ TEST_CASE("the agent formats dprintf's conversions as ompdbg's printf does at a 
     CHECK(has_line(fast.out, ground_truth(2000, 2)));
 }
 
-TEST_CASE("a dprintf the agent cannot format is printed by ompdbg at a stop, and info breakpoints says why",
+TEST_CASE("a dprintf the agent cannot format is printed by ompdbg at a stop and info breakpoints says why",
           "[e2e][fast][dprintf]") {
     auto r = debug(fast_loop("O0"),
                    {"set breakpoint fast on", "dprintf f,\"i=%5ld\\n\",i", "break tiny if x == 500", "run",
@@ -114,7 +114,7 @@ TEST_CASE("a dprintf the agent cannot format is printed by ompdbg at a stop, and
     CHECK(has_line(r.out, ground_truth(3000, 2)));
 }
 
-TEST_CASE("a dprintf with an ignore count prints only the hits after it, counted in the agent", "[e2e][fast][dprintf]") {
+TEST_CASE("a dprintf with an ignore count prints only the hits after it and the agent counts them", "[e2e][fast][dprintf]") {
     auto r = debug(fast_loop("O0"),
                    {"set breakpoint fast on", "dprintf f,\"call %ld\\n\",i", "ignore 1 1500", "run", "info breakpoints"},
                    {"4000", "1"});
@@ -128,7 +128,7 @@ TEST_CASE("a dprintf with an ignore count prints only the hits after it, counted
     CHECK(has_line(r.out, ground_truth(4000, 1)));
 }
 
-TEST_CASE("a dprintf of one thread, and one sharing its address, are printed by ompdbg, and info breakpoints says why",
+TEST_CASE("a dprintf of one thread and one sharing its address are printed by ompdbg and info breakpoints says why",
           "[e2e][fast][dprintf]") {
     auto r = debug(fast_loop("O0"),
                    {"dprintf f,\"y %ld\\n\",i", "break main", "run", "dprintf f thread 1,\"x %ld\\n\",i", "tbreak tiny",

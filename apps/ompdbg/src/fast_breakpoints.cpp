@@ -131,9 +131,9 @@ struct site_plan {
 
 /// What the agent can do for `bp` (nullopt: nothing worth a pad, every hit stops). The pad
 /// filters out hits whose condition is false; for a breakpoint of every thread that stays
-/// (not temporary, not dprintf) the agent also ignores hits and counts them, and only
-/// counts them when the commands are `silent` and `continue`. The others act on the stops
-/// that remain, as before.
+/// (not temporary) the agent also ignores hits and counts them, only counts them when the
+/// commands are `silent` and `continue`, and prints a dprintf's line. The others act on
+/// the stops that remain, as before.
 std::optional<site_plan> plan_for(const breakpoint& bp) {
     site_plan p;
     p.delegated = !bp.thread_tid && !bp.temporary;
