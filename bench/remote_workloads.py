@@ -74,7 +74,7 @@ class SimulatedHosts:
 
 def traffic(stats, agents_expected):
     """'N agents, P packets, S kB sent, R kB received' from rsp_count's lines, once every
-    agent's relay has written its line (each writes when its agent has exited)."""
+    agent's relay has written its line (each writes when the debugger closes its side)."""
     deadline = time.time() + 30
     lines = []
     while time.time() < deadline:
