@@ -107,6 +107,19 @@ def stop_group(proc):
         proc.wait()
 
 
+def start_until_ready(argv, env, pattern, count, what):
+    """Starts argv in a session of its own and reads its output until `count` lines match
+    `pattern`; returns the process and those matches. A process that ends or says less is
+    stopped and a BenchError."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, **env})
+    try:
+        return proc, wait_for_lines(proc, pattern, count, what)
+    except BenchError:
+        stop_group(proc)
+        raise
+
+
 def wait_for_lines(proc, pattern, count, what):
     found = []
     while len(found) < count:
@@ -146,14 +159,7 @@ class MpiRanksTwoHosts(Workload):
         self.local_job = self._start(base + [self.prog], "the job on this host")
 
     def _start(self, argv, what):
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
-                                start_new_session=True, env={**os.environ, **self.hosts.env})
-        try:
-            wait_for_lines(proc, r"ready rank \d+ of \d+ pid \d+", self.ranks, what)
-        except BenchError:
-            stop_group(proc)
-            raise
-        return proc
+        return start_until_ready(argv, self.hosts.env, r"ready rank \d+ of \d+ pid \d+", self.ranks, what)[0]
 
     def teardown(self, ctx):
         stop_group(getattr(self, "remote_job", None))
@@ -192,13 +198,12 @@ class OmpThreadsRemote(Workload):
         self.hosts = SimulatedHosts(ctx.build, ["node1"])
         pattern = r"ready pid (\d+) threads"
         run = f"OMP_DEBUG=enabled exec {prog} {self.threads}"
-        self.remote = subprocess.Popen([self.hosts.rsh, "node1", run], stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, text=True, start_new_session=True,
-                                       env={**os.environ, **self.hosts.env})
-        self.remote_pid = wait_for_lines(self.remote, pattern, 1, "the program on node1")[0].group(1)
-        self.local = subprocess.Popen([prog, str(self.threads)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                      text=True, start_new_session=True, env={**os.environ, "OMP_DEBUG": "enabled"})
-        self.local_pid = wait_for_lines(self.local, pattern, 1, "the program on this host")[0].group(1)
+        self.remote, ready = start_until_ready([self.hosts.rsh, "node1", run], self.hosts.env, pattern, 1,
+                                               "the program on node1")
+        self.remote_pid = ready[0].group(1)
+        self.local, ready = start_until_ready([prog, str(self.threads)], {"OMP_DEBUG": "enabled"}, pattern, 1,
+                                              "the program on this host")
+        self.local_pid = ready[0].group(1)
 
     def teardown(self, ctx):
         stop_group(getattr(self, "remote", None))

@@ -4,6 +4,7 @@
 
 #include "ompdbg/dwarf/type.hpp"
 
+#include "internal/leb128.hpp"
 #include "internal/type_die.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -88,14 +89,11 @@ std::uint64_t referenced_offset(const Dwarf_Attribute& attr) {
         case DW_FORM_ref2: std::memcpy(&value, attr.valp, 2); break;
         case DW_FORM_ref4: std::memcpy(&value, attr.valp, 4); break;
         case DW_FORM_ref8: std::memcpy(&value, attr.valp, 8); break;
-        case DW_FORM_ref_udata:
-            for (unsigned i = 0, shift = 0; i < 10; ++i, shift += 7) {
-                value |= std::uint64_t(attr.valp[i] & 0x7f) << shift;
-                if ((attr.valp[i] & 0x80) == 0) {
-                    break;
-                }
-            }
+        case DW_FORM_ref_udata: {
+            const unsigned char* p = attr.valp;
+            internal::read_uleb(p, p + 10, value);
             break;
+        }
         case DW_FORM_ref_addr: std::memcpy(&value, attr.valp, 4); return value;   // section offset
         default: return value;
     }

@@ -1,5 +1,6 @@
 #include "internal/unit_filter.hpp"
 
+#include "internal/leb128.hpp"
 #include "internal/name_filter.hpp"
 
 #include <algorithm>
@@ -87,18 +88,6 @@ section_data find_section(Elf* elf, std::string_view want) {
         return out;
     }
     return out;
-}
-
-bool read_uleb(const unsigned char*& p, const unsigned char* end, std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; p < end && shift < 64; shift += 7) {
-        unsigned char b = *p++;
-        v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-        if ((b & 0x80) == 0) {
-            return true;
-        }
-    }
-    return false;
 }
 
 /// One abbreviation: its attributes' names and forms (implicit constants have no bytes).
