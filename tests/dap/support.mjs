@@ -150,3 +150,57 @@ export function children_of(pid) {
     }
     return out;
 }
+
+/// The reverse requests (`startDebugging`) the adapter sends its client: the DebugClient of
+/// @vscode/debugadapter-testsupport drops them (its ProtocolClient takes any message that is
+/// no event for a response), so they are read here from the same stream, and answered the
+/// way a client does, on the adapter's stdin. `next()` resolves with the next one.
+export function reverse_requests(a) {
+    const seen = [];
+    const waiting = [];
+    let raw = Buffer.alloc(0);
+    a.adapter.stdout.on('data', (data) => {
+        raw = Buffer.concat([raw, data]);
+        for (;;) {
+            const end = raw.indexOf('\r\n\r\n');
+            if (end < 0) {
+                return;
+            }
+            const length = Number(/Content-Length: *(\d+)/i.exec(raw.toString('utf8', 0, end))[1]);
+            if (raw.length < end + 4 + length) {
+                return;
+            }
+            const message = JSON.parse(raw.toString('utf8', end + 4, end + 4 + length));
+            raw = raw.subarray(end + 4 + length);
+            if (message.type === 'request') {
+                if (waiting.length > 0) {
+                    waiting.shift()(message);
+                } else {
+                    seen.push(message);
+                }
+            }
+        }
+    });
+    let seq = 1000000;   // the client's own numbers, apart from the DebugClient's
+    return {
+        next: () => new Promise((resolve, reject) => {
+            if (seen.length > 0) {
+                resolve(seen.shift());
+                return;
+            }
+            const timer = setTimeout(() => reject(new Error(`no reverse request after ${TIMEOUT} ms`)), TIMEOUT);
+            waiting.push((m) => { clearTimeout(timer); resolve(m); });
+        }),
+        respond: (request, success = true) => {
+            const json = JSON.stringify({ type: 'response', seq: seq++, request_seq: request.seq, command: request.command, success });
+            a.adapter.stdin.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+        },
+        pending: () => seen.length,
+    };
+}
+
+/// The initialize arguments of a client that can start child sessions (VS Code's).
+export const initialize_with_children = {
+    adapterID: 'ompdbg', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path',
+    supportsStartDebuggingRequest: true,
+};

@@ -56,6 +56,71 @@ std::string command_result::console_text() const {
 
 adapter::adapter(transport& client) : client_(client), session_(true, false, stream_.file(), stream_.file()) {
     register_logpoint_command(session_.commands());
+    // The job's ranks are acquired in the middle of `run` (or `attach`): the rank sessions
+    // are asked for then, while the job goes on.
+    stream_.watch("\"mpi-job\"", [this] { announce_ranks(); });
+}
+
+void adapter::announce_ranks() {
+    if (announced_ || !announce_allowed_ || ranks_ == nullptr || !ranks_->supported() || session_.job() == nullptr) {
+        return;
+    }
+    std::map<int, pid_t> ranks;
+    for (const auto& inf : session_.inferiors()) {
+        if (inf->rank >= 0 && inf->process) {
+            ranks[inf->rank] = inf->pid != 0 ? inf->pid : inf->process->pid();
+        }
+    }
+    if (ranks.empty()) {
+        return;
+    }
+    announced_ = true;
+    std::string message;
+    if (!ranks_->announce(ranks, message) && !message.empty()) {
+        output("ompdbg dap: " + message + "; the ranks stay in this session\n", "stderr");
+    }
+}
+
+void adapter::tell_resumed() {
+    if (ranks_ != nullptr && ranks_->active()) {
+        ranks_->resumed(requester_.get(), session_.selected_tid());
+    }
+}
+
+int adapter::rank_of_thread(pid_t tid) {
+    auto& list = session_.inferiors();
+    for (const auto& inf : list) {
+        if (inf->process && inf->process->find_thread(tid) != nullptr) {
+            return inf->rank;
+        }
+    }
+    return -1;
+}
+
+frame_ref adapter::rank_frame(int rank) {
+    auto& list = session_.inferiors();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        auto& inf = *list[i];
+        if (inf.rank != rank || !inf.process || !inf.process->is_alive()) {
+            continue;
+        }
+        pid_t tid = inf.selected_tid;
+        if (tid == 0 || inf.process->find_thread(tid) == nullptr) {
+            auto threads = inf.process->threads();
+            if (threads.empty()) {
+                break;
+            }
+            tid = threads.front()->tid();
+        }
+        return frame_ref{i, tid, i == session_.current_index() && tid == session_.selected_tid() ? session_.selected_frame() : 0};
+    }
+    error::send("Rank " + std::to_string(rank) + " has no live process.");
+}
+
+nlohmann::json adapter::rank_threads_snapshot(int rank) const {
+    std::lock_guard lock(snapshot_lock_);
+    auto it = rank_threads_snapshot_.find(rank);
+    return it != rank_threads_snapshot_.end() ? it->second : nlohmann::json::array();
 }
 
 void adapter::begin_resume(std::string line) {
@@ -91,9 +156,10 @@ void adapter::continue_quietly() {
     }
 }
 
-void adapter::remember_threads(nlohmann::json list) {
+void adapter::remember_threads(nlohmann::json list, std::map<int, nlohmann::json> per_rank) {
     std::lock_guard lock(snapshot_lock_);
     threads_snapshot_ = std::move(list);
+    rank_threads_snapshot_ = std::move(per_rank);
 }
 
 nlohmann::json adapter::threads_snapshot() const {
@@ -102,7 +168,20 @@ nlohmann::json adapter::threads_snapshot() const {
 }
 
 void adapter::send_event(const std::string& name, nlohmann::json body) {
-    client_.send(make_event(name, std::move(body)));
+    nlohmann::json event = make_event(name, body);
+    client_.send(event);
+    if (ranks_ == nullptr || !ranks_->active()) {
+        return;
+    }
+    if (name == "stopped") {
+        ranks_->stopped(rank_of_thread(body.value("threadId", 0)), body);
+    } else if (name == "thread") {
+        ranks_->send_to_rank(rank_of_thread(body.value("threadId", 0)), event);
+    } else if (name == "exited" || name == "terminated" || name == "breakpoint") {
+        ranks_->send_to_all(event);
+    } else if (name == "output" && requester_) {
+        requester_->client().send(event);
+    }
 }
 
 void adapter::output(std::string text, const std::string& category) {
@@ -112,26 +191,47 @@ void adapter::output(std::string text, const std::string& category) {
     send_event("output", {{"category", category}, {"output", std::move(text)}});
 }
 
-// A request about one thread (its stack, its locals, a variable) must not run in every rank
-// of an MPI job's focus: the answer would be the last rank's. The focus is narrowed to the
-// selected rank for the command, then restored (unless the command replaced the job).
-command_result adapter::run(std::string_view line, stop_hint hint) {
-    if (session_.job() == nullptr || session_.focus().size() <= 1) {
-        return run_in_focus(line, hint);
-    }
-    struct focus_scope {
-        session& s;
-        const void* job;
-        std::size_t ranks;
-        std::vector<std::size_t> saved;
-        ~focus_scope() {
-            if (s.job() == job && s.inferiors().size() == ranks) {
-                s.focus() = std::move(saved);
-            }
+namespace {
+
+/// An MPI job's focus narrowed to the selected rank while it lives, then restored (unless
+/// the command replaced the job).
+class focus_scope {
+public:
+    explicit focus_scope(session& s)
+        : s_(s), job_(s.job()), ranks_(s.inferiors().size()), saved_(s.focus()),
+          narrowed_(job_ != nullptr && saved_.size() > 1) {
+        if (narrowed_) {
+            s_.focus() = {s_.current_index()};
         }
-    } narrowed{session_, session_.job(), session_.inferiors().size(), session_.focus()};
-    session_.focus() = {session_.current_index()};
+    }
+    focus_scope(const focus_scope&) = delete;
+    focus_scope& operator=(const focus_scope&) = delete;
+    ~focus_scope() {
+        if (narrowed_ && s_.job() == job_ && s_.inferiors().size() == ranks_) {
+            s_.focus() = std::move(saved_);
+        }
+    }
+
+private:
+    session& s_;
+    const void* job_;
+    std::size_t ranks_;
+    std::vector<std::size_t> saved_;
+    bool narrowed_;
+};
+
+}  // namespace
+
+// A request about one thread (its stack, its locals, a variable) must not run in every rank
+// of an MPI job's focus: the answer would be the last rank's.
+command_result adapter::run(std::string_view line, stop_hint hint) {
+    focus_scope narrowed(session_);
     return run_in_focus(line, hint);
+}
+
+command_result adapter::run_resuming_in_process(std::string_view line, stop_hint hint) {
+    focus_scope narrowed(session_);
+    return run_resuming(line, hint);
 }
 
 command_result adapter::run_in_focus(std::string_view line, stop_hint hint) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dap/dap_capture.hpp"
+#include "dap/dap_ranks.hpp"
 #include "dap/dap_transport.hpp"
 #include "session.hpp"
 
@@ -72,6 +74,8 @@ public:
     /// run() for a command that resumes the target, or one typed in the console: it acts on
     /// every rank of the focus, as at the CLI's prompt; `pause` may interrupt it meanwhile.
     command_result run_resuming(std::string_view line, stop_hint hint);
+    /// run_resuming() in the selected process only: a rank session's console acts on its rank.
+    command_result run_resuming_in_process(std::string_view line, stop_hint hint);
     /// Whether a resuming command is under way (the server's reader thread asks).
     bool is_resuming() const { return resuming_; }
     /// Marks a resume as under way before its request is answered, so that a `pause` that
@@ -92,16 +96,43 @@ public:
     void continue_quietly();
     /// The thread list last answered, for a `threads` request that comes while the target
     /// runs (the reader thread answers it: the session is busy until the stop).
-    void remember_threads(nlohmann::json list);
+    void remember_threads(nlohmann::json list, std::map<int, nlohmann::json> per_rank = {});
     nlohmann::json threads_snapshot() const;
     /// A `pause` came while the target ran: the next stop is reported as a pause, and the
     /// reader repeats the interrupt until the stop comes.
     void request_pause() { pause_pending_ = true; }
     bool pause_pending() const { return pause_pending_; }
 
+    /// Sends an event to the client and, when there are rank sessions, to those it concerns:
+    /// `stopped` to every rank (dap_ranks.hpp), `thread` to the thread's rank, `exited`,
+    /// `terminated`, `breakpoint` to all, `output` also to the rank session whose request
+    /// is being handled. Main thread only.
     void send_event(const std::string& name, nlohmann::json body = nlohmann::json::object());
     /// An `output` event (category console unless given).
     void output(std::string text, const std::string& category = "console");
+
+    // ---- rank sessions (dap_ranks.hpp) ----
+    void set_rank_sessions(rank_sessions* r) { ranks_ = r; }
+    rank_sessions* ranks() { return ranks_; }
+    /// The rank session whose request the main thread handles (nullptr: the client's).
+    void set_requester(std::shared_ptr<rank_connection> c) { requester_ = std::move(c); }
+    /// The rank of that session; -1 for the client's requests.
+    int requester_rank() const { return requester_ ? requester_->rank() : -1; }
+    /// The client was told `initialized`: the job's ranks may be announced from now on.
+    void allow_rank_announce() { announce_allowed_ = true; }
+    /// Asks the client for one session per rank once the job's ranks are acquired (and the
+    /// client can start them); at most once.
+    void announce_ranks();
+    /// A request resumed the job: the other sessions are told `continued`.
+    void tell_resumed();
+    /// The rank of thread `tid`'s process; -1 if none.
+    int rank_of_thread(pid_t tid);
+    /// The frame a rank session's request without a frame means: its rank's selected (else
+    /// first) thread, innermost frame. Throws for a rank that is gone.
+    frame_ref rank_frame(int rank);
+    /// The thread lists of the last `threads` answer, one per rank, as rank sessions see
+    /// them (while the target runs).
+    nlohmann::json rank_threads_snapshot(int rank) const;
 
     // ---- selection ----
     /// Makes `f` the session's current inferior, thread and frame. Throws when the thread
@@ -134,6 +165,8 @@ public:
     /// The session breakpoint numbers the client set per source path (setBreakpoints
     /// replaces a source's set) and under "" the function breakpoints.
     std::map<std::string, std::vector<int>>& breakpoint_sets() { return breakpoint_sets_; }
+    /// What the client asked for per source path (as dap_breakpoints.cpp records it).
+    std::map<std::string, nlohmann::json>& breakpoint_requests() { return breakpoint_requests_; }
     /// Remembers what the client was told of breakpoint `number` (verified or not).
     void note_breakpoint(int number, bool verified) { told_verified_[number] = verified; }
     /// Sends a `breakpoint` event (reason changed) for each breakpoint of the client whose
@@ -157,6 +190,11 @@ private:
     std::atomic<bool> resuming_{false};
     mutable std::mutex snapshot_lock_;
     nlohmann::json threads_snapshot_ = nlohmann::json::array();
+    std::map<int, nlohmann::json> rank_threads_snapshot_;
+    rank_sessions* ranks_ = nullptr;
+    std::shared_ptr<rank_connection> requester_;
+    bool announce_allowed_ = false;
+    bool announced_ = false;
     std::atomic<bool> pause_pending_{false};
     std::atomic<bool> breakpoint_pause_{false};
     bool continue_after_requests_ = false;
@@ -169,6 +207,7 @@ private:
     bool terminated_sent_ = false;
     bool finished_ = false;
     std::map<std::string, std::vector<int>> breakpoint_sets_;
+    std::map<std::string, nlohmann::json> breakpoint_requests_;
     std::map<int, bool> told_verified_;
     std::set<std::string> told_modules_;
     bool initialized_ = false;

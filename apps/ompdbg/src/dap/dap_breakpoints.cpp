@@ -90,8 +90,54 @@ nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
     return out;
 }
 
+nlohmann::json json_of(const std::vector<wanted>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& w : list) {
+        out.push_back({w.spec, w.condition, w.hit_condition, w.log_message});
+    }
+    return out;
+}
+
+/// With rank sessions, every session of the job sends the client's breakpoints (a client
+/// keeps one set for all its sessions): a set equal to the one in force is answered with
+/// the breakpoints that implement it, not made again (their ids stay valid in every
+/// session). nullopt when the set differs.
+std::optional<nlohmann::json> same_set(adapter& a, const std::string& key, const std::vector<wanted>& list) {
+    auto asked = a.breakpoint_requests().find(key);
+    if (a.ranks() == nullptr || !a.ranks()->active() || asked == a.breakpoint_requests().end() ||
+        asked->second != json_of(list)) {
+        return std::nullopt;
+    }
+    const auto& numbers = a.breakpoint_sets()[key];
+    if (numbers.size() != list.size()) {
+        return std::nullopt;
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (int n : numbers) {
+        auto it = a.model().breakpoints().find(n);
+        if (it == a.model().breakpoints().end()) {
+            return std::nullopt;
+        }
+        const breakpoint& bp = it->second;
+        bool verified = !bp.pending && !bp.locations.empty();
+        nlohmann::json b{{"id", n}, {"verified", verified}};
+        if (verified) {
+            b["line"] = bp.locations.front().line;
+            if (!bp.locations.front().file.empty()) {
+                b["source"] = {{"path", bp.locations.front().file}};
+            }
+        }
+        out.push_back(b);
+    }
+    return out;
+}
+
 /// Deletes the breakpoints of `key` and creates `list` instead.
 nlohmann::json replace(adapter& a, const std::string& key, const std::vector<wanted>& list) {
+    if (auto kept = same_set(a, key, list)) {
+        return *kept;
+    }
+    a.breakpoint_requests()[key] = json_of(list);
     auto& numbers = a.breakpoint_sets()[key];
     for (int n : numbers) {
         if (a.model().breakpoints().count(n) != 0) {

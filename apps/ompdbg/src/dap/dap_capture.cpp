@@ -28,9 +28,23 @@ session_stream::~session_stream() {
 
 ssize_t session_stream::write_cookie(void* self, const char* data, std::size_t size) {
     auto* s = static_cast<session_stream*>(self);
-    std::lock_guard lock(s->lock_);
-    s->pending_.append(data, size);
+    bool seen = false;
+    {
+        std::lock_guard lock(s->lock_);
+        s->pending_.append(data, size);
+        // The stream is line-buffered: an event's line comes in one write.
+        seen = s->seen_ && !s->needle_.empty() && std::string_view(data, size).find(s->needle_) != std::string_view::npos;
+    }
+    if (seen) {
+        s->seen_();
+    }
     return static_cast<ssize_t>(size);
+}
+
+void session_stream::watch(std::string needle, std::function<void()> seen) {
+    std::lock_guard lock(lock_);
+    needle_ = std::move(needle);
+    seen_ = std::move(seen);
 }
 
 std::vector<nlohmann::json> session_stream::take() {

@@ -28,12 +28,18 @@ public:
     /// The complete lines written since the last call, as JSON (a line that is no JSON
     /// becomes {"type": "text", "text": LINE}).
     std::vector<nlohmann::json> take();
+    /// Calls `seen` (on the writing thread, outside the stream's lock) when text written
+    /// contains `needle`: the server learns of an event while the command that causes it
+    /// still runs (an MPI job's ranks acquired during `run`).
+    void watch(std::string needle, std::function<void()> seen);
 
 private:
     static ssize_t write_cookie(void* self, const char* data, std::size_t size);
     std::FILE* file_ = nullptr;
     std::mutex lock_;
     std::string pending_;
+    std::string needle_;
+    std::function<void()> seen_;
 };
 
 /// The standard descriptors moved out of the protocol's way: construction duplicates the

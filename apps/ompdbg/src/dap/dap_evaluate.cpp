@@ -14,6 +14,9 @@ std::optional<frame_ref> frame_of(adapter& a, const request& r) {
     if (auto it = r.arguments().find("frameId"); it != r.arguments().end() && it->is_number_integer()) {
         return a.frame(it->get<std::int64_t>());
     }
+    if (a.requester_rank() >= 0) {
+        return a.rank_frame(a.requester_rank());   // a rank session: its rank
+    }
     if (a.model().process() != nullptr && a.model().selected_tid() != 0) {
         return frame_ref{a.model().current_index(), a.model().selected_tid(), a.model().selected_frame()};
     }
@@ -28,7 +31,9 @@ void evaluate(adapter& a, request& r) {
         if (f) {
             a.select(*f);
         }
-        command_result res = a.run_resuming(expression, stop_hint::none);
+        // A rank session's console acts on its rank, the client's on the focus (the CLI's).
+        command_result res = a.requester_rank() >= 0 ? a.run_resuming_in_process(expression, stop_hint::none)
+                                                     : a.run_resuming(expression, stop_hint::none);
         std::string text = res.console_text();
         if (!res.ok && res.text.empty()) {
             error::send(res.error.empty() ? "the command failed" : res.error);

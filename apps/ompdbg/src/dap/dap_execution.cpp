@@ -8,13 +8,16 @@ namespace ompdbg::app::dap {
 
 namespace {
 
-/// Selects the request's thread (when it names one that exists).
+/// Selects the request's thread (when it names one that exists); in a rank session without
+/// one, its rank's thread.
 void select_thread(adapter& a, const request& r) {
     if (a.model().process() == nullptr) {
         error::send("The program is not being run.");
     }
     if (auto it = r.arguments().find("threadId"); it != r.arguments().end() && it->is_number_integer()) {
         a.select(a.thread_frame(it->get<pid_t>()));
+    } else if (a.requester_rank() >= 0) {
+        a.select(a.rank_frame(a.requester_rank()));
     }
 }
 
@@ -23,6 +26,7 @@ void select_thread(adapter& a, const request& r) {
 void resume(adapter& a, request& r, const std::string& line, nlohmann::json body) {
     a.begin_resume(line);
     r.respond(std::move(body));
+    a.tell_resumed();
     command_result res = a.run_resuming(line, stop_hint::step);
     if (!res.ok && !res.error.empty()) {
         a.output(res.error + "\n", "stderr");
@@ -63,7 +67,8 @@ void pause(adapter& a, request& r) {
     a.cancel_continue_after_requests();   // stopped quietly for a breakpoint request: it stays
     r.respond();
     if (a.model().process() != nullptr && a.model().process()->is_alive()) {
-        a.send_event("stopped", {{"reason", "pause"}, {"threadId", a.model().selected_tid()}, {"allThreadsStopped", true}});
+        pid_t tid = a.requester_rank() >= 0 ? a.rank_frame(a.requester_rank()).tid : a.model().selected_tid();
+        a.send_event("stopped", {{"reason", "pause"}, {"threadId", tid}, {"allThreadsStopped", true}});
     }
 }
 

@@ -14,9 +14,7 @@
 
 namespace ompdbg::app::dap {
 
-namespace {
-
-nlohmann::json capabilities() {
+nlohmann::json server_capabilities() {
     return {
         {"supportsConfigurationDoneRequest", true},
         {"supportsFunctionBreakpoints", true},
@@ -43,6 +41,8 @@ nlohmann::json capabilities() {
                {"default", true}}})},
     };
 }
+
+namespace {
 
 /// `program` as exec would find it: a name without '/' is looked up in PATH.
 std::filesystem::path resolve_program(const std::string& program) {
@@ -88,7 +88,10 @@ void apply_environment(const request& r) {
 
 void initialize(adapter& a, request& r) {
     a.set_initialized();
-    r.respond(capabilities());
+    if (a.ranks() != nullptr) {
+        a.ranks()->set_client_supports(r.bool_arg("supportsStartDebuggingRequest", false));
+    }
+    r.respond(server_capabilities());
 }
 
 void launch(adapter& a, request& r) {
@@ -118,8 +121,12 @@ void launch(adapter& a, request& r) {
     }
     a.set_origin(adapter::origin::launched);
     a.set_stop_on_entry(r.bool_arg("stopOnEntry", false));
+    if (a.ranks() != nullptr) {
+        a.ranks()->set_configuration_type(r.string_arg("type"));
+    }
     r.respond();
     a.send_event("initialized");
+    a.allow_rank_announce();
 }
 
 void attach(adapter& a, request& r) {
@@ -142,9 +149,14 @@ void attach(adapter& a, request& r) {
     }
     a.set_origin(adapter::origin::attached);
     a.set_stop_on_entry(r.bool_arg("stopOnEntry", false));
+    if (a.ranks() != nullptr) {
+        a.ranks()->set_configuration_type(r.string_arg("type"));
+    }
     r.respond();
     a.report_module_changes();
     a.send_event("initialized");
+    a.allow_rank_announce();
+    a.announce_ranks();   // an mpirun's pid: its ranks were acquired by the attach
 }
 
 void configuration_done(adapter& a, request& r) {
@@ -164,6 +176,7 @@ void configuration_done(adapter& a, request& r) {
             }
         }
     } else if (a.target_origin() == adapter::origin::attached && !a.stop_on_entry()) {
+        a.tell_resumed();
         a.send_event("continued", {{"threadId", a.model().selected_tid()}, {"allThreadsContinued", true}});
         a.run_resuming("continue", stop_hint::none);
     }

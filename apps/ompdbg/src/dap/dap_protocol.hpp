@@ -45,6 +45,9 @@ private:
 using handler = std::function<void(adapter&, request&)>;
 using handler_table = std::map<std::string, handler, std::less<>>;
 
+/// What `initialize` answers: the capabilities docs/dap.md lists.
+nlohmann::json server_capabilities();
+
 /// An event message (`body` may be empty).
 nlohmann::json make_event(const std::string& name, nlohmann::json body = nlohmann::json::object());
 

@@ -61,9 +61,11 @@ std::map<pid_t, std::string> openmp_labels(adapter& a) {
     return out;
 }
 
+// A rank session (dap_ranks.hpp) is answered its rank's threads, without the prefix.
 void threads(adapter& a, request& r) {
     session& s = a.model();
     nlohmann::json list = nlohmann::json::array();
+    std::map<int, nlohmann::json> per_rank;
     std::size_t current = s.current_index();
     auto& infs = s.inferiors();
     for (std::size_t i = 0; i < infs.size(); ++i) {
@@ -83,13 +85,19 @@ void threads(adapter& a, request& r) {
             std::string name = l != labels.end() ? fmt::format("{}{} (thread {})", prefix, l->second, number)
                                                  : fmt::format("{}Thread {} (LWP {})", prefix, number, tid);
             list.push_back({{"id", tid}, {"name", name}});
+            if (infs[i]->rank >= 0) {
+                auto& own = per_rank.try_emplace(infs[i]->rank, nlohmann::json::array()).first->second;
+                own.push_back({{"id", tid}, {"name", name.substr(prefix.size())}});
+            }
         }
     }
     if (current < infs.size() && s.current_index() != current) {
         s.switch_to(current);
     }
-    a.remember_threads(list);
-    r.respond({{"threads", list}});
+    int rank = a.requester_rank();
+    nlohmann::json own = rank >= 0 && per_rank.count(rank) != 0 ? per_rank[rank] : nlohmann::json::array();
+    a.remember_threads(list, std::move(per_rank));
+    r.respond({{"threads", rank >= 0 ? own : list}});
 }
 
 }  // namespace

@@ -121,6 +121,15 @@ read_result transport::read() {
 void transport::send(nlohmann::json message) {
     std::lock_guard lock(write_lock_);
     message["seq"] = next_seq_++;
+    write_frame(message);
+}
+
+void transport::forward(const nlohmann::json& message) {
+    std::lock_guard lock(write_lock_);
+    write_frame(message);
+}
+
+void transport::write_frame(const nlohmann::json& message) {
     std::string body = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::string frame = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     std::size_t done = 0;

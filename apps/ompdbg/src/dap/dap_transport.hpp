@@ -44,8 +44,12 @@ public:
     /// Sends `message` with the next `seq`. Never throws: a client that went away is
     /// ignored (the server ends when its input ends).
     void send(nlohmann::json message);
+    /// Sends `message` as it is, its `seq` kept: a request relayed from another stream,
+    /// whose responses must name the seq its client gave it.
+    void forward(const nlohmann::json& message);
 
 private:
+    void write_frame(const nlohmann::json& message);
     /// Fills buffer_ with at least `n` bytes; false at end of input or stop.
     bool fill(std::size_t n);
     int in_;
