@@ -4,6 +4,7 @@
 // Code does, and each session shows its rank: its threads, its stops, its variables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -144,6 +145,11 @@ test('a 2-rank job under a client that starts sessions: one session per rank, ea
         };
         await check_stop(sessions[hit_rank], Number(hit_rank), first.threadId);
 
+        // A client sends its breakpoints to every session: the same set from a rank's
+        // session keeps the job's breakpoint and its id.
+        const again = await sessions[hit_rank].dc.setBreakpointsRequest({ source: { path: source }, breakpoints: [{ line }] });
+        assert.deepEqual(again.body.breakpoints.map((b) => [b.id, b.verified, b.line]), [[first.hitBreakpointIds[0], true, line]]);
+
         // Continue from the rank's session: the whole job runs (the parent and the other
         // session are told), and the other rank stops at the breakpoint, in its session.
         const parent_continued = parent.dc.waitForEvent('continued');
@@ -266,6 +272,68 @@ test('a parent that ends takes its rank sessions with it',
         }
     } finally {
         for (const s of sessions) {
+            await stop_adapter(s);
+        }
+        await stop_adapter(parent);
+    }
+});
+
+test('attach to a running mpirun under a client that starts sessions: one session per rank, pause from a rank\'s session stops the job',
+    { skip: have_mpi ? false : `no ${mpirun} (scripts/bootstrap openmpi) or ${program}` }, async () => {
+    const job = spawn(mpirun, ['--allow-run-as-root', '--oversubscribe', '-np', '2', program, 'park'],
+        { stdio: ['ignore', 'pipe', 'ignore'] });
+    let printed = '';
+    job.stdout.on('data', (d) => { printed += d.toString(); });
+    const parent = await start_adapter();
+    const reverse = reverse_requests(parent);
+    const sessions = {};
+    try {
+        await new Promise((resolve) => {
+            const t = setInterval(() => {
+                if (/rank 0 of 2/.test(printed) && /rank 1 of 2/.test(printed)) { clearInterval(t); resolve(); }
+            }, 20);
+        });
+        const pids = Object.fromEntries([...printed.matchAll(/rank (\d) of 2 pid (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]));
+        await parent.dc.initializeRequest(initialize_with_children);
+        const initialized = parent.dc.waitForEvent('initialized');
+        await parent.dc.attachRequest({ type: 'ompdbg', pid: job.pid });
+        await initialized;
+        for (let i = 0; i < 2; ++i) {
+            const r = await reverse.next();
+            reverse.respond(r);
+            const c = r.arguments.configuration;
+            assert.equal(c.pid, pids[c.rank], JSON.stringify(c));
+            sessions[c.rank] = await start_rank_session(c);
+        }
+        // The parent's configurationDone resumes the job: the rank sessions are told.
+        const continued = [first_event(sessions[0], 'continued'), first_event(sessions[1], 'continued')];
+        await parent.dc.configurationDoneRequest();
+        await Promise.all(continued);
+
+        // `pause` in rank 1's session stops the whole job; each session shows its rank.
+        const parent_stop = parent.dc.waitForEvent('stopped');
+        await sessions[1].dc.pauseRequest({ threadId: pids[1] });
+        assert.equal((await parent_stop).body.reason, 'pause');
+        for (const rank of [0, 1]) {
+            const stop = (await sessions[rank].stopped).body;
+            assert.equal(stop.reason, 'pause');
+            assert.ok(fs.existsSync(`/proc/${pids[rank]}/task/${stop.threadId}`), `a thread of rank ${rank}: ${JSON.stringify(stop)}`);
+            const names = (await sessions[rank].dc.stackTraceRequest({ threadId: pids[rank] })).body.stackFrames.map((f) => f.name);
+            assert.ok(names.includes(rank === 0 ? 'park_root' : 'park'), `rank ${rank}: ${names.join(' ')}`);
+        }
+
+        // Released from the parent's console, continued from a rank's session: the job ends.
+        const repl = await parent.dc.evaluateRequest({ expression: 'print released = 1', context: 'repl' });
+        assert.match(repl.body.result, /\[rank 0\]\n\$\d+ = 1\n\[rank 1\]\n\$\d+ = 1/);
+        const exited = parent.dc.waitForEvent('exited');
+        await sessions[0].dc.continueRequest({ threadId: pids[0] });
+        assert.equal((await exited).body.exitCode, 0);
+        for (const rank of [0, 1]) {
+            await sessions[rank].terminated;
+        }
+    } finally {
+        job.kill('SIGKILL');
+        for (const s of Object.values(sessions)) {
             await stop_adapter(s);
         }
         await stop_adapter(parent);
