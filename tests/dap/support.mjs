@@ -195,7 +195,6 @@ export function reverse_requests(a) {
             const json = JSON.stringify({ type: 'response', seq: seq++, request_seq: request.seq, command: request.command, success });
             a.adapter.stdin.write(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
         },
-        pending: () => seen.length,
     };
 }
 
