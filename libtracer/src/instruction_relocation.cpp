@@ -30,6 +30,23 @@ std::optional<unsigned> jcc_condition(const cs_x86& x) {
     return std::nullopt;
 }
 
+/// After a function's final `ret`: true when whole nop or int3 instructions (alignment
+/// padding) follow it up to `min_length` covered bytes, which `covered` then counts.
+bool cover_padding(x86_decoder& dec, const std::uint8_t*& code, std::size_t& size, std::uint64_t& at,
+                   std::size_t& covered, std::size_t min_length) {
+    while (covered < min_length) {
+        if (!dec.next(code, size, at)) {
+            return false;
+        }
+        const cs_insn& pad = dec.insn();
+        if (pad.id != X86_INS_NOP && pad.id != X86_INS_INT3) {
+            return false;
+        }
+        covered += pad.size;
+    }
+    return true;
+}
+
 }  // namespace
 
 std::optional<std::uint32_t> relocated_code::original_offset(std::uint32_t r) const {
@@ -51,7 +68,7 @@ std::optional<std::uint32_t> relocated_code::relocated_offset(std::uint32_t o) c
 }
 
 relocation relocate_instructions(std::span<const std::byte> bytes, std::uint64_t addr, std::uint64_t dest,
-                                 std::size_t min_length) {
+                                 std::size_t min_length, std::uint64_t function_end) {
     relocation r;
     x86_decoder dec;
     if (!dec.ok()) {
@@ -81,6 +98,15 @@ relocation relocate_instructions(std::span<const std::byte> bytes, std::uint64_t
         if (dec.in_group(CS_GRP_CALL)) {
             r.refusal = "a call is inside the bytes the jump would replace";
             return r;
+        }
+        if (insn.id == X86_INS_RET && x.op_count == 0 && function_end != 0 && from + insn.size == function_end) {
+            const auto* raw = reinterpret_cast<const std::byte*>(insn.bytes);
+            out.code.insert(out.code.end(), raw, raw + insn.size);
+            if (!cover_padding(dec, code, size, at, out.covered, min_length)) {
+                r.refusal = "a return, system call or interrupt is inside the bytes the jump would replace";
+                return r;
+            }
+            break;
         }
         if (dec.in_group(CS_GRP_RET) || dec.in_group(CS_GRP_IRET) || dec.in_group(CS_GRP_INT) ||
             dec.in_group(CS_GRP_PRIVILEGE) || insn.id == X86_INS_SYSCALL || insn.id == X86_INS_XBEGIN ||

@@ -57,7 +57,7 @@ void restore_registers(code_writer& w) {
 }  // namespace
 
 jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t site, std::uint64_t base,
-                             std::uint64_t record, std::uint64_t evaluate) {
+                             std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end) {
     jump_pad_plan plan;
     auto reach = static_cast<std::int64_t>(base) - static_cast<std::int64_t>(site + 5);
     if (reach < INT32_MIN || reach > INT32_MAX) {
@@ -85,7 +85,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     std::size_t stop_jump = w.rip_ref({0x0f, 0x85});      // jnz stop
     restore_registers(w);
     std::uint64_t relocated = w.here();
-    auto moved = relocate_instructions(bytes, site, relocated, 5);
+    auto moved = relocate_instructions(bytes, site, relocated, 5, function_end);
     if (!moved.moved) {
         plan.refusal = moved.refusal;
         return plan;

@@ -4,7 +4,8 @@
 // bytes back and disarms it (insert_int3/remove_int3 dispatch here), and a stop the pad
 // asks for is reported as a hit of the site with the pc at the site.
 //
-// Pads live in pages injected below the executable (with the out-of-line slots) and are
+// Pads live in pages injected below the executable (with the out-of-line slots), or for a
+// site in a shared library far from it, a page within reach of the library; they are
 // never freed: a thread may still be inside one when its site goes (it then runs the
 // relocated instructions and returns to the original code).
 
@@ -116,14 +117,38 @@ std::optional<std::uint64_t> ptrace_process::impl::alloc_pad(thread_record& t, s
     // Below the executable's lowest mapping and every scratch page, as the out-of-line
     // slots (out_of_line.cpp says why there); the page is recorded as a full scratch page
     // so that the slots never take it.
-    auto page = map_scratch_page(t, near, pad_reach);
-    if (!page) {
-        return std::nullopt;
+    if (auto page = map_scratch_page(t, near, pad_reach)) {
+        log::write(log::channel::ptrace, "jump pads: page {:#x} for code near {:#x}", *page, near);
+        ool_pages.emplace_back(*page, pad_page_size);
+        pad_pages.emplace_back(*page, 0);
+        return *page;
     }
-    log::write(log::channel::ptrace, "jump pads: page {:#x} for code near {:#x}", *page, near);
-    ool_pages.emplace_back(*page, pad_page_size);
-    pad_pages.emplace_back(*page, 0);
-    return *page;
+    auto page = map_pad_page_near_library(t, near);
+    if (page) {
+        log::write(log::channel::ptrace, "jump pads: page {:#x} for library code near {:#x}", *page, near);
+        pad_pages.emplace_back(*page, 0);
+    }
+    return page;
+}
+
+// A site in a shared library (0x7f...) is out of rel32 reach of the pages below the
+// executable (0x55...). Its pads go in a page almost a pad_reach below the site: the
+// kernel's top-down allocator places new mappings (libraries, thread stacks, arenas)
+// right below the existing ones, so it reaches that far only after about 1 GB of new
+// mappings, and then merely steps over one page. Not an out-of-line page (those are
+// stacked below the executable, see map_scratch_page).
+std::optional<std::uint64_t> ptrace_process::impl::map_pad_page_near_library(thread_record& t, std::uint64_t near) {
+    constexpr std::uint64_t mib = 1ull << 20;
+    for (std::uint64_t below : {pad_reach - 64 * mib, pad_reach - 128 * mib, pad_reach / 2, 64 * mib}) {
+        if (near < below + (1ull << 32)) {
+            continue;   // not a library high in the address space
+        }
+        std::uint64_t hint = (near - below) & ~(pad_page_size - 1);
+        if (auto page = inject_mmap(t, hint); page && *page == hint) {
+            return page;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<std::uint64_t> ptrace_process::impl::pad_trap_site(std::uint64_t trap, bool& live) {
@@ -262,12 +287,17 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
     if (try_read_memory(virt_addr(req.function_start), fn) != fn.size()) {
         return "the function's code cannot be read";
     }
+    // And the alignment padding after it, which a final `ret` may share with the jump.
+    std::array<std::byte, 16> after{};
+    std::size_t padding = try_read_memory(virt_addr(req.function_end), after);
+    std::vector<std::byte> code(fn);
+    code.insert(code.end(), after.begin(), after.begin() + static_cast<long>(padding));
     auto base = d.alloc_pad(*stopped, site);
     if (!base) {
         return "no memory for a pad within 2 GB of the site";
     }
-    std::span<const std::byte> at_site(fn.data() + (site - req.function_start), req.function_end - site);
-    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr());
+    std::span<const std::byte> at_site(code.data() + (site - req.function_start), code.size() - (site - req.function_start));
+    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr(), req.function_end);
     if (!plan.pad) {
         return plan.refusal;
     }
@@ -288,8 +318,8 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
         }
     }
     impl::pad_site p;
-    p.original.assign(fn.begin() + static_cast<long>(site - req.function_start),
-                      fn.begin() + static_cast<long>(site - req.function_start + plan.pad->site_jump.size()));
+    p.original.assign(code.begin() + static_cast<long>(site - req.function_start),
+                      code.begin() + static_cast<long>(site - req.function_start + plan.pad->site_jump.size()));
     p.pad = std::move(*plan.pad);
     // The int3 goes, the jump comes: both while every thread is stopped.
     d.remove_int3(*it->second);

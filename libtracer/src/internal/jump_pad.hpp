@@ -47,8 +47,9 @@ struct jump_pad_plan {
 
 /// Builds the pad for `site` at `base` from the original code at the site (`bytes`, int3s
 /// of other sites hidden), calling `evaluate(record, block)`. Refused when the displaced
-/// instructions cannot move or the pad is out of rel32 reach of the site.
+/// instructions cannot move or the pad is out of rel32 reach of the site. `function_end`
+/// (0: unknown) lets a final `ret` before alignment padding move (relocate_instructions).
 jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t site, std::uint64_t base,
-                             std::uint64_t record, std::uint64_t evaluate);
+                             std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end = 0);
 
 }  // namespace ompdbg::tracer::internal

@@ -287,6 +287,8 @@ struct ptrace_process::impl {
     void move_threads_out_of_pad(const internal::jump_pad& pad);
     bool write_stop_slot(const internal::jump_pad& pad, std::uint64_t target);
     std::optional<std::uint64_t> alloc_pad(thread_record& t, std::uint64_t near);
+    /// A pad page within reach of a site in a library far from the executable.
+    std::optional<std::uint64_t> map_pad_page_near_library(thread_record& t, std::uint64_t near);
     /// The site of the pad whose trap is at `trap` (live: that pad is armed).
     std::optional<std::uint64_t> pad_trap_site(std::uint64_t trap, bool& live);
     /// A SIGTRAP of `t` at `pc` (after the int3) from a pad's stop path: queues the site's

@@ -69,6 +69,22 @@ TEST_CASE("relocation refuses calls, returns, loops and other sites' int3s", "[t
     CHECK_FALSE(relocate_instructions(bytes({0x90, 0x90}), 0x1000, 0x2000, 5).moved);
 }
 
+TEST_CASE("relocation moves a function's lone ret when only padding follows it", "[tracer][jump_pad]") {
+    // ompd_bp_parallel_begin of LLVM's libomp: ret, then a 15-byte nop up to the next function.
+    auto code = bytes({0xc3, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0});
+    auto r = relocate_instructions(code, 0x1000, 0x2000, 5, 0x1001);
+    REQUIRE(r.moved);
+    CHECK(r.moved->code == bytes({0xc3}));
+    CHECK(r.moved->covered == 16);
+    CHECK(r.moved->starts.size() == 1);
+    // int3 padding counts too; the function's end unknown, or code after the ret: refused.
+    CHECK(relocate_instructions(bytes({0xc3, 0xcc, 0xcc, 0xcc, 0xcc}), 0x1000, 0x2000, 5, 0x1001).moved);
+    CHECK_FALSE(relocate_instructions(code, 0x1000, 0x2000, 5).moved);
+    CHECK_FALSE(relocate_instructions(bytes({0xc3, 0x90, 0x31, 0xc0, 0x90}), 0x1000, 0x2000, 5, 0x1001).moved);
+    // A ret that does not end the function.
+    CHECK_FALSE(relocate_instructions(bytes({0xc3, 0x90, 0x90, 0x90, 0x90}), 0x1000, 0x2000, 5, 0x1005).moved);
+}
+
 TEST_CASE("a branch of the function into the displaced bytes is found", "[tracer][jump_pad]") {
     // 0x1000: nop; 0x1001: mov %edi,%eax (2); 0x1003: add $1,%eax (3); 0x1006: jmp 0x1003
     auto fn = bytes({0x90, 0x89, 0xf8, 0x83, 0xc0, 0x01, 0xeb, 0xfb});
