@@ -127,6 +127,10 @@ int ompdbg_agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, u
             }
             break;
         }
+        case OMPDBG_OP_TP:
+            ROOM();
+            stack[sp++] = (uint64_t)(uintptr_t)__builtin_thread_pointer();
+            break;
         case OMPDBG_OP_SEXT:
         case OMPDBG_OP_ZEXT:
             ARGS(1); NEED(1);

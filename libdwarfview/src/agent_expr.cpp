@@ -86,8 +86,9 @@ scalar common_type(scalar a, scalar b) {
 
 class compiler {
 public:
-    compiler(const debug_info& info, std::uint64_t file_pc, std::uint64_t bias)
-        : info_(info), locator_(info, file_pc, bias), file_pc_(file_pc) {}
+    compiler(const debug_info& info, std::uint64_t file_pc, std::uint64_t bias, const agent_compile_options& options)
+        : info_(info), locator_(info, file_pc, bias, false, options.tls_block), file_pc_(file_pc), out_(own_),
+          fields_(options.fields) {}
 
     std::vector<std::uint8_t> run(const expression& e, bool& pointer) {
         scalar s = rvalue(e);
@@ -100,6 +101,47 @@ public:
     }
 
 private:
+    /// Compiles into `out` in the frame of the site function's caller (caller_field).
+    compiler(const debug_info& info, std::uint64_t file_pc, std::uint64_t bias, emitter& out)
+        : info_(info), locator_(info, file_pc, bias, true), file_pc_(file_pc), out_(out), fields_(no_fields()) {}
+
+    static const std::vector<agent_caller_field>& no_fields() {
+        static const std::vector<agent_caller_field> none;
+        return none;
+    }
+
+    /// A caller field's value (agent_caller_field): the return address on the stack picks
+    /// the call site whose compiled expression gives it; another one, undecided.
+    scalar caller_field(const agent_caller_field& f) {
+        if (f.return_addresses.empty() || f.info == nullptr) {
+            throw refused{"an OpenMP event field the agent does not read"};
+        }
+        auto e = parse_expression(f.expression, nullptr);
+        std::vector<std::size_t> to_end;
+        for (std::uint64_t ra : f.return_addresses) {
+            out_.op8(OMPDBG_OP_REG, 7);
+            out_.op8(OMPDBG_OP_LOAD_FRAME, 8);
+            out_.constant(ra);
+            out_.op(OMPDBG_OP_EQ);
+            auto next = out_.jump(OMPDBG_OP_JZ);
+            // The caller's scope and CFI at its call instruction, as a debugger unwinds.
+            compiler at_call(*f.info, ra - f.load_bias - 1, f.load_bias, out_);
+            if (at_call.rvalue(*e).is_pointer()) {
+                throw refused{"an OpenMP event field the agent does not read"};
+            }
+            to_end.push_back(out_.jump(OMPDBG_OP_JMP));
+            out_.land(next);
+        }
+        // 0 / 0: the agent cannot decide, the thread stops and the debugger evaluates.
+        out_.constant(0);
+        out_.constant(0);
+        out_.op(OMPDBG_OP_DIV_S);
+        for (auto at : to_end) {
+            out_.land(at);
+        }
+        return scalar{8, true, {}};   // the event's fields are longs
+    }
+
     /// The variable a name means at the site: a local or parameter, else a global.
     variable find_variable(const std::string& name) {
         for (auto& v : info_.variables_at(file_pc_)) {
@@ -216,6 +258,16 @@ private:
         return true;
     }
 
+    /// An array used as a value is a pointer to its first element (C's decay; gdb's
+    /// printf %s of a char array reads the string there): its address is on the stack.
+    scalar decay(const type& array) {
+        auto elem = array.strip_cv_typedef().target();
+        if (!elem) {
+            throw refused{"an array without an element type"};
+        }
+        return scalar{8, false, *elem};
+    }
+
     /// Loads the scalar of type `t` whose address is on the stack.
     scalar load(const type& t) {
         scalar s = scalar_of(t);
@@ -246,9 +298,16 @@ private:
         case k::dollar:
             return dollar(e.text);
         case k::identifier: {
+            for (const auto& f : fields_) {
+                if (f.name == e.text) {
+                    return caller_field(f);
+                }
+            }
             variable v = find_variable(e.text);
             if (v.var_type.strip_cv_typedef().kind() == type_kind::array) {
-                throw refused{"an array used as a value"};
+                type t;
+                lvalue(e, t);
+                return decay(t);
             }
             scalar s = scalar_of(v.var_type);
             if (locator_.push_value(v, s.size, out_)) {
@@ -269,7 +328,7 @@ private:
             type t;
             lvalue(e, t);
             if (t.strip_cv_typedef().kind() == type_kind::array) {
-                throw refused{"an array used as a value"};
+                return decay(t);
             }
             return load(t);
         }
@@ -491,7 +550,9 @@ private:
     const debug_info& info_;
     agent::locator locator_;
     std::uint64_t file_pc_;
-    emitter out_;
+    emitter own_;
+    emitter& out_;   ///< own_, or the code of the condition a caller field is part of
+    const std::vector<agent_caller_field>& fields_;
     /// The address the last lvalue left is known to be mapped (see lvalue's identifier).
     bool mapped_ = false;
 };
@@ -499,11 +560,11 @@ private:
 }  // namespace
 
 agent_compile_result compile_agent_condition(std::string_view text, const debug_info& info, std::uint64_t file_pc,
-                                             std::uint64_t load_bias) {
+                                             std::uint64_t load_bias, const agent_compile_options& options) {
     agent_compile_result r;
     try {
         auto e = parse_expression(text, nullptr);
-        compiler c(info, file_pc, load_bias);
+        compiler c(info, file_pc, load_bias, options);
         r.code = c.run(*e, r.pointer);
     } catch (const refused& why) {
         r.code.clear();

@@ -6,6 +6,7 @@
 #include "ompdbg/dwarf/agent_expr.hpp"
 
 #include <cstdlib>
+#include <optional>
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -75,11 +76,46 @@ int saved_register(unsigned regno) {
     return static_cast<int>(regno);
 }
 
-void push_reg_plus(emitter& out, int regno, std::int64_t offset) {
-    out.op8(OMPDBG_OP_REG, static_cast<std::uint8_t>(regno));
+/// Pushes register `regno` of the site's frame or, `caller`, of its caller's frame at the
+/// site function's first instruction: the callee-saved registers are the site's, rsp is
+/// above the return address, rip is that address; the others the call clobbered.
+void push_reg(emitter& out, int regno, bool caller) {
+    if (!caller || regno == 3 || regno == 6 || (regno >= 12 && regno <= 15)) {
+        out.op8(OMPDBG_OP_REG, static_cast<std::uint8_t>(regno));
+    } else if (regno == 7) {
+        out.op8(OMPDBG_OP_REG, 7);
+        out.constant(8);
+        out.op(OMPDBG_OP_ADD);
+    } else if (regno == 16) {
+        out.op8(OMPDBG_OP_REG, 7);
+        out.op8(OMPDBG_OP_LOAD_FRAME, 8);
+    } else {
+        throw refused{"a variable of the caller in a register the call clobbers"};
+    }
+}
+
+void push_reg_plus(emitter& out, int regno, std::int64_t offset, bool caller) {
+    push_reg(out, regno, caller);
     if (offset != 0) {
         out.constant(static_cast<std::uint64_t>(offset));
         out.op(OMPDBG_OP_ADD);
+    }
+}
+
+/// The offset in its module's TLS block of a thread-local whose location is `const OFF;
+/// DW_OP_form_tls_address` (or GNU's push_tls_address); nullopt for any other location.
+std::optional<std::uint64_t> tls_offset(Dwarf_Attribute& attr, std::uint64_t pc) {
+    Dwarf_Op* ops = nullptr;
+    std::size_t n = 0;
+    if (dwarf_getlocation_addr(&attr, pc, &ops, &n, 1) <= 0 || n != 2 ||
+        (ops[1].atom != DW_OP_form_tls_address && ops[1].atom != DW_OP_GNU_push_tls_address)) {
+        return std::nullopt;
+    }
+    switch (ops[0].atom) {
+    case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u: case DW_OP_const8u: case DW_OP_constu:
+        return ops[0].number;
+    default:
+        return std::nullopt;
     }
 }
 
@@ -91,6 +127,16 @@ bool locator::push_address(const variable& v, emitter& out) {
     if (dwarf_attr_integrate(&die, DW_AT_location, &attr) == nullptr) {
         throw refused{"a variable without a location"};
     }
+    if (auto off = tls_offset(attr, file_pc_)) {
+        if (!tls_block_) {
+            throw refused{"a thread-local outside the static TLS area"};
+        }
+        // In the thread's own static TLS block: mapped, like its stack.
+        out.op(OMPDBG_OP_TP);
+        out.constant(static_cast<std::uint64_t>(*tls_block_) + *off);
+        out.op(OMPDBG_OP_ADD);
+        return true;
+    }
     Dwarf_Op op = single_op(attr, file_pc_, "a variable whose location is an expression the agent does not compute");
     if ((op.atom >= DW_OP_reg0 && op.atom <= DW_OP_reg31) || op.atom == DW_OP_regx) {
         return false;
@@ -100,7 +146,7 @@ bool locator::push_address(const variable& v, emitter& out) {
         return true;
     }
     if (op.atom >= DW_OP_breg0 && op.atom <= DW_OP_breg31) {
-        push_reg_plus(out, saved_register(op.atom - DW_OP_breg0), static_cast<std::int64_t>(op.number));
+        push_reg_plus(out, saved_register(op.atom - DW_OP_breg0), static_cast<std::int64_t>(op.number), caller_);
         return true;
     }
     if (op.atom != DW_OP_fbreg || !v.frame_base_die) {
@@ -118,11 +164,11 @@ bool locator::push_address(const variable& v, emitter& out) {
         if (!rule) {
             throw refused{"no call-frame information at the site"};
         }
-        push_reg_plus(out, saved_register(static_cast<unsigned>(rule->dwarf_regno)), rule->offset + offset);
+        push_reg_plus(out, saved_register(static_cast<unsigned>(rule->dwarf_regno)), rule->offset + offset, caller_);
     } else if (base.atom >= DW_OP_reg0 && base.atom <= DW_OP_reg31) {
-        push_reg_plus(out, saved_register(base.atom - DW_OP_reg0), offset);
+        push_reg_plus(out, saved_register(base.atom - DW_OP_reg0), offset, caller_);
     } else if (base.atom >= DW_OP_breg0 && base.atom <= DW_OP_breg31) {
-        push_reg_plus(out, saved_register(base.atom - DW_OP_breg0), static_cast<std::int64_t>(base.number) + offset);
+        push_reg_plus(out, saved_register(base.atom - DW_OP_breg0), static_cast<std::int64_t>(base.number) + offset, caller_);
     } else {
         throw refused{"a frame base the agent does not compute"};
     }
@@ -134,6 +180,9 @@ bool locator::push_value(const variable& v, unsigned size, emitter& out) {
     Dwarf_Attribute attr;
     if (dwarf_attr_integrate(&die, DW_AT_location, &attr) == nullptr) {
         throw refused{"a variable without a location"};
+    }
+    if (tls_offset(attr, file_pc_)) {
+        return false;   // in memory: push_address
     }
     Dwarf_Op op = single_op(attr, file_pc_, "a variable whose location is an expression the agent does not compute");
     unsigned regno = 0;
@@ -147,7 +196,7 @@ bool locator::push_value(const variable& v, unsigned size, emitter& out) {
     if (size > 8) {
         throw refused{"a value wider than a register"};
     }
-    out.op8(OMPDBG_OP_REG, static_cast<std::uint8_t>(saved_register(regno)));
+    push_reg(out, saved_register(regno), caller_);
     return true;
 }
 

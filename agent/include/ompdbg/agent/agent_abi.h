@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
-#define OMPDBG_AGENT_VERSION 3u
+#define OMPDBG_AGENT_VERSION 4u
 #define OMPDBG_AGENT_MAX_SITES 64u
 #define OMPDBG_AGENT_CODE_BYTES 240u        /* one program: a condition, an argument */
 #define OMPDBG_AGENT_SITE_CODE_BYTES 512u   /* a record's condition and arguments */
@@ -34,6 +34,8 @@ enum ompdbg_agent_op {
                                  through process_vm_readv (a bad address stops, never faults) */
     OMPDBG_OP_LOAD_FRAME = 0x06, /* u8 size: as LOAD, read directly: only for addresses the
                                  compiler knows are mapped (the site's frame, a global) */
+    OMPDBG_OP_TP = 0x07,      /* push the thread pointer (fs_base): thread-locals of a
+                                 module in the static TLS area are at a fixed offset from it */
     OMPDBG_OP_SEXT = 0x04,    /* u8 bits: sign-extend the top from `bits` */
     OMPDBG_OP_ZEXT = 0x05,    /* u8 bits: zero-extend the top from `bits` */
     OMPDBG_OP_ADD = 0x10,
