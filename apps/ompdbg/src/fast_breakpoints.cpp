@@ -6,6 +6,7 @@
 #include "fast_agent.hpp"
 
 #include "breakpoint_resolver.hpp"
+#include "commands_omp.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
@@ -52,12 +53,19 @@ bool env_says_off() {
     return v == "off" || v == "0" || v == "no";
 }
 
+/// Whether `bp` is a `catch omp EVENT` catchpoint, whose hits the agent may filter and
+/// count at the runtime's ompd_bp_* function like a breakpoint's.
+bool is_omp_catchpoint(const breakpoint& bp) {
+    return bp.catch_what.rfind("omp ", 0) == 0;
+}
+
 /// Whether a breakpoint has hits the agent can filter, ignore, count or print without a
 /// stop: a condition, an ignore count, commands that only count (`silent`, `continue`), a
 /// dprintf.
 bool wants_agent(session& s) {
     for (auto& [n, bp] : s.breakpoints()) {
-        if (bp.catch_what.empty() && (!bp.condition.empty() || bp.ignore_count > 0 || only_counts(bp) || bp.dprintf)) {
+        if ((bp.catch_what.empty() || is_omp_catchpoint(bp)) &&
+            (!bp.condition.empty() || bp.ignore_count > 0 || only_counts(bp) || bp.dprintf)) {
             return true;
         }
     }
@@ -156,7 +164,7 @@ bool useful_without_printing(const breakpoint& bp, const site_plan& plan) {
 
 /// Why breakpoint `bp` cannot go to the agent at all (empty: it may).
 std::string ineligible(session& s, const breakpoint& bp, std::uint64_t addr) {
-    if (!bp.catch_what.empty() || bp.test_condition) {
+    if (!is_omp_catchpoint(bp) && (!bp.catch_what.empty() || bp.test_condition)) {
         return "a catchpoint";
     }
     int sharing = 0;
@@ -171,11 +179,66 @@ std::string ineligible(session& s, const breakpoint& bp, std::uint64_t addr) {
     return sharing > 1 ? "another breakpoint at the same address" : "";
 }
 
-/// The condition's bytecode; a breakpoint without one has the condition `1`.
-dwarf::agent_compile_result compile_condition(const breakpoint& bp, const dwarf::debug_info& info,
-                                              const breakpoint_location& loc, std::uint64_t bias) {
+/// Where `mod`'s TLS block is from the thread pointer (agent_compile_options::tls_block):
+/// libthread_db's address of the block in each thread minus its fs_base, the same in every
+/// thread and just below the thread pointer for a module in the static TLS area (x86-64
+/// variant II). Before the loader has set up TLS (sites are planted at its first library
+/// event) the executable's own block is where the ABI puts it, right below the thread
+/// pointer (as frame_context::tls_address without libthread_db). nullopt when the module
+/// has no TLS, a library's block is not known yet, or it is elsewhere (the dynamic TLS of
+/// a module loaded by dlopen).
+std::optional<std::int64_t> static_tls_block(session& s, tracer::process& proc, const tracer::loaded_module& mod) {
+    constexpr std::int64_t static_tls_room = 1 << 20;
+    if (!mod.elf || !mod.elf->tls()) {
+        return std::nullopt;
+    }
+    auto* db = s.thread_db();
+    auto ready = [&] {
+        for (auto* t : proc.threads()) {
+            auto fs = t->regs().read("fs_base");
+            if (!fs || *fs == 0) {
+                return false;
+            }
+        }
+        return db != nullptr;
+    };
+    if (!ready()) {
+        auto seg = mod.elf->tls();
+        std::uint64_t align = std::max<std::uint64_t>(seg->align, 1);
+        if (!mod.is_executable || seg->vaddr % align != 0) {
+            return std::nullopt;
+        }
+        return -static_cast<std::int64_t>((seg->memsz + align - 1) / align * align);
+    }
+    std::optional<std::int64_t> block;
+    try {
+        for (auto* t : proc.threads()) {
+            auto fs = t->regs().read("fs_base").value_or(0);
+            auto d = static_cast<std::int64_t>(db->tls_address(t->tid(), mod, 0) - fs);
+            if (d >= 0 || d < -static_tls_room || (block && *block != d)) {
+                return std::nullopt;
+            }
+            block = d;
+        }
+    } catch (const std::exception& e) {
+        log::write(log::channel::cli, "fast breakpoints: TLS of {}: {}", mod.path.string(), e.what());
+        return std::nullopt;
+    }
+    return block;
+}
+
+/// The condition's bytecode; a breakpoint without one has the condition `1`. A `catch
+/// omp` condition names the event's fields (omp_event_agent_fields).
+dwarf::agent_compile_result compile_condition(session& s, tracer::process& proc, const breakpoint& bp,
+                                              const tracer::loaded_module& mod, const breakpoint_location& loc) {
     if (!bp.condition.empty()) {
-        return dwarf::compile_agent_condition(bp.condition, info, loc.file_address, bias);
+        dwarf::agent_compile_options options;
+        if (is_omp_catchpoint(bp)) {
+            options.fields = omp_event_agent_fields(s, mod, bp.catch_what);
+        }
+        options.tls_block = static_tls_block(s, proc, mod);
+        return dwarf::compile_agent_condition(bp.condition, *mod.elf->debug(), loc.file_address, mod.load_bias,
+                                              options);
     }
     dwarf::agent_compile_result r;
     r.code = {OMPDBG_OP_CONST, 1, 0, 0, 0, 0, 0, 0, 0, OMPDBG_OP_END};
@@ -183,7 +246,7 @@ dwarf::agent_compile_result compile_condition(const breakpoint& bp, const dwarf:
 }
 
 /// Compiles the condition and plants the pad; the reason when it cannot.
-std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& bp, const site_plan& plan,
+std::string make_fast(session& s, tracer::process& proc, agent_state& a, const breakpoint& bp, const site_plan& plan,
                       const breakpoint_location& loc) {
     const tracer::loaded_module* mod = nullptr;
     for (const auto& m : proc.modules()) {
@@ -195,7 +258,7 @@ std::string make_fast(tracer::process& proc, agent_state& a, const breakpoint& b
         return "no debug information at the site";
     }
     const auto& info = *mod->elf->debug();
-    auto code = compile_condition(bp, info, loc, mod->load_bias);
+    auto code = compile_condition(s, proc, bp, *mod, loc);
     if (!code.ok()) {
         return code.reason;
     }
@@ -467,7 +530,7 @@ void sync_fast_sites(session& s) {
                     set_record_enabled(*proc, a, it->second.index, false);
                     a.fast.erase(it);
                 }
-                why = make_fast(*proc, a, bp, *plan, loc);
+                why = make_fast(s, *proc, a, bp, *plan, loc);
                 if (why.empty()) {
                     wanted.insert(addr);
                 } else {
