@@ -68,8 +68,9 @@ bool counted_in_target(session& s, const breakpoint& bp);
 /// formats its lines, "\tprinted by the debugger: WHY" when it cannot; else "".
 std::string print_path_note(session& s, const breakpoint& bp);
 /// Prints the dprintf lines the agent finished, in order, and frees their room in its
-/// ring. The process may be running (`at_stop` false: a poll while waiting). Never throws.
-void drain_fast_output(session& s, bool at_stop = true);
+/// ring. The process may be running (`at_stop` false: a poll while waiting). Returns true
+/// when it read the ring, having forgotten the process's memory cache first. Never throws.
+bool drain_fast_output(session& s, bool at_stop = true);
 /// proc.wait_for_stop(), draining the agent's dprintf lines every few milliseconds while
 /// the process runs when a record prints.
 tracer::stop_reason wait_draining_output(session& s, tracer::process& proc);

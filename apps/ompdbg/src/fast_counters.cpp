@@ -66,14 +66,17 @@ void push_ignore_counts(session& s, agent_state& a) {
 // delegated ignore count is the breakpoint's again. The process may be running (a poll
 // while waiting): the counters only grow, so a later read adds the rest.
 void collect_fast_counters(session& s) {
-    drain_fast_output(s);   // the lines of the hits counted below first
+    // The lines of the hits counted below first; a drain has forgotten the memory cache.
+    bool fresh = drain_fast_output(s);
     auto* a = loaded_agent(s);
     if (a == nullptr || a->fast.empty()) {
         return;
     }
     auto* proc = s.process();
     try {
-        proc->forget_cached_memory();   // the agent's threads wrote since the last stop
+        if (!fresh) {
+            proc->forget_cached_memory();   // the agent's threads wrote since the last stop
+        }
         for (auto& [site, rec] : a->fast) {
             std::array<std::uint64_t, 4> head{};   // hits, stops, passed, ignore
             static_assert(offsetof(ompdbg_agent_site, passed) == 16 && offsetof(ompdbg_agent_site, ignore) == 24);

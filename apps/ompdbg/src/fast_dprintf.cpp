@@ -173,10 +173,10 @@ bool drain_once(session& s, agent_state& a, tracer::process& proc) {
 // be running: its threads only ever publish lines, never change published ones. At a stop
 // whose other threads still run, a line being written is waited for (briefly): the
 // stopped thread's own line, printed next by ompdbg, must come after it.
-void drain_fast_output(session& s, bool at_stop) {
+bool drain_fast_output(session& s, bool at_stop) {
     auto* a = loaded_agent(s);
     if (a == nullptr || a->ring == 0 || !a->printing) {
-        return;
+        return false;
     }
     auto* proc = s.process();
     try {
@@ -186,6 +186,7 @@ void drain_fast_output(session& s, bool at_stop) {
     } catch (const std::exception& e) {
         log::write(log::channel::cli, "fast breakpoints: draining the agent's lines: {}", e.what());
     }
+    return true;
 }
 
 tracer::stop_reason wait_draining_output(session& s, tracer::process& proc) {
