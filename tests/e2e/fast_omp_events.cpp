@@ -73,6 +73,26 @@ TEST_CASE("catch omp parallel-begin if level == 2 in the target stops at each in
     CHECK(has_line(r.out, "\tcatchpoint already hit " + truth["level2_regions"] + " times"));
 }
 
+TEST_CASE("catch omp parallel-end conditions on the ending team are evaluated in the target", "[e2e][fast][ompd]") {
+    if (!have_omp_examples()) {
+        return;
+    }
+    // One catchpoint: two at one address would both keep the int3.
+    auto r = events_run({"set breakpoint fast on", "catch omp parallel-end if team_size == 3 || level == 2",
+                         "commands", "continue", "end", "break omp_checkpoint", "run", "info breakpoints",
+                         "continue"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    auto truth = truth_of(r);
+    CHECK(count_lines(r.out, "(omp parallel-end), parallel region at level 1: team size 3") ==
+          std::stoi(truth["not_team2_regions"]));
+    CHECK(count_lines(r.out, "(omp parallel-end), parallel region at level 2") == std::stoi(truth["level2_regions"]));
+    CHECK(count_lines(r.out, "(omp parallel-end), ") ==
+          std::stoi(truth["not_team2_regions"]) + std::stoi(truth["level2_regions"]));
+    CHECK(has_line(r.out, "\tstop only if team_size == 3 || level == 2 (target evaluation)"));
+    CHECK(has_line(r.out, "\tcatchpoint already hit 4 times"));
+}
+
 TEST_CASE("silent counting catch omp catchpoints are counted in the target with exact counts", "[e2e][fast][ompd]") {
     if (!have_omp_examples()) {
         return;

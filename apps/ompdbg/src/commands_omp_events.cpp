@@ -450,11 +450,23 @@ std::vector<dwarf::agent_caller_field> omp_event_agent_fields(session& s, const 
     for (const char* name : {"team_size", "level", "active_level", "thread_num", "implicit", "final", "task_flags"}) {
         fields.push_back(dwarf::agent_caller_field{name, "", nullptr, 0, {}});
     }
-    if (catch_what != "omp parallel-begin" || !runtime.elf || runtime.elf->debug() == nullptr) {
+    // The team __kmp_fork_call forks, as region_being_forked reads it at a stop; the team
+    // __kmp_join_call ends, the thread's current region that OMPD shows at a stop.
+    struct event_call {
+        const char* catch_what;
+        const char* caller;
+        const char* event;
+    };
+    static constexpr event_call calls[] = {{"omp parallel-begin", "__kmp_fork_call", "ompd_bp_parallel_begin"},
+                                           {"omp parallel-end", "__kmp_join_call", "ompd_bp_parallel_end"}};
+    const event_call* call = nullptr;
+    for (const auto& c : calls) {
+        call = catch_what == c.catch_what ? &c : call;
+    }
+    if (call == nullptr || !runtime.elf || runtime.elf->debug() == nullptr) {
         return fields;
     }
-    // The team __kmp_fork_call forks, as region_being_forked reads it at a stop.
-    auto returns = calls_from(s, runtime, "__kmp_fork_call", "ompd_bp_parallel_begin");
+    auto returns = calls_from(s, runtime, call->caller, call->event);
     for (auto& f : fields) {
         if (f.name == "team_size" || f.name == "level") {
             f.expression = f.name == "team_size" ? "team->t.t_nproc" : "team->t.t_level";
