@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "command_table.hpp"
+#include "ompdbg/debugger/mpi/mpi_job_base.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/process_group.hpp"
@@ -25,22 +27,22 @@
 namespace ompdbg::app {
 
 class session;
-struct inferior;
+using debugger::inferior;
 class mpi2dd_job;   // commands_mpi2dd.hpp
 
 /// The starter of an MPI job (mpirun, kept traced: it forwards the ranks' output and
 /// would take a Ctrl-C meant for us), its MPIR interface and process table.
-class mpi_job {
+class mpi_job final : public debugger::mpi_job_base {
 public:
     mpi_job(std::unique_ptr<tracer::process> starter, tracer::mpir::interface iface,
             std::vector<tracer::mpir::proc_desc> table, bool launched);
-    ~mpi_job();
+    ~mpi_job() override;
     /// nullptr once the starter exited.
     tracer::process* starter() { return starter_.get(); }
     const tracer::mpir::interface& mpir() const { return mpir_; }
     const std::vector<tracer::mpir::proc_desc>& proctable() const { return table_; }
     /// Launched by us (`run -- mpirun`: the job dies with the session) or attached.
-    bool launched() const { return launched_; }
+    bool launched() const override { return launched_; }
     void drop_starter();
     /// Set when the job was acquired through MPI2DD (then mpir() and proctable() are empty):
     /// its directory processes and table events (commands_mpi2dd.hpp).

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "command_table.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpi2dd.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/process_group.hpp"
@@ -27,7 +28,7 @@ namespace ompdbg::app {
 
 class session;
 class mpi_job;
-struct inferior;
+using debugger::inferior;
 
 /// The MPI2DD side of an mpi_job (mpi_job::mpi2dd): the starter's interface, the traced
 /// directory processes, and what the tables said about each acquired rank.

@@ -582,9 +582,10 @@ void cmd_catch_omp(session& s, std::string_view args) {
     bp.spec = *symbol;
     bp.catch_what = "omp " + event;
     bp.condition = condition;
-    bp.describe_hit = [event](session& ss, pid_t tid) { return omp_describe_event(ss, tid, event); };
-    bp.test_condition = [event](session& ss, pid_t tid, const std::string& cond) {
-        return event_condition_holds(ss, tid, event, cond);
+    // The session owns its breakpoints, so it outlives the functions that name it.
+    bp.describe_hit = [&s, event](pid_t tid) { return omp_describe_event(s, tid, event); };
+    bp.test_condition = [&s, event](pid_t tid, const std::string& cond) {
+        return event_condition_holds(s, tid, event, cond);
     };
     std::string why;
     bp.locations = resolve_spec(s, bp.spec, why);

@@ -12,6 +12,8 @@
 
 #include <sys/types.h>
 
+#include "ompdbg/debugger/session/session_fwd.hpp"
+
 namespace ompdbg::tracer {
 class process;
 }
@@ -22,7 +24,7 @@ class debug_info;
 namespace ompdbg::app {
 
 class session;
-struct breakpoint;
+using debugger::breakpoint;
 
 /// One site record of the agent in use for a breakpoint location.
 struct fast_record {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "ompdbg/debugger/session/session_fwd.hpp"
+
 namespace ompdbg::tracer {
 class process;
 struct stop_reason;
@@ -24,7 +26,7 @@ struct stop_reason;
 namespace ompdbg::app {
 
 class session;
-struct breakpoint;
+using debugger::breakpoint;
 
 /// Whether fast breakpoints are on (the setting, else OMPDBG_FAST_BREAKPOINTS, else on).
 bool fast_breakpoints_on(session& s);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
 
 namespace ompdbg::tracer {
@@ -20,7 +21,7 @@ class remote_connection;
 namespace ompdbg::app {
 
 class session;
-struct inferior;
+using debugger::inferior;
 
 /// ssh's own way of running a command on a host without a terminal or a password prompt.
 inline constexpr const char* default_remote_shell = "ssh -T -o BatchMode=yes";

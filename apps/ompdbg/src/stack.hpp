@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ompdbg/debugger/stack/stack_frame.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/tracer/target.hpp"
 #include "ompdbg/tracer/unwinder.hpp"
@@ -16,26 +17,8 @@ namespace ompdbg::app {
 
 class session;
 
-struct stack_frame {
-    pid_t tid = 0;                          ///< the thread whose stack this frame is part of
-    int level = 0;                          ///< gdb's frame number
-    std::size_t physical_index = 0;         ///< index into the unwinder's frames
-    tracer::frame physical;                 ///< registers/cfa of the physical frame
-    const tracer::loaded_module* module = nullptr;
-    std::optional<dwarf::function> function;   ///< the (possibly inlined) function
-    bool is_inlined = false;                ///< this virtual frame is an inlined copy
-    /// gdb's dummy frame of a function called from the debugger and stopped in
-    /// (`<function called from gdb>`): its callers are those of the thread before the call.
-    bool is_dummy = false;
-    /// Position in its physical frame's chain: 0 innermost; callers of inlined copies > 0
-    /// (gdb prints no pc for them: they are "at" the call site).
-    std::size_t inline_depth = 0;
-    std::optional<dwarf::line_entry> line;  ///< for inlined callers: the call site
-    std::string symbol_name;                ///< minimal-symbol name when no DWARF ("__libc_start_call_main")
-    std::uint64_t symbol_offset = 0;
-    /// The pc shown for this frame (the same for all inline frames of one physical frame).
-    std::uint64_t pc() const { return physical.pc.addr(); }
-};
+/// The frame type is the model's (libdebugger); the app names it as before.
+using debugger::stack_frame;
 
 /// Builds the user-visible stack of thread `tid` (cached by the session until resume).
 /// Like gdb (`backtrace past-main` off) it ends at main. Never throws for a corrupt stack:

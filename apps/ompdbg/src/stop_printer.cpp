@@ -292,7 +292,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         if (!bp->condition.empty()) {
             try {
                 if (bp->test_condition) {
-                    if (!bp->test_condition(s, tid, bp->condition)) {
+                    if (!bp->test_condition(tid, bp->condition)) {
                         continue;
                     }
                 } else {
@@ -363,7 +363,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
         std::string text = fmt::format("\n{}{} {}, ", who, kind, number);
         if (first.describe_hit) {
             text = fmt::format("\n{}Catchpoint {} ({}), {}", who, first.number, first.catch_what,
-                               first.describe_hit(s, tid));
+                               first.describe_hit(tid));
         } else if (!frames.empty()) {
             text += format_frame_line(s, frames.front(), false);
             std::string src = source_line_for(s, frames.front());

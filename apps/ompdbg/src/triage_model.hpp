@@ -21,11 +21,12 @@
 #include "commands_omp_state.hpp"
 #include "triage.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
 
 namespace ompdbg::app {
 
 class session;
-struct inferior;
+using debugger::inferior;
 
 namespace triage_impl {
 

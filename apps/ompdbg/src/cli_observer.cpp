@@ -1,0 +1,20 @@
+#include "cli_observer.hpp"
+
+#include <fmt/format.h>
+
+namespace ompdbg::app {
+
+void cli_observer::symbols_read(const std::filesystem::path& program, bool has_debug_info) {
+    if (!batch_) {
+        out_.line(fmt::format("Reading symbols from {}...", program.string()));
+    }
+    if (!has_debug_info) {
+        out_.line(fmt::format("(No debugging symbols found in {})", program.string()));
+    }
+}
+
+void cli_observer::warning(std::string_view text) {
+    out_.line(fmt::format("warning: {}", text));
+}
+
+}  // namespace ompdbg::app

@@ -1,0 +1,26 @@
+#pragma once
+/// The command line's observer of the model: renders the model's events as gdb does.
+
+#include <filesystem>
+#include <string_view>
+
+#include "output.hpp"
+#include "ompdbg/debugger/session/session_observer.hpp"
+
+namespace ompdbg::app {
+
+/// Prints the model's events on the session's output, in gdb's words.
+class cli_observer final : public debugger::session_observer {
+public:
+    /// `batch`: gdb's -batch leaves out "Reading symbols from ...".
+    cli_observer(output& out, bool batch) : out_(out), batch_(batch) {}
+
+    void symbols_read(const std::filesystem::path& program, bool has_debug_info) override;
+    void warning(std::string_view text) override;
+
+private:
+    output& out_;
+    bool batch_;
+};
+
+}  // namespace ompdbg::app

@@ -1,0 +1,18 @@
+#pragma once
+/// What the model's session needs of the MPI job it holds.
+
+namespace ompdbg::debugger {
+
+/// An MPI job the session holds: the starter process and the ranks' table. Its full type
+/// (starter, MPIR interface, proctable, MPI2DD directories) is still the CLI's `mpi_job`
+/// (apps/ompdbg/src/commands_mpi.hpp), which derives from this until the MPI model moves
+/// into libdebugger (docs/architecture.md); the session owns it through this base.
+class mpi_job_base {
+public:
+    virtual ~mpi_job_base() = default;
+    /// Launched by us (`run -- mpirun`: the job dies with the session) or attached (the
+    /// ranks are detached and go on).
+    virtual bool launched() const = 0;
+};
+
+}  // namespace ompdbg::debugger

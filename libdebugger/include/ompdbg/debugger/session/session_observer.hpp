@@ -1,0 +1,26 @@
+#pragma once
+/// How the model tells its front end what happens: the model calls, the front end renders
+/// (text, JSON, DAP events). The model never waits for an answer and never prints.
+
+#include <filesystem>
+#include <string_view>
+
+namespace ompdbg::debugger {
+
+/// Implemented by each front end (the CLI's in apps/ompdbg/src/cli_observer.hpp). Every
+/// call returns at once; what the front end does with it (print, queue an event, drop it)
+/// is its own business. The default of each is to drop the event.
+class session_observer {
+public:
+    virtual ~session_observer() = default;
+    /// The program's symbols were read (`file`, `run PROG`): gdb prints "Reading symbols
+    /// from PROG..." and, without DWARF, "(No debugging symbols found in PROG)".
+    virtual void symbols_read(const std::filesystem::path& program, bool has_debug_info) {
+        (void)program;
+        (void)has_debug_info;
+    }
+    /// Something the user should know that is not an error (the operation went on).
+    virtual void warning(std::string_view text) { (void)text; }
+};
+
+}  // namespace ompdbg::debugger

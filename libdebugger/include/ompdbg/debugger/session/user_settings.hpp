@@ -1,0 +1,32 @@
+#pragma once
+/// The user's settings that change what the debugger does (gdb's `set ...`).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ompdbg/dwarf/value.hpp"
+
+namespace ompdbg::debugger {
+
+/// gdb's user settings that change what ompdbg does (`set confirm`, `set listsize`,
+/// `set print elements|repeats|pretty`), and the ones gdb scripts set that ompdbg honours by
+/// construction (it neither pages nor wraps: `set pagination`, `set width`, `set height`).
+struct user_settings {
+    bool confirm = true;
+    int listsize = 10;
+    dwarf::format_options print;   ///< letter stays natural; print/FMT overrides it per command
+    bool pagination = true;
+    std::optional<unsigned> width, height;   ///< nullopt: unlimited
+    std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
+    std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
+    std::optional<bool> breakpoint_fast;      ///< `set breakpoint fast on|off` (nullopt: OMPDBG_FAST_BREAKPOINTS, on)
+    bool may_call_functions = true;   ///< `set may-call-functions`
+    bool unwind_on_signal = false;    ///< `set unwindonsignal`: restore a signalled call's caller
+    std::string remote_shell;                 ///< `set remote-shell` (empty: OMPDBG_RSH or ssh; remote_ranks.hpp)
+    std::vector<std::string> local_hosts;     ///< `set mpi-local-hosts`: more names of this machine
+    std::string remote_exec_file;             ///< `set remote exec-file`: what `run` over extended-remote
+                                              ///< starts on the agent's host (empty: the program's path)
+};
+
+}  // namespace ompdbg::debugger
