@@ -11,7 +11,7 @@
 #include "commands_data.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/expr.hpp"

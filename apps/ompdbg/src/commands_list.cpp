@@ -15,7 +15,7 @@
 #include "frame_context.hpp"
 #include "session.hpp"
 #include "stack.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"

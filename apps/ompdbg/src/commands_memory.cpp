@@ -16,7 +16,7 @@
 #include "ompdbg/debugger/symbols/disassembler.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"

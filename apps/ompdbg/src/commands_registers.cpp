@@ -10,7 +10,7 @@
 #include "commands_data.hpp"
 #include "frame_context.hpp"
 #include "session.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/registers.hpp"
 

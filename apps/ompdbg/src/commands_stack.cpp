@@ -14,7 +14,7 @@
 #include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/stack/prologue_saves.hpp"
-#include "signal_frame.hpp"
+#include "ompdbg/debugger/stack/signal_frame.hpp"
 #include "stack.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "session.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/scope_members.hpp"

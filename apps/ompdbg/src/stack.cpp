@@ -13,7 +13,7 @@
 #include "infcall/abandoned_calls.hpp"
 #include "inline_frames.hpp"
 #include "session.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/expr.hpp"

@@ -1,10 +1,10 @@
 // Where the kernel saved the interrupted registers of a signal frame (x86-64 Linux).
-#include "signal_frame.hpp"
+#include "ompdbg/debugger/stack/signal_frame.hpp"
 
 #include <array>
 #include <cstring>
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -53,4 +53,4 @@ std::uint64_t frame_address(tracer::target& tgt, const stack_frame& f) {
     return sp;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,4 +1,4 @@
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 
 #include <cxxabi.h>
 #include <dwarf.h>
@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/type.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -236,4 +236,4 @@ std::string value_symbol_label(session& s, std::uint64_t addr) {
     return sym->offset == 0 ? name : fmt::format("{}+{}", name, sym->offset);
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -10,7 +10,7 @@
 #include "dap/dap_protocol.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/symbols/disassembler.hpp"
-#include "symbolizer.hpp"
+#include "ompdbg/debugger/symbols/symbolizer.hpp"
 
 namespace ompdbg::app::dap {
 

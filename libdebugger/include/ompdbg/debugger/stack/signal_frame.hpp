@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "stack.hpp"
+#include "ompdbg/debugger/stack/stack_frame.hpp"
 #include "ompdbg/tracer/target.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 /// The saved registers of signal frame `f` in gdb's order (rax, rbx, ... r15, rip) with
 /// their addresses in the sigcontext; the stack pointer's slot is `sp_slot`.
@@ -27,4 +27,4 @@ sigcontext_slots signal_frame_slots(const stack_frame& f);
 /// the CFA when that cannot be read).
 std::uint64_t frame_address(tracer::target& tgt, const stack_frame& f);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

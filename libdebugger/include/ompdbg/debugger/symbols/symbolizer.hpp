@@ -11,7 +11,7 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/tracer/target.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
 
@@ -61,4 +61,4 @@ std::string demangle(const std::string& name);
 /// dropped ("int twice<int>(int)" → "twice<int>(int)").
 std::string drop_return_type(const std::string& demangled);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
