@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -260,6 +261,10 @@ fs::path remote_files::local_copy(rsp::client& agent, pid_t pid, const fs::path&
             if (id && id->size() > 2 && dir && local_build_id(build_id_cache_path(*dir, *id)) == id) {
                 copy = build_id_cache_path(*dir, *id);
                 log::write(log::channel::ptrace, "{}: build-id {} is in the cache", key, *id);
+                // Used now: the last to go when the cache is past its bound. The access time
+                // only: the modification time stays the file's arrival.
+                const struct timespec times[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
+                ::utimensat(AT_FDCWD, copy.c_str(), times, 0);
             } else {
                 copy = fetch(agent, fd.get(), host_path, id);
             }
@@ -335,6 +340,7 @@ fs::path remote_files::fetch(rsp::client& agent, int fd, const fs::path& host_pa
             error::send(fmt::format("Cannot rename {} to {}: {}", out.path(), final_path->string(), std::strerror(errno)));
         }
         out.keep();
+        prune_build_id_cache(final_path->parent_path().parent_path(), build_id_cache_limit(), *final_path);
         return *final_path;
     }
     out.keep();

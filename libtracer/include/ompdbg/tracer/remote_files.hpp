@@ -5,17 +5,20 @@
 /// mount namespace, vFile:setfs) once, into a cache keyed by its build-id —
 /// $XDG_CACHE_HOME/ompdbg/build-id/XX/REST, else ~/.cache/ompdbg/build-id/XX/REST, the
 /// layout of gdb's `.build-id` directories for whole objects — where later sessions find
-/// it without a transfer. A file without a build-id cannot be cached under a key it proves:
+/// it without a transfer. The cache is bounded (OMPDBG_BUILD_ID_CACHE_LIMIT, default 2 GiB):
+/// past the bound, the files used least recently go. A file without a build-id cannot be cached under a key it proves:
 /// it is fetched once per connection into a temporary file removed with the connection.
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ompdbg::tracer {
 
@@ -28,6 +31,21 @@ class client;
 std::optional<std::filesystem::path> build_id_cache_dir();
 /// Where the file of `build_id` (lowercase hex, at least 2 digits) lies in `dir`: XX/REST.
 std::filesystem::path build_id_cache_path(const std::filesystem::path& dir, std::string_view build_id);
+
+/// The cache's size bound when OMPDBG_BUILD_ID_CACHE_LIMIT does not set one: 2 GiB.
+inline constexpr std::uint64_t default_build_id_cache_limit = 2ULL << 30;
+/// A size as OMPDBG_BUILD_ID_CACHE_LIMIT gives it: bytes, or a number with K, M or G
+/// (powers of 1024); "0" or "unlimited": no bound (0). nullopt when it is not a size.
+std::optional<std::uint64_t> parse_cache_limit(std::string_view text);
+/// The bound in bytes (OMPDBG_BUILD_ID_CACHE_LIMIT, else the default); 0: none.
+std::uint64_t build_id_cache_limit();
+/// Removes the least recently used files of the cache in `dir` (by access time, which a
+/// use sets; never earlier than the file's arrival) until their sizes add up to `limit` bytes or less, never `keep`
+/// (the file just added) nor a transfer in progress; empty XX directories go with their
+/// last file. `limit` 0: nothing. Returns the removed files. Never throws: a file that
+/// cannot be removed is left.
+std::vector<std::filesystem::path> prune_build_id_cache(const std::filesystem::path& dir, std::uint64_t limit,
+                                                        const std::filesystem::path& keep = {});
 
 /// The text of a small file of the agent's host (/proc/sys/..., /proc/PID/status), at most
 /// `limit` bytes, read through vFile: in the mount namespace of `pid` (0: the agent's own).
