@@ -155,6 +155,8 @@ struct elf_file::impl {
     std::vector<section_info> sections;
     std::optional<tls_segment> tls;
     std::pair<std::uint64_t, std::uint64_t> load_range{0, 0};
+    std::vector<load_segment> segments;
+    bool text_relocations = false;
 
     // Symbols, read on first use.
     mutable std::once_flag symbols_once;
@@ -278,6 +280,28 @@ std::unique_ptr<elf_file> elf_file::open(const fs::path& path) {
     return f;
 }
 
+namespace {
+
+// Whether the dynamic section `scn` asks the loader to relocate read-only segments.
+bool has_textrel(Elf_Scn* scn, const GElf_Shdr& shdr) {
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr || shdr.sh_entsize == 0) {
+        return false;
+    }
+    for (std::size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; ++i) {
+        GElf_Dyn dyn;
+        if (gelf_getdyn(data, static_cast<int>(i), &dyn) == nullptr || dyn.d_tag == DT_NULL) {
+            break;
+        }
+        if (dyn.d_tag == DT_TEXTREL || (dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_TEXTREL))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 void elf_file::impl::read_headers(const fs::path& p) {
     impl& d = *this;
     d.path = p;
@@ -297,6 +321,7 @@ void elf_file::impl::read_headers(const fs::path& p) {
                 continue;
             }
             if (ph.p_type == PT_LOAD) {
+                d.segments.push_back(load_segment{ph.p_vaddr, ph.p_filesz, ph.p_memsz, (ph.p_flags & PF_W) != 0});
                 std::uint64_t lo = ph.p_vaddr, hi = ph.p_vaddr + ph.p_memsz;
                 if (first) {
                     d.load_range = {lo, hi};
@@ -321,6 +346,9 @@ void elf_file::impl::read_headers(const fs::path& p) {
             const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
             d.sections.push_back(section_info{name ? name : "", shdr.sh_addr, shdr.sh_offset,
                                               shdr.sh_size});
+            if (shdr.sh_type == SHT_DYNAMIC && d.main.section_in_bounds(shdr)) {
+                d.text_relocations = d.text_relocations || has_textrel(scn, shdr);
+            }
         }
     }
     log::write(log::channel::dwarf, "opened {} ({} sections)", path.string(), d.sections.size());
@@ -350,6 +378,16 @@ std::optional<tls_segment> elf_file::tls() const {
 std::pair<std::uint64_t, std::uint64_t> elf_file::load_range() const {
     OMPDBG_FORWARD(load_range());
     return impl_->load_range;
+}
+
+const std::vector<load_segment>& elf_file::load_segments() const {
+    OMPDBG_FORWARD(load_segments());
+    return impl_->segments;
+}
+
+bool elf_file::has_text_relocations() const {
+    OMPDBG_FORWARD(has_text_relocations());
+    return impl_->text_relocations;
 }
 
 std::optional<section_info> elf_file::section(std::string_view name) const {

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "internal/readonly_segments.hpp"
 #include "internal/remote_registers.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
@@ -26,7 +27,12 @@ namespace {
 
 constexpr std::uint64_t page_size = 4096;
 
+std::atomic<bool> trust_readonly{true};
+
 }  // namespace
+
+void remote_process::set_trust_readonly_sections(bool on) { trust_readonly = on; }
+bool remote_process::trusts_readonly_sections() { return trust_readonly; }
 
 /// One thread of a remote process; registers read with `g` once per stop.
 class remote_thread final : public thread {
@@ -61,7 +67,8 @@ private:
 };
 
 remote_process::remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves)
-    : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)) {
+    : conn_(std::move(conn)), pid_(pid), elves_(std::move(elves)),
+      readonly_(std::make_unique<internal::readonly_segments>()) {
     conn_->add_member(pid_);
 }
 
@@ -183,6 +190,7 @@ void remote_process::forget_after_resume() {
     ++resumes_;
     pages_.clear();
     modules_.reset();
+    readonly_->clear();
     threads_known_ = false;
     for (auto& t : threads_) {
         t->forget();
@@ -196,6 +204,10 @@ std::size_t remote_process::try_read_memory(virt_addr addr, std::span<std::byte>
     std::size_t done = 0;
     while (done < out.size()) {
         std::uint64_t a = addr.addr() + done;
+        if (std::size_t n = trust_readonly ? readonly_->read(a, out.subspan(done)) : 0) {
+            done += n;
+            continue;
+        }
         std::uint64_t page = a & ~(page_size - 1);
         auto it = pages_.find(page);
         if (it == pages_.end()) {
@@ -221,157 +233,11 @@ void remote_process::read_memory(virt_addr addr, std::span<std::byte> out) {
 
 void remote_process::write_memory(virt_addr addr, std::span<const std::byte> data) {
     require_alive();
+    readonly_->note_write(addr.addr(), data.size());
     rsp().write_memory(pid_, addr.addr(), data);
     for (std::uint64_t p = addr.addr() & ~(page_size - 1); p < addr.addr() + data.size(); p += page_size) {
         pages_.erase(p);
     }
-}
-
-std::uint64_t remote_process::auxv_entry(std::uint64_t type) {
-    if (!auxv_ && rsp().supported().xfer_auxv) {
-        auxv_ = rsp().auxv(pid_);
-    }
-    if (!auxv_) {
-        return 0;
-    }
-    for (std::size_t i = 0; i + 16 <= auxv_->size(); i += 16) {
-        std::uint64_t k, v;
-        std::memcpy(&k, auxv_->data() + i, 8);
-        std::memcpy(&v, auxv_->data() + i + 8, 8);
-        if (k == type) {
-            return v;
-        }
-    }
-    return 0;
-}
-
-bool remote_process::same_build_id(const loaded_module& m) {
-    auto note = m.elf->section(".note.gnu.build-id");
-    if (!note || note->size == 0 || note->size > 1024) {
-        return true;   // nothing to compare: trust the path
-    }
-    auto local = m.elf->read_bytes(note->addr, note->size);
-    std::vector<std::byte> mapped(note->size);
-    if (try_read_memory(m.to_runtime(note->addr), mapped) != mapped.size()) {
-        return true;
-    }
-    return local == mapped;
-}
-
-const std::vector<loaded_module>& remote_process::modules() {
-    if (modules_) {
-        return *modules_;
-    }
-    std::vector<loaded_module> mods;
-    if (!alive_) {
-        return *(modules_ = std::move(mods));
-    }
-    auto open_elf = [&](const std::filesystem::path& path) -> std::shared_ptr<dwarf::elf_file> {
-        try {
-            return elves_ ? elves_(path) : std::shared_ptr<dwarf::elf_file>(dwarf::elf_file::open(path));
-        } catch (const std::exception& e) {
-            log::write(log::channel::ptrace, "{}: not readable here: {}", path.string(), e.what());
-            return nullptr;
-        }
-    };
-    // `elf` as m's file when it is the build the host maps (its address range, and the
-    // executable's bias from AT_ENTRY, set either way); false, m without a file, otherwise.
-    auto use = [&](loaded_module& m, std::shared_ptr<dwarf::elf_file> elf) {
-        m.elf = std::move(elf);
-        if (!m.elf) {
-            return false;
-        }
-        if (m.is_executable) {
-            std::uint64_t entry = auxv_entry(AT_ENTRY);
-            m.load_bias = entry ? entry - m.elf->entry() : 0;
-        }
-        auto [lo, hi] = m.elf->load_range();
-        m.start = (lo + m.load_bias) & ~(page_size - 1);
-        m.end = (hi + m.load_bias + page_size - 1) & ~(page_size - 1);
-        if (!same_build_id(m)) {
-            m.elf.reset();   // another file under the same path: reading it would lie
-            return false;
-        }
-        return true;
-    };
-    // The file at the host's path here when it is the host's build, else the host's own file
-    // fetched through the agent (vFile:, cached by build-id: remote_files.hpp). m.path stays
-    // the host's path.
-    auto find_file = [&](loaded_module& m) {
-        auto here = open_elf(m.path);
-        const bool exists_here = here != nullptr;
-        if (use(m, std::move(here))) {
-            return;
-        }
-        log::write(log::channel::ptrace, "{}: {} here: reading the host's", m.path.string(),
-                   exists_here ? "another build" : "no such file");
-        // Twice at most: a copy kept from before that the process does not map (the host's
-        // file changed since) is fetched again.
-        for (int attempt = 0; attempt < 2; ++attempt) {
-            std::filesystem::path copy;
-            try {
-                copy = conn_->files().local_copy(rsp(), pid_, m.path);
-            } catch (const error& e) {
-                log::write(log::channel::ptrace, "{}: not readable through the agent: {}", m.path.string(), e.what());
-                return;
-            }
-            if (use(m, open_elf(copy))) {
-                return;
-            }
-            conn_->files().forget(m.path);
-        }
-    };
-    std::uint64_t main_lm = 0;
-    std::vector<rsp::library_entry> libs;
-    if (rsp().supported().xfer_libraries_svr4) {
-        libs = rsp().libraries(pid_, &main_lm);
-    }
-    if (!exe_.empty()) {
-        loaded_module m;
-        m.path = exe_;
-        m.is_executable = true;
-        m.link_map_addr = main_lm;
-        find_file(m);
-        mods.push_back(std::move(m));
-    }
-    for (auto& l : libs) {
-        if (l.lm == main_lm || l.name.empty() || l.name[0] != '/') {
-            continue;   // the executable, the vdso ("linux-vdso.so.1")
-        }
-        loaded_module m;
-        m.path = l.name;
-        m.load_bias = l.l_addr;
-        m.l_ld = l.l_ld;
-        m.link_map_addr = l.lm;
-        find_file(m);
-        mods.push_back(std::move(m));
-    }
-    return *(modules_ = std::move(mods));
-}
-
-std::optional<std::pair<std::uint64_t, std::uint64_t>> remote_process::vdso_range() {
-    std::uint64_t base = alive_ ? auxv_entry(AT_SYSINFO_EHDR) : 0;
-    if (base == 0) {
-        return std::nullopt;
-    }
-    // The vdso's extent from its own program headers in memory (no /proc/PID/maps here).
-    Elf64_Ehdr eh;
-    if (try_read_memory(virt_addr(base), std::as_writable_bytes(std::span(&eh, 1))) != sizeof eh ||
-        std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_phnum > 64) {
-        return std::nullopt;
-    }
-    std::uint64_t end = 0;
-    for (unsigned i = 0; i < eh.e_phnum; ++i) {
-        Elf64_Phdr ph;
-        if (try_read_memory(virt_addr(base + eh.e_phoff + i * sizeof ph), std::as_writable_bytes(std::span(&ph, 1))) !=
-            sizeof ph) {
-            return std::nullopt;
-        }
-        if (ph.p_type == PT_LOAD) {
-            end = std::max<std::uint64_t>(end, ph.p_vaddr + ph.p_memsz);
-        }
-    }
-    return std::pair(base, base + ((end + page_size - 1) & ~(page_size - 1)));
 }
 
 stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {

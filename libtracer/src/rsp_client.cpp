@@ -443,6 +443,30 @@ std::size_t client::read_memory(pid_t pid, std::uint64_t addr, std::span<std::by
     return done;
 }
 
+std::vector<std::vector<std::byte>> client::read_memory_ranges(
+    pid_t pid, const std::vector<std::pair<std::uint64_t, std::size_t>>& ranges) {
+    select_process(pid);
+    std::size_t chunk = std::max<std::size_t>(16, (features_.packet_size - 32) / 2);
+    std::vector<std::string> requests;
+    for (auto [addr, size] : ranges) {
+        requests.push_back(fmt::format("m{:x},{:x}", addr, std::min(size, chunk)));
+    }
+    auto replies = io_->exchange_all(requests);
+    std::vector<std::vector<std::byte>> out(ranges.size());
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        if (replies[i].empty() || is_error(replies[i])) {
+            continue;
+        }
+        auto bytes = from_hex(replies[i]);
+        if (bytes.size() > ranges[i].second) {
+            error::send("Remote agent sent more memory than asked for.");
+        }
+        out[i].resize(bytes.size());
+        std::memcpy(out[i].data(), bytes.data(), bytes.size());
+    }
+    return out;
+}
+
 void client::write_memory(pid_t pid, std::uint64_t addr, std::span<const std::byte> data) {
     select_process(pid);
     std::size_t chunk = std::max<std::size_t>(16, (features_.packet_size - 64) / 2);

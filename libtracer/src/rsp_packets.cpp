@@ -303,4 +303,23 @@ std::string packet_io::exchange(std::string_view payload) {
     return receive();
 }
 
+std::vector<std::string> packet_io::exchange_all(const std::vector<std::string>& payloads) {
+    // A window small enough that neither side's pipe fills while the other is not reading
+    // (64 short requests, and 64 replies of a small read).
+    constexpr std::size_t window = 64;
+    std::vector<std::string> replies;
+    replies.reserve(payloads.size());
+    for (std::size_t i = 0; i < payloads.size();) {
+        std::size_t n = no_ack_ ? std::min(window, payloads.size() - i) : 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            send(payloads[i + k]);
+        }
+        for (std::size_t k = 0; k < n; ++k) {
+            replies.push_back(receive());
+        }
+        i += n;
+    }
+    return replies;
+}
+
 }  // namespace ompdbg::tracer::rsp

@@ -16,6 +16,7 @@
 #include "command_args.hpp"
 #include "command_prefix.hpp"
 #include "omp_stack_view.hpp"
+#include "ompdbg/tracer/remote_process.hpp"
 #include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -136,6 +137,15 @@ const setting top_settings[] = {
      },
      [](session& s) {
          return "The remote shell that starts a gdbserver agent on another host is \"" + remote_shell(s) + "\".";
+     }},
+    // gdb's setting, on by default here: processes of other hosts read code, read-only data
+    // and unwind tables from the local file of the same build-id (a page through the agent is
+    // an 8 kB packet; a backtrace of an MPI rank reads about a hundred).
+    {"trust-readonly-sections", "Set mode for reading from readonly sections.",
+     [](session&, std::string_view a) { tracer::remote_process::set_trust_readonly_sections(parse_on_off(a)); },
+     [](session&) {
+         return "Mode for reading from readonly sections is " + on_off(tracer::remote_process::trusts_readonly_sections()) +
+                ".";
      }},
     {"mpi-local-hosts", "Set more names of this host (comma-separated): ranks on them are traced here.",
      [](session& s, std::string_view a) {

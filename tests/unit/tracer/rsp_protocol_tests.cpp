@@ -27,6 +27,7 @@ struct scripted_transport final : transport {
     std::string written;
     std::string pending;
     bool closed = false;
+    std::optional<std::string> written_at_first_read;   ///< what had been written when we first read
 
     void write(std::string_view bytes) override {
         written += bytes;
@@ -46,6 +47,9 @@ struct scripted_transport final : transport {
         }
     }
     std::optional<std::string> read(int) override {
+        if (!written_at_first_read) {
+            written_at_first_read = written;
+        }
         if (!pending.empty()) {
             std::string out;
             out.swap(pending);
@@ -116,6 +120,34 @@ TEST_CASE("rsp acknowledges good packets, asks again after a bad checksum, and g
     io.set_no_ack(true);
     t->replies.push_back("$OK#00");
     CHECK(error_of([&] { io.exchange("qC"); }).find("bad checksum") != std::string::npos);
+}
+
+TEST_CASE("rsp pipelines requests without acknowledgements: all are sent before the first reply is read and the "
+          "replies come back in order with a notification among them kept",
+          "[tracer]") {
+    scripted_transport* t;
+    auto io = make_io(t);
+    io.set_no_ack(true);
+    t->replies.push_back("$01#61");
+    t->replies.push_back("%Stop:T05thread:p2.2;#88$02#62");
+    t->replies.push_back("$E01#a6");
+    std::vector<std::string> requests{"m10,1", "m20,1", "m30,1"};
+    auto replies = io.exchange_all(requests);
+    CHECK(replies == std::vector<std::string>{"01", "02", "E01"});
+    REQUIRE(t->written_at_first_read);
+    CHECK(*t->written_at_first_read == frame("m10,1") + frame("m20,1") + frame("m30,1"));
+    auto note = io.try_notification(0);
+    REQUIRE(note);
+    CHECK(note->find("T05thread:p2.2;") != std::string::npos);
+
+    // With acknowledgements on, one request at a time.
+    scripted_transport* u;
+    auto acked = make_io(u);
+    u->replies.push_back("+$01#61");
+    u->replies.push_back("+$02#62");
+    CHECK(acked.exchange_all({"m10,1", "m20,1"}) == std::vector<std::string>{"01", "02"});
+    REQUIRE(u->written_at_first_read);
+    CHECK(*u->written_at_first_read == frame("m10,1"));
 }
 
 TEST_CASE("rsp ends a truncated or missing reply with one line after its timeout", "[tracer]") {

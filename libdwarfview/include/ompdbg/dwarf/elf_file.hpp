@@ -42,6 +42,13 @@ struct tls_segment {
     std::uint64_t vaddr, filesz, memsz, align;
 };
 
+/// One PT_LOAD segment: file addresses [vaddr, vaddr + memsz), of which the first filesz
+/// bytes come from the file.
+struct load_segment {
+    std::uint64_t vaddr = 0, filesz = 0, memsz = 0;
+    bool is_writable = false;   ///< PF_W
+};
+
 class elf_file {
 public:
     /// Opens and validates `path`. Throws ompdbg::error:
@@ -84,6 +91,11 @@ public:
     std::vector<std::byte> read_bytes(std::uint64_t addr, std::size_t size) const;
     /// Lowest and highest+1 file address of the PT_LOAD segments.
     std::pair<std::uint64_t, std::uint64_t> load_range() const;
+    /// The PT_LOAD segments, in file order.
+    const std::vector<load_segment>& load_segments() const;
+    /// Whether the dynamic linker writes into read-only segments when it loads the file
+    /// (DT_TEXTREL, DF_TEXTREL): then they differ in memory from the file.
+    bool has_text_relocations() const;
 
     /// True when DWARF is available here or in a separate debug file.
     bool has_debug_info() const;

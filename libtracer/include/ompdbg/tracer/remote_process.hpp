@@ -20,6 +20,9 @@
 namespace ompdbg::tracer {
 
 class remote_files;
+namespace internal {
+class readonly_segments;
+}
 
 /// One agent and the protocol spoken with it, shared by every process it serves. The
 /// agent runs non-stop (QNonStop:1): each process runs and stops on its own, so some
@@ -148,6 +151,12 @@ public:
     /// gdb's `disconnect`: forgets the process without detaching or killing it (the agent
     /// decides what becomes of it when the connection closes).
     void disconnect();
+    /// gdb's `set trust-readonly-sections` for every remote process (default on, unlike
+    /// gdb): the read-only segments of a module whose file here has the build-id the
+    /// process maps are read from that file, not through the agent; pages the debugger
+    /// wrote are always read from the process.
+    static void set_trust_readonly_sections(bool on);
+    static bool trusts_readonly_sections();
 
     // target
     pid_t pid() const override { return pid_; }
@@ -211,8 +220,9 @@ private:
     void resume_now();
     std::uint64_t auxv_entry(std::uint64_t type);
     /// Whether `m`'s local file is the one mapped on the host: the bytes of its build-id
-    /// note in the target's memory equal the file's.
-    bool same_build_id(const loaded_module& m);
+    /// note in the target's memory equal the file's (also when there is nothing to compare:
+    /// `compared` says whether there was).
+    bool same_build_id(const loaded_module& m, bool& compared);
     rsp::client& rsp() { return conn_->client(); }
     void require_alive() const;
 
@@ -227,6 +237,10 @@ private:
     std::optional<std::vector<loaded_module>> modules_;
     std::optional<std::string> auxv_;
     std::map<std::uint64_t, std::vector<std::byte>> pages_;   ///< page cache, dropped on resume
+    /// Read-only segments served from files (set_trust_readonly_sections).
+    std::unique_ptr<internal::readonly_segments> readonly_;
+    /// The build-id notes modules() read in one batch, by run-time address (empty outside it).
+    std::map<std::uint64_t, std::vector<std::byte>> notes_;
     std::uint64_t resumes_ = 0;   ///< resume_count(): forget_after_resume() calls
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites_;
     breakpoint_site::id_type next_site_id_ = 1;

@@ -129,6 +129,10 @@ public:
     /// Reads up to out.size() bytes at `addr` in large packets (x or m); returns how many
     /// were readable from the start.
     std::size_t read_memory(pid_t pid, std::uint64_t addr, std::span<std::byte> out);
+    /// Small reads of many places at once (each at most one packet), pipelined: the bytes
+    /// of each range that were readable from its start, in order.
+    std::vector<std::vector<std::byte>> read_memory_ranges(pid_t pid,
+                                                           const std::vector<std::pair<std::uint64_t, std::size_t>>& ranges);
     /// M; throws "Cannot access memory at address 0x..".
     void write_memory(pid_t pid, std::uint64_t addr, std::span<const std::byte> data);
 

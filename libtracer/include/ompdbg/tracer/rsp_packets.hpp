@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ompdbg/tracer/rsp_transport.hpp"
 
@@ -51,6 +52,10 @@ public:
     std::optional<std::string> try_notification(int timeout_ms);
     /// send then receive.
     std::string exchange(std::string_view payload);
+    /// The replies to `payloads`, in order. Without acknowledgements the requests are
+    /// pipelined (a window of them sent before the first reply is read: one round trip per
+    /// window instead of one per request, as the agent answers in order); else one by one.
+    std::vector<std::string> exchange_all(const std::vector<std::string>& payloads);
 
     /// After QStartNoAckMode was accepted: no more `+`/`-`.
     void set_no_ack(bool on) { no_ack_ = on; }
