@@ -55,6 +55,9 @@ std::size_t readonly_segments::read(std::uint64_t addr, std::span<std::byte> out
         std::size_t n = std::min<std::uint64_t>({out.size() - done, r.end - a, page_size - (a & (page_size - 1))});
         // From the section holding `a`: bytes between sections (padding) are not answered here.
         auto bytes = r.elf->read_bytes(a - r.bias, n);
+        if (bytes.empty()) {
+            break;  // memcpy from an empty vector's null data is undefined, even for 0 bytes
+        }
         std::memcpy(out.data() + done, bytes.data(), bytes.size());
         done += bytes.size();
         if (bytes.size() < n) {
