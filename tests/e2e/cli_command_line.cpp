@@ -40,7 +40,7 @@ TEST_CASE("ompdbg run -- PROG ARGS: `--` ends ompdbg's options, the rest is the 
     CHECK(has_line(none.err, "ompdbg: `run` needs a program: ompdbg run PROG [ARGS...]"));
 }
 
-TEST_CASE("options after a plain PROG are ompdbg's, as in gdb; `--` before PROG or after it", "[cli]") {
+TEST_CASE("options after a plain PROG are ompdbg's, as in gdb, and `--` before PROG or after it", "[cli]") {
     auto after = ompdbg_argv({example_path("structs"), "-ex", "break factorial", "-ex", "run", "--batch"});
     INFO(after.all());
     CHECK(after.ok());
@@ -60,7 +60,7 @@ TEST_CASE("options after a plain PROG are ompdbg's, as in gdb; `--` before PROG 
     CHECK(has_line(args.out, "Argument list to give program being debugged when it is started is \"-x y\"."));
 }
 
-TEST_CASE("ompdbg PROG CORE opens the core as gdb PROG CORE does; excess words are ignored as in gdb", "[cli][core]") {
+TEST_CASE("ompdbg PROG CORE opens the core as gdb PROG CORE does, and excess words are ignored as in gdb", "[cli][core]") {
     scratch_dir dir;
     auto program = example_path("crash");
     auto core = make_crash_core(program, {"segv"}, dir.path()).string();

@@ -114,7 +114,7 @@ TEST_CASE("$_siginfo at a breakpoint stop is the breakpoint's SIGTRAP, as gdb re
                     "print $_siginfo._sifields._sigfault.si_addr", "stepi", "print $_siginfo.si_code"});
 }
 
-TEST_CASE("a value that does not fit a bitfield is stored truncated with gdb's warning; a negative one that fits "
+TEST_CASE("a value that does not fit a bitfield is stored truncated with gdb's warning, and a negative one that fits "
           "and a signed field's unsigned spelling are stored without one",
           "[cli][frames][gdb-compare]") {
     std::vector<std::string> cmds{"break factorial", "run", "set var global_flags.mode = 9", "print global_flags",

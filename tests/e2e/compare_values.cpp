@@ -222,7 +222,7 @@ TEST_CASE("omp compare --expect-equal sets the exit status of --batch", "[e2e][c
     CHECK(has_line(differ.out, "after"));   // the session goes on
 }
 
-TEST_CASE("thread where lists the threads where the expression is true; thread compare uses gdb's numbers",
+TEST_CASE("thread where lists the threads where the expression is true, and thread compare uses gdb's numbers",
           "[e2e][compare][omp]") {
     if (!have_omp_program()) {
         return;
@@ -372,7 +372,7 @@ void check_resid_and_st(const std::string& out, std::map<int, std::map<std::stri
 
 }  // namespace
 
-TEST_CASE("mpi compare groups the ranks' values; rank where focuses on the ranks where it holds",
+TEST_CASE("mpi compare groups the ranks' values, and rank where focuses on the ranks where it holds",
           "[e2e][compare][mpi]") {
     auto [r, t] = compare_job(marked({{"resid", "mpi compare resid"},
                                  {"counts", "mpi compare --expect-equal counts"},

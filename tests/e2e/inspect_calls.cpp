@@ -118,7 +118,7 @@ TEST_CASE("an address that is not code: the call faults and stays there, as gdb'
     compare_with_gdb(program, cmds);
 }
 
-TEST_CASE("a breakpoint inside a called function stops there; continue ends the call silently",
+TEST_CASE("a breakpoint inside a called function stops there, and continue ends the call silently",
           "[cli][inspect][calls]") {
     std::string program = example_path("calls");
     std::vector<std::string> cmds{"break " + ready, "run", "break sq", "print sq(9)", "print x", "continue",

@@ -356,7 +356,7 @@ TEST_CASE("mpi across hosts: ompdbg --rsh RSH attach MPIRUN_PID acquires the rem
     CHECK(job.running());
 }
 
-TEST_CASE("the remote shell comes from set remote-shell, else --rsh, else OMPDBG_RSH, else ssh; set mpi-local-hosts "
+TEST_CASE("the remote shell comes from set remote-shell, else --rsh, else OMPDBG_RSH, else ssh, and set mpi-local-hosts "
           "lists more names of this host",
           "[cli][remote]") {
     auto shown = [](const std::vector<std::string>& args, const std::string& env) {

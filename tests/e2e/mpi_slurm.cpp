@@ -130,7 +130,7 @@ TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in 
     CHECK(has_line(r.out, "[srun exited with code 05]"));
 }
 
-TEST_CASE("slurm: attach to a running srun acquires every task of its step; detach lets them finish",
+TEST_CASE("slurm: attach to a running srun acquires every task of its step, and detach lets them finish",
           "[e2e][mpi][slurm]") {
     if (!slurm_installed()) {
         WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
@@ -150,8 +150,9 @@ TEST_CASE("slurm: attach to a running srun acquires every task of its step; deta
         printed.insert(one.begin(), one.end());
     }
     // The tasks wait in park() until `released` is set: release them from the debugger.
-    auto r = ompdbg_batch({"-ex", "mpi ranks", "-ex", "rank all", "-ex", "print released = 1", "-ex", "detach",
-                           "attach", std::to_string(job.pid())},
+    // The node is "ompdbgnode", not this host's name: say so before the attach (see above).
+    auto r = ompdbg_batch({"-ex", "set mpi-local-hosts ompdbgnode", "-ex", "attach " + std::to_string(job.pid()), "-ex",
+                           "mpi ranks", "-ex", "rank all", "-ex", "print released = 1", "-ex", "detach"},
                           cluster.options());
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);

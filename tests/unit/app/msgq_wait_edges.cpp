@@ -104,7 +104,7 @@ TEST_CASE("wait edges: a receive whose message is on its way (more sent than arr
     CHECK(cleared[0].why == "rank 3 sent it 1 more message than have arrived (ob1's sequence numbers)");
 }
 
-TEST_CASE("wait edges: eager data in the peer's unexpected queue frees the send; a rendezvous header does not",
+TEST_CASE("wait edges: eager data in the peer's unexpected queue frees the send, and a rendezvous header does not",
           "[cli][msgq]") {
     auto a = rank_in(0, "MPI_Send");
     auto b = rank_in(1, "MPI_Send");

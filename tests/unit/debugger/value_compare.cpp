@@ -149,7 +149,7 @@ TEST_CASE("compare: members that cannot evaluate are grouped by reason, after th
     CHECK(r.stats->count == 1);
 }
 
-TEST_CASE("compare: error reasons are short; unknown messages stay as they are", "[compare]") {
+TEST_CASE("compare: error reasons are short, and unknown messages stay as they are", "[compare]") {
     CHECK(error_reason("No symbol \"resid\" in current context.") == "not in scope");
     CHECK(error_reason("value has been optimized out") == "optimized out");
     CHECK(error_reason("Cannot access memory at address 0x10") == "cannot access memory");

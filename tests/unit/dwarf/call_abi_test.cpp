@@ -68,7 +68,7 @@ TEST_CASE("classify_eightbytes of scalars: integers and pointers, sse, long doub
     CHECK_FALSE(ompdbg::dwarf::returned_in_memory(type()));
 }
 
-TEST_CASE("__int128 is two integer eightbytes; long double is passed in memory, sixteen-byte aligned, and "
+TEST_CASE("__int128 is two integer eightbytes, and long double is passed in memory, sixteen-byte aligned, and "
           "returned in st(0), not through a hidden pointer",
           "[dwarf][abi]") {
     using C = std::array<abi_class, 2>;
@@ -104,7 +104,7 @@ TEST_CASE("__int128 is two integer eightbytes; long double is passed in memory, 
     CHECK(in_regs.int_regs[1] == 1);
 }
 
-TEST_CASE("lay_out_call fills six integer registers, then the stack; doubles go to xmm", "[dwarf][abi]") {
+TEST_CASE("lay_out_call fills six integer registers, then the stack, and doubles go to xmm", "[dwarf][abi]") {
     type i = type::make_base("int", 4, base_encoding::signed_int);
     std::vector<value> args;
     for (std::uint64_t n = 1; n <= 8; ++n) {
