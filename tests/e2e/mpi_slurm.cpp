@@ -7,6 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -33,10 +37,14 @@ bool slurm_installed() {
     return true;
 }
 
-/// A private Slurm up for the lifetime of the object (slurm_cluster.sh up/down).
+/// A private Slurm up for the lifetime of the object (slurm_cluster.sh up/down). Its daemons
+/// listen on fixed ports, so two tests of parallel ctest take turns through a lock file.
 class slurm_cluster {
 public:
     slurm_cluster() {
+        lock_ = ::open("/tmp/ompdbg-slurm-cluster.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        REQUIRE(lock_ >= 0);
+        REQUIRE(::flock(lock_, LOCK_EX) == 0);
         char tmpl[] = "/tmp/ompdbg-slurm-XXXXXX";
         REQUIRE(::mkdtemp(tmpl) != nullptr);
         dir_ = tmpl;
@@ -44,7 +52,10 @@ public:
         up_ = r.ok();
         up_output_ = r.all();
     }
-    ~slurm_cluster() { run({script(), "down", dir_}, run_options().timeout_after(std::chrono::seconds(60))); }
+    ~slurm_cluster() {
+        run({script(), "down", dir_}, run_options().timeout_after(std::chrono::seconds(60)));
+        ::close(lock_);  // releases the lock for the next test's cluster
+    }
     slurm_cluster(const slurm_cluster&) = delete;
     slurm_cluster& operator=(const slurm_cluster&) = delete;
 
@@ -57,6 +68,7 @@ public:
 
 private:
     static std::string script() { return std::string(support_source_dir) + "/slurm_cluster.sh"; }
+    int lock_ = -1;
     std::string dir_;
     bool up_ = false;
     std::string up_output_;
