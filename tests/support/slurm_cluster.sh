@@ -35,12 +35,35 @@ reap() {
   return 0
 }
 
+# Processes this cluster started that outlive its daemons: a step's tasks (their environment
+# names this cluster's SLURM_CONF) and slurmstepd (it holds files under DIR open). A test that
+# fails while its step runs would otherwise leave both behind.
+kill_leftovers() {
+  local p f
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    [[ $p == "$$" ]] && continue
+    if grep -qzxF "SLURM_CONF=$dir/slurm.conf" "/proc/$p/environ" 2>/dev/null; then
+      kill -KILL "$p" 2>/dev/null || true
+    elif [[ $(cat "/proc/$p/comm" 2>/dev/null) == slurmstepd ]]; then
+      for f in /proc/"$p"/fd/*; do
+        if [[ $(readlink "$f" 2>/dev/null) == "$dir"/* ]]; then
+          kill -KILL "$p" 2>/dev/null || true
+          break
+        fi
+      done
+    fi
+  done
+}
+
 down() {
   [[ -d $dir ]] || return 0
   if [[ -f $dir/slurm.conf ]]; then
+    SLURM_CONF=$dir/slurm.conf timeout 10 scancel --quiet --signal=KILL --full --user=root >/dev/null 2>&1 || true
     SLURM_CONF=$dir/slurm.conf timeout 10 scontrol shutdown >/dev/null 2>&1 || true
   fi
   reap "$dir/slurmctld.pid" "$dir/slurmd.pid"
+  kill_leftovers
   local p
   if p=$(pid_of "$dir/munged.pid"); then kill -TERM "$p" 2>/dev/null || true; fi
   reap "$dir/munged.pid"
