@@ -277,6 +277,7 @@ void gather_current(session& s, process_view& pv) {
                     tv.user_pcs.push_back(it->pc());
                 }
             }
+            tv.in_program = !frames.empty() && frames.front().module != nullptr && frames.front().module->is_executable;
             for (const auto& f : frames) {
                 if (f.module != nullptr && f.module->is_executable) {
                     tv.where = frame_node_name(f);

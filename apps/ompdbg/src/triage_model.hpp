@@ -40,6 +40,7 @@ struct thread_view {
     std::vector<std::string> frames;     ///< outermost first: the tree's path
     std::vector<std::uint64_t> user_pcs; ///< pcs of the program's own frames (movement)
     std::string where;                   ///< innermost frame of the program's own code
+    bool in_program = false;             ///< the innermost frame is the program's own code
     bool openmp = false;
     std::string state;                   ///< OMPD state name ("ompt_state_wait_barrier_explicit")
     std::optional<std::int64_t> thread_num, level, team_size;
@@ -135,6 +136,10 @@ struct movement {
     std::map<std::pair<int, pid_t>, double> cpu;
     /// The threads that busy-wait or compute: runnable ('R') at the samples (see busy()).
     std::set<std::pair<int, pid_t>> busy;
+    /// Threads in the program's own code that were runnable in every sample but got no CPU
+    /// time between the first and the last (a loaded machine): their standing still proves
+    /// nothing, so no hang is called on their account.
+    std::set<std::pair<int, pid_t>> cpu_starved;
     /// Per rank: MPI messages sent or matched between the first and the last sample, and
     /// between the last two (what still moves at the end); absent when not readable.
     std::map<int, std::uint64_t> messages, messages_last;

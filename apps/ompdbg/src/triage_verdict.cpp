@@ -71,14 +71,8 @@ std::string count_text(std::size_t n, const char* what) {
 
 namespace {
 
-/// A thread busy-waits, or computes, when the kernel had it running or runnable ('R') at
-/// every sample, or at most of them (at least half) and it used CPU time between the first
-/// and the last: a thread asleep in the kernel (a futex, read, poll) is 'S' and uses none.
-/// Neither test alone holds on a loaded machine: a spinning thread is now and then caught
-/// in a short sleep (a page fault, a write of its log), and a thread that spins with
-/// sched_yield among many may get no CPU time at all over a second while staying runnable.
-/// Its share of the CPU is no measure for the same reason.
-bool busy(const std::vector<snapshot>& snaps, int rank, pid_t tid, double cpu_seconds) {
+/// In how many samples the kernel had the thread running or runnable ('R').
+std::size_t runnable_samples(const std::vector<snapshot>& snaps, int rank, pid_t tid) {
     std::size_t runnable = 0;
     for (const auto& snap : snaps) {
         bool here = false;
@@ -89,6 +83,18 @@ bool busy(const std::vector<snapshot>& snaps, int rank, pid_t tid, double cpu_se
         }
         runnable += here ? 1 : 0;
     }
+    return runnable;
+}
+
+/// A thread busy-waits, or computes, when the kernel had it running or runnable ('R') at
+/// every sample, or at most of them (at least half) and it used CPU time between the first
+/// and the last: a thread asleep in the kernel (a futex, read, poll) is 'S' and uses none.
+/// Neither test alone holds on a loaded machine: a spinning thread is now and then caught
+/// in a short sleep (a page fault, a write of its log), and a thread that spins with
+/// sched_yield among many may get no CPU time at all over a second while staying runnable.
+/// Its share of the CPU is no measure for the same reason.
+bool busy(const std::vector<snapshot>& snaps, int rank, pid_t tid, double cpu_seconds) {
+    std::size_t runnable = runnable_samples(snaps, rank, tid);
     return runnable == snaps.size() || (cpu_seconds > 0 && 2 * runnable >= snaps.size());
 }
 
@@ -132,6 +138,12 @@ movement compare(const std::vector<snapshot>& snaps) {
                 m.cpu[{p.rank, t.tid}] = seconds;
                 if (busy(snaps, p.rank, t.tid, seconds)) {
                     m.busy.insert({p.rank, t.tid});
+                }
+                // A thread running the program's own code, runnable all along, that got no
+                // CPU time: whether it computes cannot be seen in its stack.
+                if (*t.cpu_ticks == it->second && t.in_program &&
+                    runnable_samples(snaps, p.rank, t.tid) == snaps.size()) {
+                    m.cpu_starved.insert({p.rank, t.tid});
                 }
             }
         }
@@ -551,6 +563,23 @@ verdict decide(const std::vector<snapshot>& snaps, const movement& m, const cycl
             m.messages_readable ? "; no MPI message moved (Open MPI's message sequence numbers unchanged)"
             : last.mpi && last.procs.size() > 1 ? "; MPI messages not counted (" + m.messages_note + ")"
                                                 : "";
+        if (m.moved.empty() && !m.cpu_starved.empty()) {
+            // The threads that should show movement got no CPU time to move: standing still
+            // proves nothing, so this is no hang (a verdict is a promise).
+            std::set<int> ranks;
+            for (const auto& [rank, tid] : m.cpu_starved) {
+                ranks.insert(rank);
+            }
+            std::string of = last.mpi && last.procs.size() > 1
+                                 ? fmt::format(" of rank {}", format_rank_list({ranks.begin(), ranks.end()}))
+                                 : "";
+            return {"inconclusive",
+                    fmt::format("inconclusive: no thread moved {}, but {}{} in the program's own code stayed "
+                                "runnable and got no CPU time (the machine is busy): not called a hang; sample "
+                                "again with a longer --interval{}{}",
+                                measured, count_text(m.cpu_starved.size(), "thread"), of, no_messages, cycle_note),
+                    triage_nothing_wrong};
+        }
         if (m.moved.empty()) {
             return {"hang",
                     fmt::format("hang: no thread moved {}: every stack unchanged{}{}{}{}", measured,
