@@ -58,9 +58,9 @@ struct variant {
     std::vector<unsigned char> bytes;
 };
 
-}  // namespace
-
-TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI", "[cli][fuzz]") {
+/// Copies [first, first + count) of the 200 (seeds first_seed + i) through the CLI; with
+/// OMPDBG_MUTATED_COPIES set, part 0 runs that many and the other parts nothing.
+void check_mutated_copies(std::uint64_t part, std::uint64_t parts) {
     scratch_dir dir;
     // gcc with DWARF 5 and clang with DWARF 4: different forms (strx/line_strp vs strp,
     // ref4 vs ref_addr...), each with a core of its own unmutated build.
@@ -73,7 +73,13 @@ TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI", "
         variants.push_back({program, core, read_file(program)});
         REQUIRE_FALSE(variants.back().bytes.empty());
     }
-    const std::uint64_t copies = env_number("OMPDBG_MUTATED_COPIES", 200);
+    const bool hunting = std::getenv("OMPDBG_MUTATED_COPIES") != nullptr;
+    if (hunting && part != 0) {
+        return;
+    }
+    const std::uint64_t total = env_number("OMPDBG_MUTATED_COPIES", 200);
+    const std::uint64_t first = hunting ? 0 : total * part / parts;
+    const std::uint64_t copies = hunting ? total : total * (part + 1) / parts;
     const std::uint64_t first_seed = env_number("OMPDBG_MUTATION_SEED", 1);
     const std::vector<std::string> cmds{"break main", "list main", "ptype struct point", "info functions",
                                         "bt"};
@@ -108,7 +114,7 @@ TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI", "
         }
     };
     // Two copies at a time: the machine has two cores.
-    for (std::uint64_t i = 0; i < copies; i += 2) {
+    for (std::uint64_t i = first; i < copies; i += 2) {
         auto second = std::async(std::launch::async, [&, i] {
             if (i + 1 < copies) {
                 one_copy(i + 1);
@@ -117,8 +123,25 @@ TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI", "
         one_copy(i);
         second.get();
     }
-    INFO(failures.size() << " of " << copies << " copies failed:\n" << joined(failures));
+    INFO(failures.size() << " of " << copies - first << " copies failed:\n" << joined(failures));
     CHECK(failures.empty());
+}
+
+}  // namespace
+
+// 200 copies in four parts of 50 (seeds 1-50, 51-100, ...): parallel ctest spreads them, and
+// each part keeps its own time limit on a loaded machine.
+TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI, part 1 of 4", "[cli][fuzz]") {
+    check_mutated_copies(0, 4);
+}
+TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI, part 2 of 4", "[cli][fuzz]") {
+    check_mutated_copies(1, 4);
+}
+TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI, part 3 of 4", "[cli][fuzz]") {
+    check_mutated_copies(2, 4);
+}
+TEST_CASE("200 byte-mutated copies of an example never crash or hang the CLI, part 4 of 4", "[cli][fuzz]") {
+    check_mutated_copies(3, 4);
 }
 
 // Issue 17 item 7: a struct member whose DW_AT_type names an offset outside its unit (a
