@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/dmpl.h"
 #include "ompdbg/plugins/dmpl_host.hpp"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_args.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 

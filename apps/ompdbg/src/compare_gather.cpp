@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "commands_omp_state.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr_effects.hpp"
 #include "ompdbg/dwarf/value_tree.hpp"

@@ -1,6 +1,4 @@
-#include "frame_context.hpp"
-
-#include "commands_dmpl.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,14 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "session.hpp"
+#include "ompdbg/debugger/eval/evaluation_hooks.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/scope_members.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -495,7 +494,9 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
     // `current` before the program's `static long current`.
     auto found = [&](const dwarf::variable& g, const tracer::loaded_module* m) {
         // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
-        return dmpl_thread_copy(s_, tid_, g.name, read_variable(g, m));
+        dwarf::value v = read_variable(g, m);
+        evaluation_hooks* hooks = s_.evaluation();
+        return hooks != nullptr ? hooks->threadprivate_copy(tid_, g.name, std::move(v)) : v;
     };
     std::map<const tracer::loaded_module*, dwarf::variable> statics;
     for (const tracer::loaded_module* m : search_order()) {
@@ -734,4 +735,4 @@ bool frame_context::language_cplus() {
     }
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

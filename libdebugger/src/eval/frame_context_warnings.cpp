@@ -1,14 +1,11 @@
 // The warnings gdb prints while it evaluates an expression and goes on (frame_context::warn).
 
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
-#include <string>
+#include "ompdbg/debugger/session/session.hpp"
 
-#include "output.hpp"
-#include "session.hpp"
+namespace ompdbg::debugger {
 
-namespace ompdbg::app {
+void frame_context::warn(std::string_view text) { s_.observer().expression_warning(text); }
 
-void frame_context::warn(std::string_view text) { s_.out().error("warning: " + std::string(text)); }
-
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
