@@ -1,8 +1,7 @@
-// The model's evaluation hooks over the CLI's run control and DMPL view (cli_eval_hooks.hpp).
+// The model's evaluation hooks over the CLI's run control (cli_eval_hooks.hpp).
 
 #include "cli_eval_hooks.hpp"
 
-#include "commands_dmpl.hpp"
 #include "infcall/inferior_call.hpp"
 #include "session.hpp"
 
@@ -18,10 +17,6 @@ dwarf::value cli_eval_hooks::call_function(pid_t tid, const dwarf::function_call
 std::uint64_t cli_eval_hooks::push_scratch(pid_t tid, std::span<const std::byte> bytes,
                                            std::optional<std::uint64_t> below) {
     return infcall::push_scratch(s_, tid, bytes, below);
-}
-
-dwarf::value cli_eval_hooks::threadprivate_copy(pid_t tid, const std::string& name, dwarf::value v) {
-    return dmpl_thread_copy(s_, tid, name, std::move(v));
 }
 
 }  // namespace ompdbg::app

@@ -1,6 +1,6 @@
 #pragma once
 /// The CLI's side of the model's evaluation hooks: function calls run by its run control
-/// (infcall/), threadprivate copies found through its DMPL view.
+/// (infcall/).
 
 #include "ompdbg/debugger/eval/evaluation_hooks.hpp"
 
@@ -18,7 +18,6 @@ public:
                                std::optional<std::uint64_t> stack_top) override;
     std::uint64_t push_scratch(pid_t tid, std::span<const std::byte> bytes,
                                std::optional<std::uint64_t> below) override;
-    dwarf::value threadprivate_copy(pid_t tid, const std::string& name, dwarf::value v) override;
 
 private:
     session& s_;

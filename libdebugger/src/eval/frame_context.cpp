@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "ompdbg/debugger/eval/evaluation_hooks.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
@@ -494,9 +494,7 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
     // `current` before the program's `static long current`.
     auto found = [&](const dwarf::variable& g, const tracer::loaded_module* m) {
         // A threadprivate object kept by the OpenMP runtime: this thread's copy (DMPL).
-        dwarf::value v = read_variable(g, m);
-        evaluation_hooks* hooks = s_.evaluation();
-        return hooks != nullptr ? hooks->threadprivate_copy(tid_, g.name, std::move(v)) : v;
+        return dmpl_thread_copy(s_, tid_, g.name, read_variable(g, m));
     };
     std::map<const tracer::loaded_module*, dwarf::variable> statics;
     for (const tracer::loaded_module* m : search_order()) {

@@ -1,8 +1,8 @@
 #pragma once
-/// What evaluating an expression needs from parts of the debugger that are still the front
-/// end's: run control, to call a function of the program (`print sq(7)`), and the DMPL
-/// view, for a thread's copy of a threadprivate variable. The front end's session sets its
-/// hooks (session::set_evaluation_hooks); frame_context calls them and never the front end.
+/// What evaluating an expression needs from a part of the debugger that is still the front
+/// end's: run control, to call a function of the program (`print sq(7)`). The front end's
+/// session sets its hooks (session::set_evaluation_hooks); frame_context calls them and
+/// never the front end.
 
 #include <sys/types.h>
 
@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <string>
 
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -32,9 +31,6 @@ public:
     /// that follows; returns their address, the new bottom of the scratch area.
     virtual std::uint64_t push_scratch(pid_t tid, std::span<const std::byte> bytes,
                                        std::optional<std::uint64_t> below) = 0;
-    /// Thread `tid`'s copy of the global `name` read as `v` when the OpenMP runtime keeps
-    /// it as a threadprivate object; `v` itself otherwise.
-    virtual dwarf::value threadprivate_copy(pid_t tid, const std::string& name, dwarf::value v) = 0;
 };
 
 }  // namespace ompdbg::debugger
