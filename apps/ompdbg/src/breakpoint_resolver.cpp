@@ -7,7 +7,7 @@
 
 #include "fast_breakpoints.hpp"
 #include "command_args.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"

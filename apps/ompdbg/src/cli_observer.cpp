@@ -1,5 +1,7 @@
 #include "cli_observer.hpp"
 
+#include <string>
+
 #include <fmt/format.h>
 
 namespace ompdbg::app {
@@ -15,6 +17,10 @@ void cli_observer::symbols_read(const std::filesystem::path& program, bool has_d
 
 void cli_observer::warning(std::string_view text) {
     out_.line(fmt::format("warning: {}", text));
+}
+
+void cli_observer::expression_warning(std::string_view text) {
+    out_.error("warning: " + std::string(text));
 }
 
 }  // namespace ompdbg::app

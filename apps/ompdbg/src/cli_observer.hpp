@@ -17,6 +17,7 @@ public:
 
     void symbols_read(const std::filesystem::path& program, bool has_debug_info) override;
     void warning(std::string_view text) override;
+    void expression_warning(std::string_view text) override;
 
 private:
     output& out_;

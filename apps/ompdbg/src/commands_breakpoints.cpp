@@ -18,7 +18,7 @@
 #include "commands_watch.hpp"
 #include "command_block.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 

@@ -15,12 +15,22 @@
 #include "commands_compare.hpp"
 #include "command_args.hpp"
 #include "commands_mpi.hpp"
-#include "compare_gather.hpp"
 #include "session.hpp"
+#include "ompdbg/debugger/compare/compare_gather.hpp"
 #include "ompdbg/debugger/compare/value_compare.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {
+
+using debugger::compare::all_threads;
+using debugger::compare::evaluate_truth;
+using debugger::compare::evaluate_value;
+using debugger::compare::frame_rule;
+using debugger::compare::member_kind;
+using debugger::compare::member_thread;
+using debugger::compare::openmp_threads;
+using debugger::compare::parse_for_members;
+using debugger::compare::selection_rule;
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "stepping.hpp"
 #include "stop_printer.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
 
 namespace ompdbg::app {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/core_writer.hpp"

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "command_table.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
 namespace ompdbg::app {
@@ -24,16 +25,6 @@ class session;
 /// Registers `omp threadprivate`, `set dmpl-library`, and wraps `bt`, `info locals`,
 /// `omp info`, `omp threads`, `omp parallel`, `omp bt` (call after the stack and omp groups).
 void register_dmpl_commands(command_table& t);
-
-/// `--dmpl-library PATH` from the command line.
-void dmpl_set_library(session& s, const std::string& path);
-
-/// The copy of global variable value `v` (located by the debug information) that thread `tid`
-/// sees: the runtime's per-thread copy when `v` is a threadprivate object the OpenMP
-/// runtime manages (DMPL_get_tls_address), else `v` unchanged. Throws ompdbg::error with one
-/// line when the thread has not allocated its copy yet or the DMPL library fails. A target
-/// without OpenMP runtime, or no usable DMPL library, leaves `v` as it is.
-dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v);
 
 /// Where one thread stands in OpenMP, as ompdbg's DMPL library (the outlined routine names
 /// and the runtime's dispatcher) and the thread's stack tell it where OMPD does not exist.

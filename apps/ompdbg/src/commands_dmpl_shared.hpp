@@ -1,10 +1,10 @@
 #pragma once
-// Shared by the files of the OpenMP view through DMPL: the target's OpenMP runtime and
-// its DMPL library (dmpl_runtime.cpp), the folding of the runtime's frames
-// (omp_stack_folding.cpp), the DWARF facts of a variable's location (outlined_locals.cpp),
-// and the commands built on them (commands_dmpl.cpp, commands_omp_threadprivate.cpp,
-// gomp_views.cpp). The one file of apps/ that includes the DMPL API (dmpl.h); all of it
-// moves to libdebugger with the session split (issue 19).
+// Shared by the files of the OpenMP view through DMPL (the target's OpenMP runtime and its
+// DMPL library are the model's: libdebugger's omp/dmpl_runtime.hpp): the folding of the
+// runtime's frames (omp_stack_folding.cpp), the DWARF facts of a variable's location
+// (outlined_locals.cpp), and the commands built on them (commands_dmpl.cpp,
+// commands_omp_threadprivate.cpp, gomp_views.cpp). The one file of apps/ that includes the
+// DMPL API (dmpl.h); the model's part of it moves to libdebugger (issue 19).
 
 #include <sys/types.h>
 
@@ -17,47 +17,14 @@
 #include <vector>
 
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/plugins/dmpl.h"
 #include "ompdbg/plugins/dmpl_host.hpp"
 #include "ompdbg/tracer/target.hpp"
 
 namespace ompdbg::app::dmpl_impl {
-
-// ---- the OpenMP runtime and its DMPL library (dmpl_runtime.cpp) ------------------------
-
-enum class runtime_kind { none, libomp, libgomp };
-
-/// Which OpenMP runtime a target maps, and its module (nullptr: none).
-struct runtime_info {
-    runtime_kind kind = runtime_kind::none;
-    const tracer::loaded_module* module = nullptr;
-};
-
-/// The OpenMP runtime among `tgt`'s modules (libomp / libiomp5, libgomp), or none.
-runtime_info find_runtime(tracer::target& tgt);
-
-/// The runtime of the session's target (none without a target).
-runtime_kind runtime_of(session& s);
-
-/// The DMPL view of the session's target, created on first use; nullptr when the target has
-/// no OpenMP runtime (`required`: throw instead). Throws one line when the library cannot
-/// be loaded.
-plugins::dmpl_process* dmpl_for(session& s, bool required);
-
-/// As dmpl_for, but a library that cannot be loaded is logged and gives nullptr (for views
-/// that work without DMPL).
-plugins::dmpl_process* dmpl_quiet(session& s);
-
-/// Drops the DMPL view of the current inferior's process (made again on next use).
-void forget_dmpl_view(session& s);
-
-/// OpenMP thread number and team size of `tid` in its innermost region, or `levels_out`
-/// regions outward of it: through OMPD (libomp with OMP_DEBUG; an enclosing region's number
-/// is the member index whose thread is this one), or for the innermost region from
-/// libgomp's own per-thread data (gomp_team_reader); nullopt when neither can tell.
-std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid, int levels_out = 0);
 
 // ---- DWARF facts about a variable's location (outlined_locals.cpp) ---------------------
 

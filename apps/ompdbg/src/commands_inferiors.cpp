@@ -10,7 +10,7 @@
 #include "breakpoint_resolver.hpp"
 #include "command_args.hpp"
 #include "commands_watch.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"

@@ -12,9 +12,9 @@
 
 #include "command_args.hpp"
 #include "commands_data.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"

@@ -14,7 +14,7 @@
 #include "command_args.hpp"
 #include "commands_data.hpp"
 #include "ompdbg/debugger/symbols/disassembler.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
@@ -153,21 +153,21 @@ dwarf::type examined_type(char f, std::size_t size) {
 
 /// gdb's $_ (the last address examined, typed as a pointer to its unit) and $__ (its
 /// contents; void when `x` did not read it as a unit: x/s, x/i).
-void set_examined(std::uint64_t addr, const dwarf::type& unit, std::span<const std::byte> contents) {
+void set_examined(session& s, std::uint64_t addr, const dwarf::type& unit, std::span<const std::byte> contents) {
     dwarf::value p;
     p.val_type = dwarf::type::pointer_to(unit);
     p.bytes.resize(8);
     std::memcpy(p.bytes.data(), &addr, 8);
-    set_convenience_variable("_", p);
+    set_convenience_variable(s, "_", p);
     if (contents.empty()) {
-        set_convenience_variable("__", std::nullopt);
+        set_convenience_variable(s, "__", std::nullopt);
         return;
     }
     dwarf::value v;
     v.val_type = unit;
     v.bytes.assign(contents.begin(), contents.end());
     v.address = addr;
-    set_convenience_variable("__", v);
+    set_convenience_variable(s, "__", v);
 }
 
 }  // namespace
@@ -239,7 +239,7 @@ void cmd_x(session& s, std::string_view args) {
                 text += static_cast<char>(b[0]);
             }
             s.out().line(fmt::format("{}\t{}", x_label(s, addr), quote_string(text)));
-            set_examined(addr, examined_type('x', 1), {});
+            set_examined(s, addr, examined_type('x', 1), {});
             addr += text.size() + 1;
         }
         st.next = addr;
@@ -274,7 +274,7 @@ void cmd_x(session& s, std::string_view args) {
                                          [&](std::uint64_t a) { return symbol_label(s, a); });
             std::string marker = (pc && *pc == addr) ? "=> " : "   ";
             s.out().line(fmt::format("{}{}\t{}", marker, x_label(s, addr), ins.text));
-            set_examined(addr, examined_type('x', 1), {});
+            set_examined(s, addr, examined_type('x', 1), {});
             addr += ins.size;
         }
         st.next = addr;
@@ -313,7 +313,7 @@ void cmd_x(session& s, std::string_view args) {
     if (count > 0) {
         std::array<std::byte, 8> last{};
         ctx.read_memory(addr + (count - 1) * size, std::span<std::byte>(last.data(), size));
-        set_examined(addr + (count - 1) * size, examined_type(f, size), std::span<const std::byte>(last.data(), size));
+        set_examined(s, addr + (count - 1) * size, examined_type(f, size), std::span<const std::byte>(last.data(), size));
     }
 }
 

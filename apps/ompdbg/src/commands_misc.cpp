@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "ompdbg/debugger/eval/printf_format.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "command_args.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"

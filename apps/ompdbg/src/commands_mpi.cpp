@@ -23,7 +23,7 @@
 #include "remote_ranks.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stack_tree.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"

@@ -15,7 +15,7 @@
 #include "commands_omp_state.hpp"
 #include "omp_stack_view.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_args.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -126,34 +126,5 @@ void cmd_omp_threadprivate(session& s, std::string_view args) {
 }  // namespace dmpl_impl
 
 using namespace dmpl_impl;
-
-dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v) {
-    if (!v.address || tid == 0 || s.target() == nullptr) {
-        return v;
-    }
-    plugins::dmpl_process* proc = dmpl_quiet(s);
-    if (proc == nullptr) {
-        return v;
-    }
-    auto a = proc->tls_address(tid, *v.address);
-    if (a.rc == DMPL_tls_native || (a.rc == DMPL_ok && a.address == *v.address)) {
-        return v;
-    }
-    if (a.rc == DMPL_tls_unallocated) {
-        error::send(fmt::format("Thread {} has not allocated its copy of threadprivate `{}' yet "
-                                "(DMPL_tls_unallocated)",
-                                s.thread_number(tid), name));
-    }
-    if (a.rc != DMPL_ok) {
-        error::send(a.message);
-    }
-    std::vector<std::byte> bytes(v.val_type.size());
-    if (s.target()->try_read_memory(virt_addr(a.address), bytes) != bytes.size()) {
-        error::send(fmt::format("Cannot access memory at address {:#x}", a.address));
-    }
-    v.address = a.address;
-    v.bytes = std::move(bytes);
-    return v;
-}
 
 }  // namespace ompdbg::app

@@ -8,7 +8,7 @@
 
 #include "command_args.hpp"
 #include "commands_data.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"

@@ -11,7 +11,7 @@
 #include "remote_ranks.hpp"
 #include "breakpoint_resolver.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/remote_process.hpp"

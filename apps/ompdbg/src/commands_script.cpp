@@ -12,7 +12,7 @@
 
 #include "command_args.hpp"
 #include "command_block.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "line_sources.hpp"
 #include "run_control.hpp"
 #include "session.hpp"

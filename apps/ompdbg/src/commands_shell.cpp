@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -27,13 +27,13 @@ std::string user_shell() {
 
 /// gdb's exit_status_set_internal_vars: one of the two variables holds the status, the
 /// other is void.
-void set_exit_variables(int status) {
-    set_convenience_variable("_shell_exitcode", std::nullopt);
-    set_convenience_variable("_shell_exitsignal", std::nullopt);
+void set_exit_variables(session& s, int status) {
+    set_convenience_variable(s, "_shell_exitcode", std::nullopt);
+    set_convenience_variable(s, "_shell_exitsignal", std::nullopt);
     if (WIFEXITED(status)) {
-        set_convenience_variable("_shell_exitcode", int_value(WEXITSTATUS(status)));
+        set_convenience_variable(s, "_shell_exitcode", int_value(WEXITSTATUS(status)));
     } else if (WIFSIGNALED(status)) {
-        set_convenience_variable("_shell_exitsignal", int_value(WTERMSIG(status)));
+        set_convenience_variable(s, "_shell_exitsignal", int_value(WTERMSIG(status)));
     }
 }
 
@@ -68,7 +68,7 @@ void cmd_shell(session& s, std::string_view args) {
             error::send_errno("waitpid");
         }
     }
-    set_exit_variables(status);
+    set_exit_variables(s, status);
     if (WIFEXITED(status)) {
         s.out().field("exit_code", WEXITSTATUS(status));
     } else if (WIFSIGNALED(status)) {

@@ -15,7 +15,7 @@
 #include "command_prefix.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/debugger/run/syscall_table.hpp"
 #include "ompdbg/base/error.hpp"
@@ -318,33 +318,6 @@ bool enable_catchpoint(session& s, int number, bool enable) {
     }
     c->enabled = enable;
     return true;
-}
-
-std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, pid_t tid) {
-    tracer::process* p = s.process();
-    if (p == nullptr || !p->is_alive()) {
-        return std::nullopt;   // gdb: void without a process
-    }
-    // gdb reads the stop's siginfo from the kernel: a breakpoint's or a step's SIGTRAP
-    // too. A thread that stopped with a signal and ran since only for us (a function
-    // called from the debugger, the signal still to be delivered) shows that signal's, as
-    // gdb restores the siginfo after a call.
-    auto live = p->stop_siginfo(tid);
-    auto last = p->last_siginfo(tid);
-    std::optional<siginfo_t> si = live;
-    if (!live || (live->si_signo == SIGTRAP && last && p->pending_signal(tid) == last->si_signo)) {
-        si = last;
-    }
-    if (!si) {
-        error::send("Unable to read siginfo");
-    }
-    (void)ctx;
-    // gdb's own layout (its field names, not the C library's), as gdb shows it.
-    dwarf::value v;
-    v.val_type = gdb_siginfo_type();
-    v.bytes.resize(sizeof(siginfo_t));
-    std::memcpy(v.bytes.data(), &*si, sizeof(siginfo_t));
-    return v;
 }
 
 void report_process_event(session& s, const tracer::stop_reason& why) {

@@ -18,11 +18,6 @@ bool catches_process_event(session& s, const tracer::stop_reason& why);
 /// + the frame line).
 void report_process_event(session& s, const tracer::stop_reason& why);
 
-/// gdb's `$_siginfo`: the siginfo of the last signal thread `tid` stopped with, typed with
-/// the program's or the C library's `siginfo_t`. nullopt (void) without a live process;
-/// throws "Unable to read siginfo" when the thread has stopped with no signal.
-std::optional<dwarf::value> siginfo_value(session& s, dwarf::eval_context& ctx, pid_t tid);
-
 /// The `info breakpoints` rows of the event catchpoints (catch fork/vfork/exec/syscall).
 std::vector<info_breakpoint_row> catchpoint_rows(session& s);
 /// Deletes catchpoint `number` (false: no such catchpoint), or all of them.

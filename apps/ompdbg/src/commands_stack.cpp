@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "frame_args.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/stack/frame_args.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/stack/prologue_saves.hpp"
 #include "ompdbg/debugger/stack/signal_frame.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"

@@ -16,7 +16,7 @@
 
 #include "command_args.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"

@@ -13,7 +13,7 @@
 #include "command_prefix.hpp"
 #include "commands_inferiors.hpp"
 
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "stop_printer.hpp"
 #include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"

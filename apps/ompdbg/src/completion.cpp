@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"

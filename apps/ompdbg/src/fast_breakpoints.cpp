@@ -7,9 +7,9 @@
 
 #include "breakpoint_resolver.hpp"
 #include "commands_omp.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 
 #include "ompdbg/agent/agent_abi.h"
 #include "ompdbg/base/log.hpp"

@@ -16,7 +16,7 @@
 
 #include "omp_stack_view.hpp"
 #include "session.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 
 namespace ompdbg::app::dmpl_impl {
 

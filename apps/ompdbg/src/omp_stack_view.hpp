@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stack.hpp"
+#include "frame_line.hpp"
 
 namespace ompdbg::app {
 

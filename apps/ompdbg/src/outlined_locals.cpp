@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/omp/outlined_code.hpp"
 

@@ -1,7 +1,7 @@
 #include "run_control.hpp"
 
 #include "commands_watch.hpp"
-#include "infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 
 #include <atomic>
 #include <csignal>
@@ -280,7 +280,7 @@ bool report_stop(session& s, const tracer::stop_reason& why) {
         report_process_end(s, why);
         return true;
     case stop_kind::breakpoint: {
-        if (infcall::finish_abandoned(s, why)) {
+        if (debugger::infcall::finish_abandoned(s, why)) {
             return true;   // gdb stops silently where a call abandoned earlier returns
         }
         std::uint64_t addr = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;

@@ -1,6 +1,6 @@
 #include "session.hpp"
+#include "cli_eval_hooks.hpp"
 #include "command_args.hpp"
-#include "inline_frames.hpp"
 
 #include "commands_compare.hpp"
 #include "commands_inferiors.hpp"
@@ -44,8 +44,9 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view line) 
 }  // namespace
 
 session::session(bool json, bool batch, std::FILE* out, std::FILE* err)
-    : out_(json, out, err), batch_(batch), observer_(out_, batch_) {
+    : out_(json, out, err), batch_(batch), observer_(out_, batch_), eval_hooks_(std::make_unique<cli_eval_hooks>(*this)) {
     set_observer(observer_);
+    set_evaluation_hooks(*eval_hooks_);
     register_control_commands(commands_);
     register_breakpoint_commands(commands_);
     register_thread_commands(commands_);
@@ -81,21 +82,6 @@ session::~session() {
 
 mpi_job* session::job() {
     return static_cast<mpi_job*>(debugger::session::job());
-}
-
-const std::vector<stack_frame>& session::stack(pid_t tid) {
-    auto& stacks_ = current_inferior().stacks;
-    if (auto it = stacks_.find(tid); it != stacks_.end()) {
-        return it->second;
-    }
-    auto [it, inserted] = stacks_.emplace(tid, build_stack(*this, tid));
-    return it->second;
-}
-
-void session::on_resume() {
-    current_inferior().stacks.clear();
-    forget_hidden_inline_frames(*this);
-    current_inferior().selected_frame = 0;
 }
 
 bool session::execute(std::string_view line_in, bool propagate_errors) {

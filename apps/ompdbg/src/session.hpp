@@ -22,7 +22,7 @@
 #include "command_table.hpp"
 #include "output.hpp"
 #include "script_state.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
@@ -54,7 +54,8 @@ public:
     virtual std::string where() const { return {}; }
 };
 
-class mpi_job;   // commands_mpi.hpp
+class mpi_job;          // commands_mpi.hpp
+class cli_eval_hooks;   // cli_eval_hooks.hpp
 
 /// The CLI's session: the model's session plus the command line's own state. Commands take
 /// it (`(session&, args)`); model code takes the base, `debugger::session&`.
@@ -73,16 +74,11 @@ public:
     /// nullptr; the model holds it (debugger::session::job).
     mpi_job* job();
 
-    /// The stack of a thread (cached in its inferior until the next resume).
-    const std::vector<stack_frame>& stack(pid_t tid);
-
     // ---- execution ----
     /// Executes one command line; returns false when it failed (message already printed).
     /// With `propagate_errors` (the lines of a script body) a failure is not printed but
     /// rethrown, so that it ends the whole user command or sourced file, as in gdb.
     bool execute(std::string_view line, bool propagate_errors = false);
-    /// Called whenever the target is resumed: drops caches (stacks, registers).
-    void on_resume();
     bool quit_requested() const { return quit_; }
     void request_quit() { quit_ = true; }
 
@@ -121,6 +117,8 @@ private:
     bool batch_;
     /// Renders the model's events on `out_`; set as the model's observer.
     cli_observer observer_;
+    /// Runs the model's function calls and threadprivate lookups; set as its evaluation hooks.
+    std::unique_ptr<cli_eval_hooks> eval_hooks_;
     command_table commands_;
     bool quit_ = false;
     std::vector<line_source*> sources_;

@@ -9,11 +9,11 @@
 #include <fmt/format.h>
 
 #include "breakpoint_resolver.hpp"
-#include "frame_context.hpp"
-#include "infcall/abandoned_calls.hpp"
-#include "inline_frames.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/stack/inline_frames.hpp"
 #include "run_control.hpp"
-#include "stack.hpp"
+#include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
@@ -537,7 +537,7 @@ void finish_frame(session& s) {
         return;
     }
     // Out of a function called from the debugger and abandoned: its caller comes back.
-    auto returned = infcall::pop_abandoned_return(s, tid);
+    auto returned = debugger::infcall::pop_abandoned_return(s, tid);
     s.select_thread(tid);
     run_stop_hook(s);
     print_location(s, tid, true);

@@ -4,7 +4,7 @@
 
 #include "commands_inferiors.hpp"
 #include "command_block.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
 #include <csignal>
 #include <cstring>
@@ -13,9 +13,9 @@
 
 #include "breakpoint_resolver.hpp"
 #include "command_args.hpp"
-#include "frame_context.hpp"
-#include "inline_frames.hpp"
-#include "stack.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/stack/inline_frames.hpp"
+#include "frame_line.hpp"
 #include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -188,12 +188,12 @@ void switch_to_stopped_thread(session& s, pid_t tid) {
 void report_process_end(session& s, const tracer::stop_reason& why) {
     pid_t pid = s.process() ? s.process()->pid() : why.tid;
     // gdb's $_exitcode / $_exitsignal: one holds how the program ended, the other is void.
-    set_convenience_variable("_exitcode", std::nullopt);
-    set_convenience_variable("_exitsignal", std::nullopt);
+    set_convenience_variable(s, "_exitcode", std::nullopt);
+    set_convenience_variable(s, "_exitsignal", std::nullopt);
     if (why.kind == tracer::stop_kind::exited) {
-        set_convenience_variable("_exitcode", int_value(why.exit_code));
+        set_convenience_variable(s, "_exitcode", int_value(why.exit_code));
     } else {
-        set_convenience_variable("_exitsignal", int_value(why.signo));
+        set_convenience_variable(s, "_exitsignal", int_value(why.signo));
     }
     if (why.kind == tracer::stop_kind::exited) {
         std::string text = why.exit_code == 0

@@ -1,9 +1,16 @@
 // gdb's siginfo layout for x86-64 Linux, field by field (see siginfo_type.hpp).
 #include "ompdbg/debugger/run/siginfo_type.hpp"
 
+#include <signal.h>
+
+#include <cstring>
+
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
 namespace ompdbg::debugger {
 
@@ -57,6 +64,32 @@ dwarf::type gdb_siginfo_type() {
                                   {"_sigsys", sigsys, 0}});
     return record(type_kind::structure, "siginfo", 128,
                   {{"si_signo", int_t, 0}, {"si_errno", int_t, 4}, {"si_code", int_t, 8}, {"_sifields", sifields, 16}});
+}
+
+std::optional<dwarf::value> siginfo_value(session& s, pid_t tid) {
+    tracer::process* p = s.process();
+    if (p == nullptr || !p->is_alive()) {
+        return std::nullopt;   // gdb: void without a process
+    }
+    // gdb reads the stop's siginfo from the kernel: a breakpoint's or a step's SIGTRAP
+    // too. A thread that stopped with a signal and ran since only for us (a function
+    // called from the debugger, the signal still to be delivered) shows that signal's, as
+    // gdb restores the siginfo after a call.
+    auto live = p->stop_siginfo(tid);
+    auto last = p->last_siginfo(tid);
+    std::optional<siginfo_t> si = live;
+    if (!live || (live->si_signo == SIGTRAP && last && p->pending_signal(tid) == last->si_signo)) {
+        si = last;
+    }
+    if (!si) {
+        error::send("Unable to read siginfo");
+    }
+    // gdb's own layout (its field names, not the C library's), as gdb shows it.
+    dwarf::value v;
+    v.val_type = gdb_siginfo_type();
+    v.bytes.resize(sizeof(siginfo_t));
+    std::memcpy(v.bytes.data(), &*si, sizeof(siginfo_t));
+    return v;
 }
 
 }  // namespace ompdbg::debugger

@@ -1,5 +1,8 @@
 #include "ompdbg/debugger/session/session.hpp"
 
+#include "ompdbg/debugger/stack/inline_frames.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -251,6 +254,21 @@ std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& p
 
 tracer::elf_provider session::elf_provider() {
     return [this](const std::filesystem::path& path) { return elf_for(path); };
+}
+
+const std::vector<stack_frame>& session::stack(pid_t tid) {
+    auto& stacks = current_inferior().stacks;
+    if (auto it = stacks.find(tid); it != stacks.end()) {
+        return it->second;
+    }
+    auto [it, inserted] = stacks.emplace(tid, build_stack(*this, tid));
+    return it->second;
+}
+
+void session::on_resume() {
+    current_inferior().stacks.clear();
+    forget_hidden_inline_frames(*this);
+    current_inferior().selected_frame = 0;
 }
 
 void session::select_thread(pid_t tid) {

@@ -5,7 +5,7 @@
 
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dap/dap_adapter.hpp"
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
 namespace ompdbg::app::dap {
 

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -298,7 +298,7 @@ dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& ca
             }
             saved.keep();
             ret_bp.release();
-            remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
+            debugger::infcall::remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
             error::send("The program being debugged was signaled while in a function called from GDB.\n"
                         "GDB remains in the frame where the signal was received.\n"
                         "To change this behavior use \"set unwindonsignal on\".\n" +
@@ -309,7 +309,7 @@ dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& ca
         }
         saved.keep();
         ret_bp.release();
-        remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
+        debugger::infcall::remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
         error::send("The program being debugged stopped while in a function called from GDB.\n" +
                     abandoned_text(call.name, true));
     }

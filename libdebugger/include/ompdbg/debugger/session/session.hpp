@@ -24,6 +24,7 @@
 #include "ompdbg/debugger/session/session_observer.hpp"
 #include "ompdbg/debugger/session/state_slots.hpp"
 #include "ompdbg/debugger/session/user_settings.hpp"
+#include "ompdbg/debugger/stack/stack_frame.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
@@ -34,6 +35,8 @@
 #include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::debugger {
+
+class evaluation_hooks;   // eval/evaluation_hooks.hpp
 
 class session {
 public:
@@ -48,6 +51,10 @@ public:
     /// Where the model reports events; `o` must outlive the session (or be replaced).
     void set_observer(session_observer& o) { observer_ = &o; }
     session_observer& observer() { return *observer_; }
+    /// What evaluation needs of the front end (function calls, threadprivate copies);
+    /// `h` must outlive the session (or be replaced). nullptr until set: calls are refused.
+    void set_evaluation_hooks(evaluation_hooks& h) { evaluation_hooks_ = &h; }
+    evaluation_hooks* evaluation() { return evaluation_hooks_; }
 
     // ---- program and process ----
     /// Sets the program to run (checks that it exists and is ELF; loads its symbols) and
@@ -99,6 +106,14 @@ public:
     /// elf_for as libtracer's elf_provider: processes launched or attached by this session
     /// take their modules' ELF files from the session's cache.
     tracer::elf_provider elf_provider();
+
+    // ---- stacks ----
+    /// The stack of a thread of the current inferior (stack/stack.hpp's build_stack),
+    /// cached in the inferior until the next resume.
+    const std::vector<stack_frame>& stack(pid_t tid);
+    /// Called whenever the target is resumed: drops the stacks, the hidden inline copies
+    /// and the frame selection.
+    void on_resume();
 
     // ---- selection ----
     pid_t selected_tid() const { return inferiors_[current_]->selected_tid; }
@@ -159,6 +174,7 @@ public:
 
 private:
     session_observer* observer_;
+    evaluation_hooks* evaluation_hooks_ = nullptr;
     /// Declared before the inferiors: their remote processes detach through it first.
     std::shared_ptr<tracer::remote_connection> remote_;
     std::optional<std::filesystem::path> program_;

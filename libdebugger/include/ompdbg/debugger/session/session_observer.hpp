@@ -21,6 +21,9 @@ public:
     }
     /// Something the user should know that is not an error (the operation went on).
     virtual void warning(std::string_view text) { (void)text; }
+    /// A warning while an expression is evaluated, which goes on (gdb prints "warning:
+    /// TEXT" on its error stream).
+    virtual void expression_warning(std::string_view text) { (void)text; }
 };
 
 }  // namespace ompdbg::debugger

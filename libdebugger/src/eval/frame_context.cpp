@@ -1,6 +1,4 @@
-#include "frame_context.hpp"
-
-#include "commands_dmpl.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -12,14 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "session.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/scope_members.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -734,4 +733,4 @@ bool frame_context::language_cplus() {
     }
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -15,9 +15,11 @@
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
+
+namespace compare {
 
 /// What the members are numbered by.
 enum class member_kind { omp_thread, thread, rank };
@@ -49,8 +51,8 @@ std::shared_ptr<const dwarf::expression> parse_for_members(session& s, const std
 /// Evaluates `e` in `m` (a thread of the current inferior) by the frame rule. A value is
 /// taken apart for comparison; an error (not in scope, memory, optimized out) is kept in
 /// the sample's message.
-debugger::compare::sample evaluate_value(session& s, const member_thread& m, const frame_rule& rule,
-                               const dwarf::expression& e, const dwarf::format_options& opts);
+sample evaluate_value(session& s, const member_thread& m, const frame_rule& rule, const dwarf::expression& e,
+                      const dwarf::format_options& opts);
 
 /// The same for a condition: true/false, or the error message in `error`.
 std::optional<bool> evaluate_truth(session& s, const member_thread& m, const frame_rule& rule,
@@ -66,4 +68,5 @@ std::vector<member_thread> all_threads(session& s);
 /// every thread instead.
 std::optional<std::vector<member_thread>> openmp_threads(session& s, std::string& why);
 
-}  // namespace ompdbg::app
+}  // namespace compare
+}  // namespace ompdbg::debugger

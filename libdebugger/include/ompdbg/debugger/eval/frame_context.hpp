@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "stack.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/location.hpp"
@@ -20,9 +20,10 @@
 #include "ompdbg/tracer/registers.hpp"
 #include "ompdbg/tracer/target.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
+class evaluation_hooks;
 
 class frame_context final : public dwarf::location_context, public dwarf::eval_context {
 public:
@@ -86,17 +87,23 @@ public:
     void write_dwarf_register(int regno, std::uint64_t v) override;
     /// True when the frame's compilation unit is C++.
     bool language_cplus() override;
-    /// Prints "warning: TEXT" on the error stream, where gdb prints it (frame_context_warnings.cpp).
+    /// Reports "TEXT" to the session's observer (expression_warning), where gdb prints
+    /// "warning: TEXT" and goes on (frame_context_warnings.cpp).
     void warn(std::string_view text) override;
-    /// Every definition named `name` in the search order (C++ overloads); infcall/.
+    /// Every definition named `name` in the search order (C++ overloads);
+    /// frame_context_calls.cpp.
     std::vector<dwarf::value> lookup_functions(std::string_view name) override;
-    /// Runs the call in this context's thread (infcall/inferior_call.hpp); the frame is
-    /// found again afterwards, the stacks having been read anew.
+    /// Runs the call in this context's thread through the session's evaluation_hooks (the
+    /// front end's run control); the frame is found again afterwards, the stacks having
+    /// been read anew.
     void check_can_call() override;
     dwarf::value call_function(const dwarf::function_call& call) override;
     std::uint64_t push_to_target(std::span<const std::byte> bytes) override;
 
 private:
+    /// The session's evaluation hooks; throws gdb's "without a process" message when the
+    /// front end set none.
+    evaluation_hooks& hooks();
     /// The modules to search, this frame's first (static context: the program's ELF).
     std::vector<const tracer::loaded_module*> search_order() const;
     void read_static_memory(std::uint64_t addr, std::span<std::byte> out) const;
@@ -115,10 +122,10 @@ private:
     std::optional<std::uint64_t> scratch_bottom_;
 };
 
-/// Sets the convenience variable $NAME (gdb's internal variables: $_exitcode,
+/// Sets the session's convenience variable $NAME (gdb's internal variables: $_exitcode,
 /// $_shell_exitcode, $_ ...); nullopt makes it void again.
-void set_convenience_variable(std::string_view name, std::optional<dwarf::value> v);
+void set_convenience_variable(session& s, std::string_view name, std::optional<dwarf::value> v);
 /// An `int` value, the type gdb gives its integer internal variables.
 dwarf::value int_value(std::int64_t v);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -13,12 +13,9 @@
 #include "ompdbg/tracer/target.hpp"
 #include "ompdbg/tracer/unwinder.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
-
-/// The frame type is the model's (libdebugger); the app names it as before.
-using debugger::stack_frame;
 
 /// Builds the user-visible stack of thread `tid` (cached by the session until resume).
 /// Like gdb (`backtrace past-main` off) it ends at main. Never throws for a corrupt stack:
@@ -44,23 +41,10 @@ bool pc_starts_statement(const stack_frame& f);
 /// frame has no DWARF function or no arguments.
 std::string format_frame_args(session& s, const stack_frame& f);
 
-/// gdb's frame line, used by bt, frame, up/down and stop reports:
-///   "#1  0x0000555555555189 in factorial (n=5) at structs.c:42"
-///   "#0  factorial (n=5) at structs.c:42"           (pc at the start of a line)
-///   "#2  0x00007ffff7df618a in __libc_start_call_main () from /lib/x86_64-linux-gnu/libc.so.6"
-///   "#1  scale (by=2, v=1) at optimized.c:12"       (inlined frames have no address)
-/// Without the level (`with_level == false`) it is the stop-report form
-/// "factorial (n=5) at structs.c:42" / "0x00007ffff7e9a9c4 in write () from /lib/...libc.so.6".
-std::string format_frame_line(session& s, const stack_frame& f, bool with_level);
-
 /// The name gdb shows for source file `path` (a full path from the line table) of module
 /// `m`: the compilation unit's name as written when relative ("prog.c"), else `path`.
 std::string source_display_name(const tracer::loaded_module* m, const std::string& path);
 /// The same, for a file of any module of the session's target (or of its program).
 std::string source_display_name(session& s, const std::string& path);
 
-/// The source line of the frame as gdb prints it after a frame line ("82\t    if (n <= 1) {"),
-/// nullopt when the file cannot be read or the frame has no line.
-std::optional<std::string> frame_source_line(const stack_frame& f);
-
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -13,14 +13,14 @@
 #include "ompdbg/tracer/registers.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
 
 namespace infcall {
 
 /// Remembers a call of thread `tid` abandoned with its return site at `return_to` (planted,
-/// owned from now on by this registry), whose return leaves sp at `return_sp`. The
+/// owned from now on by the session's registry), whose return leaves sp at `return_sp`. The
 /// thread's stack, read at the stop, is read again with the call's dummy frame.
 void remember_abandoned(session& s, tracer::process& p, pid_t tid, std::uint64_t return_sp, std::uint64_t return_to,
                         const tracer::registers& caller, std::optional<std::uint64_t> step_over);
@@ -40,4 +40,4 @@ std::optional<tracer::registers> abandoned_caller(session& s, pid_t tid, std::ui
 std::optional<tracer::registers> pop_abandoned_return(session& s, pid_t tid);
 
 }  // namespace infcall
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

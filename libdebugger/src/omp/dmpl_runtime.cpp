@@ -1,21 +1,24 @@
 // The OpenMP runtime of the target and its DMPL library: which runtime a target maps, the
 // DMPL library of the session (ompdbg's own for libomp or libgomp, or `set dmpl-library`),
 // its view of each process, and where a thread stands in its team (OMPD, or libgomp's own
-// per-thread data).
+// per-thread data), and a thread's copy of a threadprivate variable.
 
-#include "commands_dmpl.hpp"
-#include "commands_dmpl_shared.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
-#include "session.hpp"
+#include <fmt/format.h>
+
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/debugger/omp/gomp_team_reader.hpp"
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/plugins/dmpl.h"
 #include "ompdbg/plugins/dmpl_host.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
@@ -24,11 +27,9 @@
 #define OMPDBG_DMPL_PLUGIN_DIR ""
 #endif
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace fs = std::filesystem;
-
-namespace dmpl_impl {
 
 namespace {
 
@@ -210,10 +211,6 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
     }
 }
 
-}  // namespace dmpl_impl
-
-using namespace dmpl_impl;
-
 void dmpl_set_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of a DMPL library).");
@@ -228,4 +225,33 @@ void dmpl_set_library(session& s, const std::string& path) {
     st.library.reset();
 }
 
-}  // namespace ompdbg::app
+dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v) {
+    if (!v.address || tid == 0 || s.target() == nullptr) {
+        return v;
+    }
+    plugins::dmpl_process* proc = dmpl_quiet(s);
+    if (proc == nullptr) {
+        return v;
+    }
+    auto a = proc->tls_address(tid, *v.address);
+    if (a.rc == DMPL_tls_native || (a.rc == DMPL_ok && a.address == *v.address)) {
+        return v;
+    }
+    if (a.rc == DMPL_tls_unallocated) {
+        error::send(fmt::format("Thread {} has not allocated its copy of threadprivate `{}' yet "
+                                "(DMPL_tls_unallocated)",
+                                s.thread_number(tid), name));
+    }
+    if (a.rc != DMPL_ok) {
+        error::send(a.message);
+    }
+    std::vector<std::byte> bytes(v.val_type.size());
+    if (s.target()->try_read_memory(virt_addr(a.address), bytes) != bytes.size()) {
+        error::send(fmt::format("Cannot access memory at address {:#x}", a.address));
+    }
+    v.address = a.address;
+    v.bytes = std::move(bytes);
+    return v;
+}
+
+}  // namespace ompdbg::debugger

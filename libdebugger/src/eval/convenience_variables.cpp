@@ -2,7 +2,7 @@
 // convenience variables (`$foo` set by the user, `$_siginfo`, `$_thread`, `$bpnum`
 // computed when asked).
 
-#include "frame_context.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
 
 #include <cstring>
 #include <map>
@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "commands_signals.hpp"
-#include "session.hpp"
+#include "ompdbg/debugger/run/siginfo_type.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 std::optional<dwarf::value> frame_context::history(int index) {
     return s_.history(index);
@@ -29,15 +29,19 @@ int frame_context::history_size() {
 
 namespace {
 
-std::map<std::string, dwarf::value, std::less<>>& convenience_variables() {
-    static std::map<std::string, dwarf::value, std::less<>> vars;
-    return vars;
+/// The session's convenience variables, kept in its model_state.
+struct convenience_variables_state {
+    std::map<std::string, dwarf::value, std::less<>> vars;
+};
+
+std::map<std::string, dwarf::value, std::less<>>& convenience_variables(session& s) {
+    return s.model_state().get<convenience_variables_state>().vars;
 }
 
 }  // namespace
 
-void set_convenience_variable(std::string_view name, std::optional<dwarf::value> v) {
-    auto& vars = convenience_variables();
+void set_convenience_variable(session& s, std::string_view name, std::optional<dwarf::value> v) {
+    auto& vars = convenience_variables(s);
     if (v) {
         vars[std::string(name)] = std::move(*v);
     } else if (auto it = vars.find(name); it != vars.end()) {
@@ -57,7 +61,7 @@ dwarf::value int_value(std::int64_t n) {
 
 std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
     if (name == "_siginfo") {
-        return siginfo_value(s_, *this, tid_ != 0 ? tid_ : s_.selected_tid());
+        return siginfo_value(s_, tid_ != 0 ? tid_ : s_.selected_tid());
     }
     // Computed when asked, as gdb's lazy internal variables: the selected thread's number
     // (0 without a process) and the number of the last breakpoint set (void before one).
@@ -66,13 +70,13 @@ std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
         bool live = t != nullptr && (!t->is_live() || (s_.process() && s_.process()->is_alive()));
         return int_value(live ? s_.thread_number(s_.selected_tid()) : 0);
     }
-    if (name == "bpnum" && !convenience_variables().count("bpnum")) {
+    if (name == "bpnum" && !convenience_variables(s_).count("bpnum")) {
         if (s_.last_breakpoint_number() == 0) {
             return std::nullopt;
         }
         return int_value(s_.last_breakpoint_number());
     }
-    auto& vars = convenience_variables();
+    auto& vars = convenience_variables(s_);
     if (auto it = vars.find(name); it != vars.end()) {
         return it->second;
     }
@@ -80,7 +84,7 @@ std::optional<dwarf::value> frame_context::convenience(std::string_view name) {
 }
 
 void frame_context::set_convenience(std::string_view name, const dwarf::value& v) {
-    convenience_variables()[std::string(name)] = v;
+    convenience_variables(s_)[std::string(name)] = v;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

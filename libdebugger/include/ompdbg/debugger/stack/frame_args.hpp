@@ -5,7 +5,7 @@
 
 #include "ompdbg/dwarf/debug_info.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 /// The variable whose value gdb shows for argument `param`: a local of the same name in
 /// the frame when there is one (gdb looks the name up again, and a function block prefers
@@ -13,4 +13,4 @@ namespace ompdbg::app {
 /// after a reduction variable), else the argument itself.
 const dwarf::variable& value_source(const dwarf::variable& param, const std::vector<dwarf::variable>& locals);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

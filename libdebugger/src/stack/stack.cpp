@@ -1,34 +1,32 @@
-#include "stack.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
-#include "frame_args.hpp"
-#include "frame_context.hpp"
-#include "infcall/abandoned_calls.hpp"
-#include "inline_frames.hpp"
-#include "session.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/stack/frame_args.hpp"
+#include "ompdbg/debugger/stack/inline_frames.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
-/// Hidden inline copies per session and thread (see inline_frames.hpp).
-std::map<const session*, std::map<pid_t, int>>& hidden_copies() {
-    // Never destroyed: nothing may run against a dead session at exit.
-    static auto* all = new std::map<const session*, std::map<pid_t, int>>();
-    return *all;
-}
+/// The session's hidden inline copies per thread (see inline_frames.hpp), kept in its
+/// model_state until a resume forgets them.
+struct hidden_inline_copies {
+    std::map<pid_t, int> by_thread;
+};
 
 /// A function called from the debugger and abandoned in a stop returns to the program's
 /// entry point: the frame there is gdb's dummy frame, and the stack goes on from the
@@ -55,26 +53,27 @@ std::vector<bool> splice_called_functions(session& s, tracer::target& tgt, pid_t
 }  // namespace
 
 int hidden_inline_frames(session& s, pid_t tid) {
-    auto& all = hidden_copies();
-    auto it = all.find(&s);
-    if (it == all.end()) {
+    const hidden_inline_copies* hidden = s.model_state().find<hidden_inline_copies>();
+    if (hidden == nullptr) {
         return 0;
     }
-    auto t = it->second.find(tid);
-    return t == it->second.end() ? 0 : t->second;
+    auto t = hidden->by_thread.find(tid);
+    return t == hidden->by_thread.end() ? 0 : t->second;
 }
 
 void set_hidden_inline_frames(session& s, pid_t tid, int n) {
     if (n > 0) {
-        hidden_copies()[&s][tid] = n;
-    } else if (auto it = hidden_copies().find(&s); it != hidden_copies().end()) {
-        it->second.erase(tid);
+        s.model_state().get<hidden_inline_copies>().by_thread[tid] = n;
+    } else if (auto* hidden = s.model_state().find<hidden_inline_copies>()) {
+        hidden->by_thread.erase(tid);
     }
     s.current_inferior().stacks.erase(tid);
 }
 
 void forget_hidden_inline_frames(session& s) {
-    hidden_copies().erase(&s);
+    if (auto* hidden = s.model_state().find<hidden_inline_copies>()) {
+        hidden->by_thread.clear();
+    }
 }
 
 int inline_entries_at(const std::vector<dwarf::function>& chain, std::uint64_t file_pc) {
@@ -343,60 +342,4 @@ std::string format_frame_args(session& s, const stack_frame& f) {
     return out;
 }
 
-namespace {
-
-std::string frame_line_impl(session& s, const stack_frame& f, bool with_level, bool show_pc) {
-    std::string out;
-    if (with_level) {
-        // gdb pads "#N" to four columns; the colour codes must not count in the padding.
-        std::string level = fmt::format("#{}", f.level);
-        out = s.out().styled(style::frame_level, level) + std::string(level.size() < 4 ? 4 - level.size() : 1, ' ');
-    }
-    if (f.is_dummy) {
-        return out + "<function called from gdb>";
-    }
-    // gdb names every signal trampoline so, even one with a symbol (glibc's __restore_rt).
-    if (f.physical.is_signal_frame && !f.function) {
-        return out + "<signal handler called>";
-    }
-    if (show_pc) {
-        out += s.out().styled(style::address, fmt::format("0x{:016x}", f.pc())) + " in ";
-    }
-    out += s.out().styled(style::function, frame_function_name(f));
-    out += " (";
-    out += format_frame_args(s, f);
-    out += ")";
-    if (f.function && f.line && f.line->line > 0 && !f.line->file.empty()) {
-        out += fmt::format(" at {}:{}", s.out().styled(style::file, source_display_name(f.module, f.line->file)), f.line->line);
-    } else if (f.module != nullptr && !f.module->is_executable) {
-        out += fmt::format(" from {}", s.out().styled(style::file, f.module->path.string()));
-    }
-    return out;
-}
-
-}  // namespace
-
-std::string format_frame_line(session& s, const stack_frame& f, bool with_level) {
-    return frame_line_impl(s, f, with_level, frame_shows_pc(f));
-}
-
-std::optional<std::string> frame_source_line(const stack_frame& f) {
-    if (!f.line || f.line->line <= 0 || f.line->file.empty()) {
-        return std::nullopt;
-    }
-    std::ifstream in(f.line->file);
-    if (!in) {
-        return fmt::format("{}\t{}: No such file or directory.", f.line->line, source_display_name(f.module, f.line->file));
-    }
-    std::string text;
-    int n = 1;
-    for (; std::getline(in, text); ++n) {
-        if (n == f.line->line) {
-            return fmt::format("{}\t{}", f.line->line, text);
-        }
-    }
-    return fmt::format("Line number {} out of range; \"{}\" has {} lines.", f.line->line,
-                       f.line->file, n - 1);
-}
-
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,13 +1,13 @@
 // The dummy frames of calls abandoned in a stop, and their silent end (abandoned_calls.hpp).
 
-#include "infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 
 #include <algorithm>
 #include <vector>
 
-#include "session.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
-namespace ompdbg::app::infcall {
+namespace ompdbg::debugger::infcall {
 
 namespace {
 
@@ -20,16 +20,20 @@ struct abandoned_call {
     std::optional<std::uint64_t> step_over;
 };
 
-std::vector<abandoned_call>& registry() {
-    static std::vector<abandoned_call> calls;
-    return calls;
+/// The session's abandoned calls, kept in its model_state.
+struct abandoned_calls {
+    std::vector<abandoned_call> calls;
+};
+
+std::vector<abandoned_call>& registry(session& s) {
+    return s.model_state().get<abandoned_calls>().calls;
 }
 
 }  // namespace
 
 void remember_abandoned(session& s, tracer::process& p, pid_t tid, std::uint64_t return_sp, std::uint64_t return_to,
                         const tracer::registers& caller, std::optional<std::uint64_t> step_over) {
-    registry().push_back({p.pid(), tid, return_sp, return_to, caller, step_over});
+    registry(s).push_back({p.pid(), tid, return_sp, return_to, caller, step_over});
     s.current_inferior().stacks.erase(tid);
 }
 
@@ -38,7 +42,7 @@ std::optional<tracer::registers> abandoned_caller(session& s, pid_t tid, std::ui
     if (p == nullptr || !p->is_alive()) {
         return std::nullopt;
     }
-    for (const abandoned_call& c : registry()) {
+    for (const abandoned_call& c : registry(s)) {
         if (c.pid == p->pid() && c.tid == tid && c.return_to == pc && c.return_sp == sp) {
             return c.caller;
         }
@@ -55,7 +59,7 @@ std::optional<tracer::registers> pop_abandoned_return(session& s, pid_t tid) {
     if (t == nullptr) {
         return std::nullopt;
     }
-    auto& calls = registry();
+    auto& calls = registry(s);
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
         if (it->pid != p->pid() || it->tid != tid || it->return_to != t->regs().pc() ||
             it->return_sp != t->regs().sp()) {
@@ -78,8 +82,8 @@ bool finish_abandoned(session& s, const tracer::stop_reason& why) {
         return false;
     }
     // Calls of processes that are gone are forgotten on the way.
-    std::erase_if(registry(), [&](const abandoned_call& c) { return c.pid == p->pid() && !p->is_alive(); });
+    std::erase_if(registry(s), [&](const abandoned_call& c) { return c.pid == p->pid() && !p->is_alive(); });
     return pop_abandoned_return(s, why.tid).has_value();
 }
 
-}  // namespace ompdbg::app::infcall
+}  // namespace ompdbg::debugger::infcall

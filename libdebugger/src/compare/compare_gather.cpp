@@ -1,21 +1,21 @@
 // Members and frames of the compare commands (compare_gather.hpp).
 
-#include "compare_gather.hpp"
+#include "ompdbg/debugger/compare/compare_gather.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "commands_omp_state.hpp"
-#include "frame_context.hpp"
-#include "session.hpp"
-#include "stack.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/omp/ompd_state.hpp"
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/expr_effects.hpp"
 #include "ompdbg/dwarf/value_tree.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger::compare {
 
 namespace {
 
@@ -128,7 +128,7 @@ std::vector<member_thread> all_threads(session& s) {
 std::optional<std::vector<member_thread>> openmp_threads(session& s, std::string& why) {
     std::vector<member_thread> out;
     try {
-        auto& as = omp_impl::require_ompd(s);
+        auto& as = ompd::require_ompd(s);
         auto num_icv = as.find_icv("thread-num-var");
         if (!num_icv) {
             why = "OMPD has no thread-num-var ICV";
@@ -163,4 +163,4 @@ std::optional<std::vector<member_thread>> openmp_threads(session& s, std::string
     return out;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger::compare

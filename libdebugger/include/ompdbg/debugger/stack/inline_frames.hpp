@@ -12,7 +12,7 @@
 
 #include "ompdbg/dwarf/debug_info.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
 
@@ -28,4 +28,4 @@ void forget_hidden_inline_frames(session& s);
 /// range starts there (the address before is outside the copy).
 int inline_entries_at(const std::vector<dwarf::function>& chain, std::uint64_t file_pc);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

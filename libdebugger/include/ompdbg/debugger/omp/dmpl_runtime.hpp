@@ -1,0 +1,66 @@
+#pragma once
+/// The target's OpenMP runtime and its DMPL library (issue 5): which runtime a target maps,
+/// the session's DMPL library (ompdbg's own for libomp or libgomp, or `set dmpl-library`),
+/// its view of each process (kept in the inferior's model_state), where a thread stands in
+/// its team (OMPD, or libgomp's own per-thread data), and a thread's copy of a
+/// threadprivate variable.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/plugins/dmpl_host.hpp"
+#include "ompdbg/tracer/target.hpp"
+
+namespace ompdbg::debugger {
+
+class session;
+
+enum class runtime_kind { none, libomp, libgomp };
+
+/// Which OpenMP runtime a target maps, and its module (nullptr: none).
+struct runtime_info {
+    runtime_kind kind = runtime_kind::none;
+    const tracer::loaded_module* module = nullptr;
+};
+
+/// The OpenMP runtime among `tgt`'s modules (libomp / libiomp5, libgomp), or none.
+runtime_info find_runtime(tracer::target& tgt);
+
+/// The runtime of the session's target (none without a target).
+runtime_kind runtime_of(session& s);
+
+/// The DMPL view of the session's target, created on first use; nullptr when the target has
+/// no OpenMP runtime (`required`: throw instead). Throws one line when the library cannot
+/// be loaded.
+plugins::dmpl_process* dmpl_for(session& s, bool required);
+
+/// As dmpl_for, but a library that cannot be loaded is logged and gives nullptr (for views
+/// that work without DMPL).
+plugins::dmpl_process* dmpl_quiet(session& s);
+
+/// Drops the DMPL view of the current inferior's process (made again on next use).
+void forget_dmpl_view(session& s);
+
+/// `--dmpl-library PATH` / `set dmpl-library PATH`: the library used from now on (the
+/// views of every process are made again).
+void dmpl_set_library(session& s, const std::string& path);
+
+/// OpenMP thread number and team size of `tid` in its innermost region, or `levels_out`
+/// regions outward of it: through OMPD (libomp with OMP_DEBUG; an enclosing region's number
+/// is the member index whose thread is this one), or for the innermost region from
+/// libgomp's own per-thread data (gomp_team_reader); nullopt when neither can tell.
+std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pid_t tid, int levels_out = 0);
+
+/// The copy of global variable value `v` (located by the debug information) that thread `tid`
+/// sees: the runtime's per-thread copy when `v` is a threadprivate object the OpenMP
+/// runtime manages (DMPL_get_tls_address), else `v` unchanged. Throws ompdbg::error with one
+/// line when the thread has not allocated its copy yet or the DMPL library fails. A target
+/// without OpenMP runtime, or no usable DMPL library, leaves `v` as it is.
+dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v);
+
+}  // namespace ompdbg::debugger
