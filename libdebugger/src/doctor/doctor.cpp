@@ -1,10 +1,9 @@
-// `ompdbg doctor`: every piece OpenMP and MPI debugging needs, checked one by one, each
-// finding with the reason and the fix. The libraries a program uses are taken from the
+// The doctor's checks: every piece OpenMP and MPI debugging needs, checked one by one, each
+// finding with the reason and the fix (the front end renders them). The libraries a program uses are taken from the
 // target's own link map (/proc/PID/maps for a process, the dynamic loader's --list for a
 // program), never from LD_LIBRARY_PATH guesses.
-#include "doctor.hpp"
-#include "doctor_checks.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/doctor/doctor.hpp"
+#include "doctor/doctor_checks.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -33,7 +32,7 @@
 
 extern char** environ;
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace doctor_impl {
 
@@ -198,16 +197,6 @@ void check_machine(findings& f, const plugins::plugin_policy& policy) {
               fmt::format("no Open MPI with debug information in {}: message queues need it", mpi.string()),
               "run scripts/bootstrap, which builds it");
     }
-}
-
-std::string_view status_word(doctor_status s) {
-    switch (s) {
-        case doctor_status::ok: return "ok";
-        case doctor_status::info: return "info";
-        case doctor_status::warn: return "warn";
-        case doctor_status::missing: return "missing";
-    }
-    return "?";
 }
 
 }  // namespace
@@ -385,68 +374,4 @@ std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin
     return std::move(f.checks);
 }
 
-int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy) {
-    output out(json);
-    doctor_subject subject;
-    std::vector<std::string> rest;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--host" && i + 1 < args.size()) {
-            subject.host = args[++i];
-        } else if (args[i].rfind("--host=", 0) == 0) {
-            subject.host = args[i].substr(7);
-        } else {
-            rest.push_back(args[i]);
-        }
-    }
-    std::optional<pid_t> pid;
-    if (rest.size() == 1) {
-        const std::string& a = rest[0];
-        pid_t n = 0;
-        auto [p, ec] = std::from_chars(a.data(), a.data() + a.size(), n);
-        if (ec == std::errc() && p == a.data() + a.size() && n > 0) {
-            pid = n;
-        }
-    }
-    if (rest.size() > 1 || (subject.host && (subject.host->empty() || (!rest.empty() && !pid)))) {
-        out.error("ompdbg: usage: ompdbg doctor [PROG | PID] | ompdbg [--rsh CMD] doctor --host HOST [PID]");
-        return 2;
-    }
-    std::string what = "this machine";
-    if (subject.host) {
-        subject.rsh = remote_shell_of_environment();
-        what = fmt::format("host {}", *subject.host);
-    }
-    if (pid) {
-        subject.pid = pid;
-        what = subject.host ? fmt::format("process {} on host {}", *pid, *subject.host) : fmt::format("process {}", *pid);
-    } else if (!rest.empty()) {
-        subject.program = rest[0];
-        what = rest[0];
-    }
-    auto checks = run_doctor(subject, policy);
-    bool missing = std::any_of(checks.begin(), checks.end(),
-                               [](const doctor_check& c) { return c.status == doctor_status::missing; });
-    out.begin_command("doctor");
-    nlohmann::json arr = nlohmann::json::array();
-    out.line(fmt::format("ompdbg doctor: {}", what));
-    for (const auto& c : checks) {
-        out.line(fmt::format("  {:<8} {:<15} {}", status_word(c.status), c.name, c.found));
-        if (!c.fix.empty() && c.status != doctor_status::ok) {
-            out.line(fmt::format("  {:<8} {:<15} fix: {}", "", "", c.fix));
-        }
-        nlohmann::json j{{"check", c.name}, {"status", status_word(c.status)}, {"found", c.found}};
-        if (!c.fix.empty()) {
-            j["fix"] = c.fix;
-        }
-        arr.push_back(std::move(j));
-    }
-    out.line(missing ? "Some pieces are missing (see fix: lines)." : "Everything needed was found.");
-    out.field("subject", what);
-    out.field("checks", std::move(arr));
-    out.field("complete", !missing);
-    out.end_command(true);
-    out.flush();
-    return missing ? 1 : 0;
-}
-
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,9 +1,9 @@
 #pragma once
-/// `ompdbg doctor [PROG | PID | --host HOST [PID]]`: checks every piece that OpenMP and MPI debugging needs
+/// The checks of `ompdbg doctor [PROG | PID | --host HOST [PID]]`: every piece that OpenMP and MPI debugging needs
 /// (ptrace permission, the OpenMP runtime and its OMPD symbols, OMP_DEBUG, libompd, the
 /// DMPL plugins, MPIR/MPI2DD in a starter, the message-queue DLL and the types it needs,
-/// debug information) and says for each what it found and, when something is missing,
-/// why and how to fix it.
+/// debug information), each returned with what it found and, when something is missing,
+/// why and how to fix it. The report is rendered by the front end (apps/ompdbg/src/doctor.cpp).
 
 #include <sys/types.h>
 
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "output.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/tracer/rsp_client.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 enum class doctor_status {
     ok,       ///< present and usable
@@ -45,10 +45,8 @@ struct doctor_subject {
 /// finding. `policy` is the session's plugin policy (--plugin-path).
 std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy);
 
-/// The `ompdbg doctor` entry point: parses `args` (empty, PROG, PID, or `--host HOST [PID]`:
-/// the remote shell is OMPDBG_RSH, which `--rsh` sets), prints the report
-/// as text or one JSON object, and returns the exit status: 0 when nothing is missing,
-/// 1 when something is, 2 for a usage error.
-int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);
+/// The qSupported features ompdbg needs of a gdbserver agent that `have` lacks, spelled as
+/// gdbserver announces them ("qXfer:libraries-svr4:read+"), in a fixed order.
+std::vector<std::string> missing_agent_features(const tracer::rsp::features& have);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
