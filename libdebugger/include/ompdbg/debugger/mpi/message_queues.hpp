@@ -1,12 +1,11 @@
 #pragma once
-/// MPI message queues (issue 6): `mpi queues [RANKS]` shows, per communicator, the pending
-/// sends, pending receives and unexpected messages the MPI library's message-queue DLL
-/// reports; `mpi deadlock [--dot FILE]` builds the wait-for graph of blocked point-to-point
-/// operations of every rank (wait_for_graph.hpp) and reports cycles, waits on finished ranks
-/// and starved ranks.
+/// MPI message queues (issue 6): per communicator of each rank, the pending sends, pending
+/// receives and unexpected messages the MPI library's message-queue DLL reports, and the
+/// wait-for graph of blocked point-to-point operations of every rank (wait_for_graph.hpp)
+/// with its cycles, waits on finished ranks and starved ranks.
 ///
-/// Both commands print what gather_job_queues() collects; other commands (`ompdbg triage`)
-/// call it too. It never prints.
+/// `mpi queues`, `mpi deadlock` and `ompdbg triage` render what gather_job_queues()
+/// collects. It never prints.
 
 #include <sys/types.h>
 
@@ -15,13 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "command_table.hpp"
-#include "ompdbg/plugins/msgq.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
+#include "ompdbg/plugins/msgq.hpp"
 
-namespace ompdbg::app {
-
-class session;
+namespace ompdbg::debugger {
 
 /// One rank as gather_job_queues() found it.
 struct rank_queue_state {
@@ -33,7 +30,7 @@ struct rank_queue_state {
     /// The outermost MPI function on the main thread's stack ("MPI_Recv"; PMPI_X counts as
     /// MPI_X), empty when the rank is not inside MPI.
     std::string call;
-    debugger::rank_activity activity = debugger::rank_activity::running;
+    rank_activity activity = rank_activity::running;
     /// True when `communicators` holds what the message-queue DLL reported.
     bool queues_read = false;
     std::vector<plugins::msgq_communicator> communicators;
@@ -49,11 +46,11 @@ struct job_queue_report {
     /// when only part of the job was gathered (focus, or a session attached to one rank).
     std::int64_t world_size = 0;
     /// The wait-for graph of the gathered ranks (its to_dot() is `mpi deadlock --dot`).
-    debugger::wait_for_graph graph;
+    wait_for_graph graph;
     /// graph.analyze(): cycles, waits on finished ranks, starved ranks.
-    debugger::wait_for_graph::report verdict;
+    wait_for_graph::report verdict;
     /// Pending operations of blocked ranks that are no wait (wait_edges.hpp), with why.
-    std::vector<debugger::cleared_wait> cleared;
+    std::vector<cleared_wait> cleared;
 };
 
 struct queue_gather_options {
@@ -75,7 +72,4 @@ struct queue_gather_options {
 /// rank. Never prints.
 job_queue_report gather_job_queues(session& s, const queue_gather_options& opts = {});
 
-/// Adds `queues` and `deadlock` to the `mpi` prefix command.
-void register_mpi_queue_commands(command_table& t);
-
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
