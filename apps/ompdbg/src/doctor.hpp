@@ -1,49 +1,14 @@
 #pragma once
-/// `ompdbg doctor [PROG | PID | --host HOST [PID]]`: checks every piece that OpenMP and MPI debugging needs
-/// (ptrace permission, the OpenMP runtime and its OMPD symbols, OMP_DEBUG, libompd, the
-/// DMPL plugins, MPIR/MPI2DD in a starter, the message-queue DLL and the types it needs,
-/// debug information) and says for each what it found and, when something is missing,
-/// why and how to fix it.
+/// `ompdbg doctor [PROG | PID | --host HOST [PID]]`: the report of the model's checks
+/// (ompdbg/debugger/doctor/doctor.hpp): for each piece OpenMP and MPI debugging needs, what
+/// was found and, when something is missing, why and how to fix it.
 
-#include <sys/types.h>
-
-#include <filesystem>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "output.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
 
 namespace ompdbg::app {
-
-enum class doctor_status {
-    ok,       ///< present and usable
-    info,     ///< not needed here, or nothing to check
-    warn,     ///< works partly, or works only with a setting the user must give
-    missing,  ///< a piece is missing: that kind of debugging will not work
-};
-
-/// One finding: what was checked, what was found, and how to fix it when it is not ok.
-struct doctor_check {
-    std::string name;
-    doctor_status status = doctor_status::info;
-    std::string found;
-    std::string fix;
-};
-
-/// What the doctor looks at: the machine (nothing given), a program, or a running process;
-/// with `host`, that host (through the agent `rsh` starts there) or a process of it.
-struct doctor_subject {
-    std::optional<std::filesystem::path> program;
-    std::optional<pid_t> pid;
-    std::optional<std::string> host;
-    std::string rsh;   ///< the remote shell reaching `host`
-};
-
-/// Runs every check for `subject`. Never throws: a check that cannot be done is itself a
-/// finding. `policy` is the session's plugin policy (--plugin-path).
-std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy);
 
 /// The `ompdbg doctor` entry point: parses `args` (empty, PROG, PID, or `--host HOST [PID]`:
 /// the remote shell is OMPDBG_RSH, which `--rsh` sets), prints the report

@@ -5,13 +5,13 @@
 #include <string>
 
 #include "session.hpp"
+#include "ompdbg/debugger/run/signal_names.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
 
-/// gdb's name and description of a signal: ("SIGSEGV", "Segmentation fault").
-std::string signal_name(int signo);
-std::string signal_description(int signo);
+using debugger::signal_description;
+using debugger::signal_name;
 
 /// The source line after a frame line: "82\t    if (n <= 1) {", or "82\tin structs.c"
 /// when the file cannot be read; empty when the frame has no line.

@@ -29,7 +29,7 @@
 #include "commands_core.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_mpi.hpp"
-#include "commands_mpi_queues.hpp"
+#include "ompdbg/debugger/mpi/message_queues.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"

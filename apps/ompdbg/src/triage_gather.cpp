@@ -30,7 +30,7 @@
 #include "remote_ranks.hpp"
 #include "commands_dmpl.hpp"
 #include "commands_mpi.hpp"
-#include "commands_mpi_queues.hpp"
+#include "ompdbg/debugger/mpi/message_queues.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
@@ -48,6 +48,10 @@
 #include "ompdbg/tracer/proc_fs.hpp"
 
 namespace ompdbg::app::triage_impl {
+
+using debugger::gather_job_queues;
+using debugger::job_queue_report;
+using debugger::rank_queue_state;
 
 namespace fs = std::filesystem;
 

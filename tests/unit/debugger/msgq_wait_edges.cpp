@@ -6,11 +6,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "wait_edges.hpp"
+#include "ompdbg/debugger/mpi/wait_edges.hpp"
 
-using ompdbg::app::add_wait_edges;
+using ompdbg::debugger::add_wait_edges;
 using ompdbg::debugger::rank_activity;
-using ompdbg::app::rank_queue_state;
+using ompdbg::debugger::rank_queue_state;
 using ompdbg::debugger::wait_for_graph;
 using ompdbg::plugins::msgq_operation;
 using ompdbg::plugins::msgq_peer_sequence;

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the files of `ompdbg doctor` (doctor.cpp: the subject, ptrace, the program, the
+// Shared by the files of the doctor's checks (doctor.cpp: the subject, ptrace, the program, the
 // machine; doctor_openmp.cpp: the OpenMP runtime, OMP_DEBUG, libompd, the DMPL plugins;
 // doctor_mpi.cpp: the MPI starter and the message-queue DLL): what the checks learn about
 // the subject, and the helpers they share.
@@ -14,14 +14,14 @@
 #include <string_view>
 #include <vector>
 
-#include "doctor.hpp"
+#include "ompdbg/debugger/doctor/doctor.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 #include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/rsp_client.hpp"
 
-namespace ompdbg::app::doctor_impl {
+namespace ompdbg::debugger::doctor_impl {
 
 namespace fs = std::filesystem;
 
@@ -126,10 +126,6 @@ void check_dmpl(findings& f, const plugins::plugin_policy& policy);
 
 // ---- another host (doctor_remote.cpp) ----------------------------------------------------
 
-/// The qSupported features ompdbg needs of a gdbserver agent that `have` lacks, spelled as
-/// gdbserver announces them ("qXfer:libraries-svr4:read+"), in a fixed order.
-std::vector<std::string> missing_agent_features(const tracer::rsp::features& have);
-
 /// `doctor --host HOST [PID]`: the agent of HOST (started through `rsh`: present, its
 /// version, the features ompdbg needs), ptrace on that host, and for a PID of that host its
 /// program, OpenMP runtime, OMP_DEBUG, libompd as ompdbg would load it, a live OMPD query.
@@ -144,4 +140,4 @@ void check_mpi_starter(findings& f);
 /// The message-queue DLL of Open MPI and the type information it asks the debugger for.
 void check_msgq(findings& f, const plugins::plugin_policy& policy);
 
-}  // namespace ompdbg::app::doctor_impl
+}  // namespace ompdbg::debugger::doctor_impl

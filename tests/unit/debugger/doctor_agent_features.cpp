@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "doctor_checks.hpp"
+#include "ompdbg/debugger/doctor/doctor.hpp"
 
-using ompdbg::app::doctor_impl::missing_agent_features;
+using ompdbg::debugger::missing_agent_features;
 
 namespace {
 

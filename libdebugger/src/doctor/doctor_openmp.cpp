@@ -2,7 +2,7 @@
 // libompd (loaded as the debugger would, and asked for the OpenMP threads of a live
 // process or of the program run until its first region), and ompdbg's DMPL plugins.
 
-#include "doctor_checks.hpp"
+#include "doctor/doctor_checks.hpp"
 #include "ompdbg/debugger/omp/ompd_tls.hpp"
 
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 
 extern char** environ;
 
-namespace ompdbg::app::doctor_impl {
+namespace ompdbg::debugger::doctor_impl {
 
 namespace {
 
@@ -362,4 +362,4 @@ void check_dmpl(findings& f, const plugins::plugin_policy& policy) {
     check_dmpl_plugin(f, policy, basename_starts(*f.omp_runtime, "libgomp.so"));
 }
 
-}  // namespace ompdbg::app::doctor_impl
+}  // namespace ompdbg::debugger::doctor_impl

@@ -4,19 +4,18 @@
 // and for a process its OpenMP runtime and the libompd this machine would load for it. Files
 // of the host are read through the agent (vFile), never here: a pid of that host means
 // nothing in this machine's /proc.
-#include "doctor_checks.hpp"
+#include "doctor/doctor_checks.hpp"
 
 #include <cstdlib>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "remote_ranks.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/tracer/remote_files.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
 
-namespace ompdbg::app::doctor_impl {
+namespace ompdbg::debugger {
 
 std::vector<std::string> missing_agent_features(const tracer::rsp::features& have) {
     const std::pair<const char*, bool> needed[] = {
@@ -37,6 +36,8 @@ std::vector<std::string> missing_agent_features(const tracer::rsp::features& hav
     }
     return missing;
 }
+
+namespace doctor_impl {
 
 namespace {
 
@@ -214,4 +215,6 @@ void check_remote_host(findings& f, const std::string& rsh, const std::string& h
     }
 }
 
-}  // namespace ompdbg::app::doctor_impl
+}  // namespace doctor_impl
+
+}  // namespace ompdbg::debugger

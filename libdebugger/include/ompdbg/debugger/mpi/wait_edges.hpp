@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "commands_mpi_queues.hpp"
+#include "ompdbg/debugger/mpi/message_queues.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 /// Adds the wait-for edges of every rank of `ranks` blocked in a point-to-point call to `g`
 /// (their ranks must already be in `g`); returns the operations that are no waits.
-std::vector<debugger::cleared_wait> add_wait_edges(debugger::wait_for_graph& g, const std::vector<rank_queue_state>& ranks);
+std::vector<cleared_wait> add_wait_edges(wait_for_graph& g, const std::vector<rank_queue_state>& ranks);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,7 +1,7 @@
 // `ompdbg doctor`, MPI: MPIR and MPI2DD in a starter (mpirun) and its libraries, and the
 // message-queue DLL of the MPI library with the type information it asks the debugger for.
 
-#include "doctor_checks.hpp"
+#include "doctor/doctor_checks.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,7 +12,7 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 
-namespace ompdbg::app::doctor_impl {
+namespace ompdbg::debugger::doctor_impl {
 
 namespace {
 
@@ -175,4 +175,4 @@ void check_msgq(findings& f, const plugins::plugin_policy& policy) {
     }
 }
 
-}  // namespace ompdbg::app::doctor_impl
+}  // namespace ompdbg::debugger::doctor_impl

@@ -4,7 +4,7 @@
 // than arrived), or at the receiver (matched, or in its unexpected queue). A rank that waits
 // for such a message, or whose send its peer can take, waits for the progress engines only.
 
-#include "wait_edges.hpp"
+#include "ompdbg/debugger/mpi/wait_edges.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -13,7 +13,7 @@
 
 #include "ompdbg/plugins/msgq.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -146,10 +146,10 @@ std::string send_cleared(const rank_queue_state& r, const msgq_communicator& c, 
 
 }  // namespace
 
-std::vector<debugger::cleared_wait> add_wait_edges(debugger::wait_for_graph& g, const std::vector<rank_queue_state>& ranks) {
-    std::vector<debugger::cleared_wait> cleared;
+std::vector<cleared_wait> add_wait_edges(wait_for_graph& g, const std::vector<rank_queue_state>& ranks) {
+    std::vector<cleared_wait> cleared;
     for (const auto& r : ranks) {
-        if (r.activity != debugger::rank_activity::blocked_p2p) {
+        if (r.activity != rank_activity::blocked_p2p) {
             continue;
         }
         // A send call waits on its sends, a receive call on its receives, MPI_Sendrecv,
@@ -185,7 +185,7 @@ std::vector<debugger::cleared_wait> add_wait_edges(debugger::wait_for_graph& g, 
                     if (why.empty()) {
                         g.add_wait(r.rank, to, what);
                     } else {
-                        cleared.push_back(debugger::cleared_wait{r.rank, to, what, why});
+                        cleared.push_back(cleared_wait{r.rank, to, what, why});
                     }
                 }
             };
@@ -200,4 +200,4 @@ std::vector<debugger::cleared_wait> add_wait_edges(debugger::wait_for_graph& g, 
     return cleared;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
