@@ -96,9 +96,10 @@ agent_state& agent_of(session& s, tracer::process& proc) {
             continue;
         }
         std::uint64_t control = ctl.front().value + m.load_bias;
-        std::uint64_t magic = 0;
-        if (proc.try_read_memory(virt_addr(control), std::as_writable_bytes(std::span(&magic, 1))) != 8 ||
-            magic != OMPDBG_AGENT_MAGIC) {
+        // The magic, then the version: an agent of another build formats differently.
+        std::uint64_t head[2] = {0, 0};
+        if (proc.try_read_memory(virt_addr(control), std::as_writable_bytes(std::span(head))) != sizeof head ||
+            head[0] != OMPDBG_AGENT_MAGIC || static_cast<std::uint32_t>(head[1]) != OMPDBG_AGENT_VERSION) {
             continue;
         }
         st.control = control;
