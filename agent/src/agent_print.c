@@ -112,8 +112,10 @@ static int put_signed(struct line* l, const struct spec* sp, int64_t v) {
  * as the debugger's printf passes it. */
 static int put_string(struct line* l, const struct spec* sp, uint64_t addr) {
     char text[OMPDBG_AGENT_LINE_BYTES];
-    unsigned len = 0, limit = sp->precision >= 0 && (unsigned)sp->precision < sizeof text ? (unsigned)sp->precision
-                                                                                         : (unsigned)sizeof text;
+    /* A precision that fits cuts the string there; else reaching the end of `text` means
+     * the string is longer than a line. */
+    const int cut = sp->precision >= 0 && (unsigned)sp->precision <= sizeof text;
+    unsigned len = 0, limit = cut ? (unsigned)sp->precision : (unsigned)sizeof text;
     if (addr == 0) {
         const char* null_text = "(null)";
         while (len < limit && null_text[len] != '\0') {
@@ -130,17 +132,17 @@ static int put_string(struct line* l, const struct spec* sp, uint64_t addr) {
             return 0;
         }
         for (unsigned i = 0; i < n; ++i) {
-            if (chunk[i] == '\0' || len == limit) {
+            if (chunk[i] == '\0') {
                 return put_padded(l, sp, text, len);
+            }
+            if (len == limit) {
+                break;
             }
             text[len++] = chunk[i];
         }
         addr += n;
     }
-    if (sp->precision < 0 || (unsigned)sp->precision > len) {
-        return 0; /* longer than a line */
-    }
-    return put_padded(l, sp, text, len);
+    return cut ? put_padded(l, sp, text, len) : 0; /* cut at the precision, or longer than a line */
 }
 
 /* Reads "flags width .precision" after a '%' of the format program; 0 when malformed. */
