@@ -103,13 +103,14 @@ TEST_CASE("the agent formats dprintf's conversions as ompdbg's printf does at a 
 TEST_CASE("a dprintf the agent cannot format is printed by ompdbg at a stop and info breakpoints says why",
           "[e2e][fast][dprintf]") {
     auto r = debug(fast_loop("O0"),
-                   {"set breakpoint fast on", "dprintf f,\"i=%5ld\\n\",i", "break tiny if x == 500", "run",
+                   {"set breakpoint fast on", "dprintf f,\"i=%7.1f\\n\",(double)i", "break tiny if x == 500", "run",
                     "info breakpoints", "continue"},
                    {"3000", "2"});
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
-    CHECK(grep(r.out, "^i= *[0-9]+$").size() == 3000);
-    CHECK(has_line(r.out, "\tprinted by the debugger: a conversion the agent does not format (%5ld)"));
+    CHECK(grep(r.out, "^i= *[0-9]+\\.0$").size() == 3000);
+    CHECK(has_line(r.out, "i=   17.0"));
+    CHECK(has_line(r.out, "\tprinted by the debugger: a conversion the agent does not format (%7.1f)"));
     CHECK(has_line(r.out, "\tbreakpoint already hit 3000 times"));
     CHECK(has_line(r.out, ground_truth(3000, 2)));
 }
@@ -146,4 +147,47 @@ TEST_CASE("a dprintf of one thread and one sharing its address are printed by om
     CHECK(has_line(r.out, "\tbreakpoint already hit 400 times"));
     CHECK(has_line(r.out, "\tbreakpoint already hit 200 times"));
     CHECK(has_line(r.out, ground_truth(400, 2)));
+}
+
+TEST_CASE("the agent formats flags, widths and precisions of dprintf's conversions as gdb's dprintf does",
+          "[e2e][fast][dprintf][gdb]") {
+    // Every integer conversion with flags, widths and precisions, 16- and 64-bit lengths,
+    // %c, %s and %p padded and cut; at most 8 arguments a dprintf (the agent's limit), one
+    // dprintf a run (two at one address are printed by ompdbg), one thread (same order).
+    const std::vector<std::string> formats = {
+        R"("<%5d|%-5d|%+d|% d|%05d|%.3d|%.0d|%8.4d>\n",tid-i,tid+i,tid-i,tid+i,tid-i,tid+i,(int)(i%2),i)",
+        R"("<%-+6d|%i|%u|%7u|%-7u|%.4u|%o|%#o>\n",tid-i,-i,(unsigned)i,(unsigned)i,(unsigned)i,(unsigned)i,(unsigned)i,(unsigned)i)",
+        R"("<%#.0o|%x|%#x|%X|%#10X|%08x|%-#8x|%#08x>\n",(unsigned)(i%2),(unsigned)i*7,(unsigned)i,(unsigned)i*11,(unsigned)i*13,(unsigned)i,(unsigned)i,(unsigned)i)",
+        R"("<%ld|%-12ld|%+ld|%lu|%lld|%llu|%lx|%#lo>\n",i*4096-7000000000,-i,i,(unsigned long)i*3,i-50,(unsigned long long)i,i*65536,i)",
+        R"("<%zu|%hd|%hu|%hx|%c|%3c|%-3c|%.5ld>\n",(unsigned long)i,(short)(i*700),(unsigned short)(i*700),(short)(i*9),'a'+(int)(i%26),'b','c',i)",
+        R"("<%s|%8s|%-8s|%.2s|%8.3s|%s|%.3s|%10s>\n",label,label,label,label,label,no_label,no_label,no_label)",
+        R"("<%p|%12p|%-12p|%p|%8p|%-8p|%%|%5.1s>\n",label,label,label,no_label,no_label,no_label,label)",
+    };
+    const std::vector<std::string> args{"300", "1"};
+    auto lines = [](const std::string& out) {
+        std::vector<std::string> keep, found;
+        for (const auto& m : matches(out, std::regex(R"(<.*>)"), keep)) {
+            found.push_back(m.str());
+        }
+        return found;
+    };
+    for (const auto& format : formats) {
+        INFO(format);
+        const std::string command = "dprintf f," + format;
+        // Stopped at tiny (after every call of f): the listing says where the lines were made.
+        auto ours = debug(fast_loop("O0"), {"set breakpoint fast on", command, "tbreak tiny", "run", "info breakpoints"},
+                          args);
+        auto theirs = gdb_cmds(fast_loop("O0"), {command, "run"}, args);
+        INFO(ours.all());
+        INFO(theirs.all());
+        REQUIRE_FALSE(ours.timed_out);
+        REQUIRE_FALSE(theirs.timed_out);
+        auto a = lines(ours.out);
+        CHECK(a.size() == 300);
+        CHECK(a == lines(theirs.out));
+        CHECK(has_line(ours.out, "\tprinted in the target"));
+        CHECK(has_line(ours.out, "\tbreakpoint already hit 300 times"));
+        CHECK(has_line(ours.out, ground_truth(300, 1)));
+        CHECK(has_line(theirs.out, ground_truth(300, 1)));
+    }
 }

@@ -356,6 +356,9 @@ void info_breakpoints(session& s, std::string_view args) {
         if (counted_in_target(s, bp)) {
             s.out().line("\thits counted in the target");   // by the agent (fast_breakpoints.hpp)
         }
+        for (const auto& line : rank_path_notes(s, bp)) {
+            s.out().line(line);   // an MPI job: the path in each rank
+        }
         for (auto& c : bp.commands) {
             s.out().line("        " + c);
         }

@@ -19,6 +19,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
+#include "fast_breakpoints.hpp"
 #include "mpi_step.hpp"
 #include "remote_ranks.hpp"
 #include "run_control.hpp"
@@ -279,7 +280,9 @@ bool is_mpi_starter(const std::filesystem::path& program) {
 void start_mpi_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {
     tracer::launch_options opts;
     // Open MPI warns that MPIR is deprecated on every start; the user did not ask for that.
-    opts.env = omp_launch_environment({});
+    // LD_PRELOAD of the fast-breakpoint agent: mpirun hands its environment to the ranks
+    // it starts on this host, so their conditions are evaluated in them.
+    opts.env = agent_launch_environment(s, omp_launch_environment({}));
     opts.env.push_back("OMPI_MPIR_DO_NOT_WARN=1");
     // mpirun forwards its stdin to rank 0: it would eat the debugger's own commands.
     opts.stdin_path = "/dev/null";

@@ -14,6 +14,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
+#include "fast_breakpoints.hpp"
 #include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -557,7 +558,7 @@ bool is_mpi2dd_starter(const std::filesystem::path& program) {
 
 void start_mpi2dd_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {
     tracer::launch_options opts;
-    opts.env = omp_launch_environment({});
+    opts.env = agent_launch_environment(s, omp_launch_environment({}));   // the ranks get the agent too
     opts.stdin_path = "/dev/null";   // the starter must not read the debugger's commands
     if (s.out().is_json()) {
         // stdout carries only JSON objects (docs/json.md): the job writes to stderr.

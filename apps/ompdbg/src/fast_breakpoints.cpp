@@ -6,6 +6,7 @@
 #include "fast_agent.hpp"
 
 #include "breakpoint_resolver.hpp"
+#include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
@@ -96,9 +97,10 @@ agent_state& agent_of(session& s, tracer::process& proc) {
             continue;
         }
         std::uint64_t control = ctl.front().value + m.load_bias;
-        std::uint64_t magic = 0;
-        if (proc.try_read_memory(virt_addr(control), std::as_writable_bytes(std::span(&magic, 1))) != 8 ||
-            magic != OMPDBG_AGENT_MAGIC) {
+        // The magic, then the version: an agent of another build formats differently.
+        std::uint64_t head[2] = {0, 0};
+        if (proc.try_read_memory(virt_addr(control), std::as_writable_bytes(std::span(head))) != sizeof head ||
+            head[0] != OMPDBG_AGENT_MAGIC || static_cast<std::uint32_t>(head[1]) != OMPDBG_AGENT_VERSION) {
             continue;
         }
         st.control = control;
@@ -608,6 +610,48 @@ std::string print_path_note(session& s, const breakpoint& bp) {
         }
     }
     return "\tprinted by the debugger: " + note->second;
+}
+
+std::vector<std::string> rank_path_notes(session& s, const breakpoint& bp) {
+    std::vector<std::string> out;
+    if (s.inferiors().size() < 2 || (bp.condition.empty() && !bp.dprintf) || bp.pending || bp.locations.empty()) {
+        return out;
+    }
+    // Each rank is looked at as the current inferior (the notes read its agent), then the
+    // current one is made current again, whatever happens.
+    struct restore_current {
+        session& s;
+        std::size_t index;
+        ~restore_current() { s.switch_to(index); }
+    } restore{s, s.current_index()};
+    std::map<std::string, std::vector<int>> ranks_by_path;
+    bool any_agent = false;
+    for (std::size_t i = 0; i < s.inferiors().size(); ++i) {
+        auto& inf = *s.inferiors()[i];
+        if (inf.rank < 0 || !inf.process || !inf.process->is_alive()) {
+            continue;
+        }
+        s.switch_to(i);
+        std::string note = bp.dprintf ? print_path_note(s, bp) : condition_path_note(s, bp);
+        const bool has_agent = loaded_agent(s) != nullptr;
+        any_agent = any_agent || has_agent;
+        const std::string none = has_agent ? "" : " (no agent)";
+        std::string path;
+        if (bp.dprintf) {
+            path = note.empty() ? "printed by the debugger" + none : note.substr(1);
+        } else {
+            // " (target evaluation)", " (host evaluation: WHY)": the words inside.
+            path = note.size() > 3 ? note.substr(2, note.size() - 3) : "host evaluation" + none;
+        }
+        ranks_by_path[path].push_back(inf.rank);
+    }
+    if (!any_agent) {
+        return out;   // no rank has the agent (fast breakpoints off, remote ranks): gdb's listing
+    }
+    for (auto& [path, ranks] : ranks_by_path) {
+        out.push_back(fmt::format("	{} {}: {}", ranks.size() == 1 ? "rank" : "ranks", format_rank_list(ranks), path));
+    }
+    return out;
 }
 
 }  // namespace ompdbg::app

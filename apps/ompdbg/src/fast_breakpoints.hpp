@@ -69,6 +69,10 @@ bool counted_in_target(session& s, const breakpoint& bp);
 /// For a dprintf in a process with the agent: "\tprinted in the target" when the agent
 /// formats its lines, "\tprinted by the debugger: WHY" when it cannot; else "".
 std::string print_path_note(session& s, const breakpoint& bp);
+/// For a condition or dprintf in an MPI job where some rank has the agent: one line per
+/// path, "\tranks 0-2: target evaluation", "\trank 3: host evaluation (no agent)",
+/// "\tranks 0,1: printed in the target"; else none (gdb's listing).
+std::vector<std::string> rank_path_notes(session& s, const breakpoint& bp);
 /// Prints the dprintf lines the agent finished, in order, and frees their room in its
 /// ring. The process may be running (`at_stop` false: a poll while waiting). Returns true
 /// when it read the ring, having forgotten the process's memory cache first. Never throws.

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <string_view>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -22,33 +24,67 @@ namespace ompdbg::app {
 
 namespace {
 
-/// The agent's format letter for a conversion (agent_abi.h), or 0 when only the debugger
-/// prints it the same way (flags, width, precision, other lengths and conversions).
-char agent_conversion(const debugger::printf_piece& p, bool pointer) {
-    if (!p.text.empty()) {
-        return 0;
+/// The agent's spelling of a conversion (agent_abi.h: flags, width, precision, the
+/// operand's size, the letter), or empty when only the debugger prints it the same way.
+/// `pointer`: the argument's type is a pointer; nullopt: not known yet (any type is
+/// accepted, the spelling is checked again once the argument is compiled).
+std::string agent_conversion(const debugger::printf_piece& p, std::optional<bool> pointer) {
+    // Flags, then the width, then a precision: nothing else (no ' grouping, which reads
+    // the locale), each at most a line wide.
+    std::string_view text = p.text;
+    std::size_t at = text.find_first_not_of("-+ #0");
+    std::string_view flags = text.substr(0, std::min(at, text.size()));
+    std::string_view rest = at == std::string_view::npos ? std::string_view{} : text.substr(at);
+    std::size_t dot = rest.find('.');
+    std::string_view width = rest.substr(0, dot);
+    std::string_view precision = dot == std::string_view::npos ? std::string_view{} : rest.substr(dot + 1);
+    auto digits = [](std::string_view d) {
+        return d.size() <= 3 && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+               (d.empty() || std::stoul(std::string(d)) <= OMPDBG_AGENT_LINE_BYTES);
+    };
+    if (!digits(width) || !digits(precision)) {
+        return {};
     }
-    const bool wide = p.length == "l";
-    if (!p.length.empty() && !wide) {
-        return 0;
+    const bool only_left = flags.find_first_not_of('-') == std::string_view::npos;
+    std::string size;   // the operand's width: 32 bits unless a length says 64 or 16
+    if (p.length == "l" || p.length == "ll" || p.length == "z" || p.length == "j" || p.length == "t") {
+        size = "L";
+    } else if (p.length == "h") {
+        size = "h";
+    } else if (!p.length.empty()) {
+        return {};
     }
+    std::string letter;
     switch (p.conversion) {
     case 'd':
     case 'i':
-        return pointer ? 0 : wide ? 'D' : 'd';
+        // '#' does nothing for %d in glibc, but C leaves it undefined: the debugger prints it.
+        letter = flags.find('#') == std::string_view::npos ? "d" : "";
+        break;
     case 'u':
-        return pointer ? 0 : wide ? 'U' : 'u';
+    case 'o':
     case 'x':
-        return pointer ? 0 : wide ? 'X' : 'x';
+    case 'X':
+        letter = std::string(1, p.conversion);
+        break;
     case 'c':
-        return pointer || wide ? 0 : 'c';
+        // %lc is a wide character; flags other than '-' are undefined for %c, %s, %p.
+        letter = only_left && size.empty() ? "c" : "";
+        size.clear();
+        break;
     case 's':
-        return pointer && !wide ? 's' : 0;
+        letter = only_left && size.empty() && pointer != false ? "s" : "";
+        break;
     case 'p':
-        return wide ? 0 : 'p';
-    default:
-        return 0;
+        letter = only_left && precision.empty() && dot == std::string_view::npos && size.empty() ? "p" : "";
+        break;
+    default:   // f F e E g G a A: the agent has no floating point (its pads save no vector registers)
+        return {};
     }
+    if (letter.empty() || (pointer == true && letter != "s" && letter != "p")) {
+        return {};
+    }
+    return "%" + std::string(text) + size + letter;
 }
 
 /// Lines are written at most this many bytes at a time: one write(2) of at most PIPE_BUF
@@ -95,13 +131,18 @@ std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, s
             }
             continue;
         }
+        // The conversion first: a float's argument would be refused for its type anyway.
+        const std::string what = "a conversion the agent does not format (%" + p.text + p.length + p.conversion + ")";
+        if (agent_conversion(p, std::nullopt).empty()) {
+            return what;
+        }
         auto code = dwarf::compile_agent_condition(req.expressions[next], info, file_pc, bias);
         if (!code.ok()) {
             return "argument " + req.expressions[next] + ": " + code.reason;
         }
-        char letter = agent_conversion(p, code.pointer);
-        if (letter == 0) {
-            return "a conversion the agent does not format (%" + p.text + p.length + p.conversion + ")";
+        std::string spelled = agent_conversion(p, code.pointer);
+        if (spelled.empty()) {
+            return what;
         }
         if (at + code.code.size() > OMPDBG_AGENT_SITE_CODE_BYTES) {
             return "arguments too long for the agent";
@@ -110,8 +151,7 @@ std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, s
         rec.arg_at[next] = static_cast<std::uint16_t>(at);
         rec.arg_len[next] = static_cast<std::uint16_t>(code.code.size());
         at += static_cast<std::uint32_t>(code.code.size());
-        format += '%';
-        format += letter;
+        format += spelled;
         ++next;
     }
     if (format.size() > OMPDBG_AGENT_FORMAT_BYTES) {

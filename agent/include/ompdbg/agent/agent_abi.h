@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
-#define OMPDBG_AGENT_VERSION 4u
+#define OMPDBG_AGENT_VERSION 5u
 #define OMPDBG_AGENT_MAX_SITES 64u
 #define OMPDBG_AGENT_CODE_BYTES 240u        /* one program: a condition, an argument */
 #define OMPDBG_AGENT_SITE_CODE_BYTES 512u   /* a record's condition and arguments */
@@ -91,9 +91,12 @@ struct ompdbg_agent_site {
     uint32_t code_len;
     uint32_t action;     /* enum ompdbg_agent_action */
     /* OMPDBG_ACTION_PRINT: `format` is the line with conversions the agent makes exactly
-     * as the debugger's printf would: %d %u %x (32 bits), %D %U %X (64 bits: %ld %lu %lx),
-     * %c, %s (a C string read through process_vm_readv; NULL is "(null)"), %p (0x... or
-     * "(nil)"), %% ; argument i is the program code[arg_at[i], arg_at[i] + arg_len[i]). */
+     * as the debugger's printf (C's) would: '%', flags among "-+ #0", a width, a '.' and a
+     * precision (each at most OMPDBG_AGENT_LINE_BYTES), the operand's size ('L' 64 bits:
+     * %ld %lu %lld %lx..., 'h' 16 bits: %hd..., else 32), then d u o x X (integers), c, s
+     * (a C string read through process_vm_readv; NULL is "(null)"), p (as %#lx, or "(nil)");
+     * %% is '%'. No floating point: the agent uses no vector registers. Argument i is the
+     * program code[arg_at[i], arg_at[i] + arg_len[i]). */
     uint32_t nargs;
     uint32_t format_len;
     uint16_t arg_at[OMPDBG_AGENT_MAX_ARGS];
