@@ -108,6 +108,27 @@ std::string remote_shell_of_environment() {
     return default_remote_shell;
 }
 
+std::vector<std::string> host_list(std::string_view text) {
+    std::vector<std::string> names;
+    std::size_t i = 0;
+    while (i <= text.size()) {
+        std::size_t j = std::min(text.find(',', i), text.size());
+        auto name = text.substr(i, j - i);
+        auto b = name.find_first_not_of(" \t");
+        auto e = name.find_last_not_of(" \t");
+        if (b != std::string_view::npos) {
+            names.emplace_back(name.substr(b, e - b + 1));
+        }
+        i = j + 1;
+    }
+    return names;
+}
+
+std::vector<std::string> local_hosts_of_environment() {
+    const char* env = std::getenv("OMPDBG_MPI_LOCAL_HOSTS");
+    return env ? host_list(env) : std::vector<std::string>{};
+}
+
 bool is_local_host(const std::string& host, const std::vector<std::string>& aliases) {
     std::string h = lower(host);
     if (h.empty()) {

@@ -9,6 +9,7 @@
 #include "commands_dmpl.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
+#include "remote_ranks.hpp"
 
 
 #include <algorithm>
@@ -46,6 +47,7 @@ std::pair<std::string_view, std::string_view> split_word(std::string_view line) 
 session::session(bool json, bool batch, std::FILE* out, std::FILE* err)
     : out_(json, out, err), batch_(batch), observer_(out_, batch_) {
     set_observer(observer_);
+    settings().local_hosts = local_hosts_of_environment();
     register_control_commands(commands_);
     register_breakpoint_commands(commands_);
     register_thread_commands(commands_);
