@@ -169,8 +169,11 @@ std::string reached_through(const inferior& inf) {
 void announce_remote_files(session& s, tracer::remote_connection& conn) {
     // gdb's words, on stdout, before the transfer (a file the build-id cache holds is
     // read without one, and without the line).
-    conn.files().set_notice([&s](const std::filesystem::path& host_path) {
-        s.out().line(fmt::format("Reading {} from remote target...", host_path.string()));
+    // An event, not a line of the command's text: the DAP server shows each as an `output`
+    // event (console), --json as a "remote-file" event object.
+    conn.files().set_notice([&s, host = conn.host()](const std::filesystem::path& host_path) {
+        s.out().event("remote-file", {{"path", host_path.string()}, {"host", host}},
+                      fmt::format("Reading {} from remote target...", host_path.string()));
     });
 }
 
