@@ -187,11 +187,15 @@ thread* remote_process::find_thread(pid_t tid) {
 }
 
 void remote_process::forget_after_resume() {
-    ++resumes_;
-    pages_.clear();
+    forget_registers_and_memory();
     modules_.reset();
     readonly_->clear();
     threads_known_ = false;
+}
+
+void remote_process::forget_registers_and_memory() {
+    ++resumes_;
+    pages_.clear();
     for (auto& t : threads_) {
         t->forget();
     }
@@ -260,6 +264,15 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
         return why;
     }
     why.signo = r.signo;
+    soft_tid_ = why.tid;
+    for (auto [key, kind] : {std::pair{"syscall_entry", stop_kind::syscall_entry},
+                             std::pair{"syscall_return", stop_kind::syscall_exit}}) {
+        if (auto f = r.fields.find(key); f != r.fields.end() && r.signo == SIGTRAP) {
+            why.kind = kind;
+            why.syscall_number = static_cast<int>(std::strtol(f->second.c_str(), nullptr, 16));
+            return why;
+        }
+    }
     if (std::uint64_t addr = 0; r.signo == SIGTRAP && !watches_.empty()) {
         if (auto id = watch_of(r, addr)) {
             why.kind = stop_kind::watchpoint;
@@ -333,8 +346,12 @@ std::optional<rsp::stop_reply> remote_process::step_over_sites() {
         if (e->reply.what == rsp::stop_reply::kind::stopped) {
             rsp().insert_breakpoint(pid_, pc);
         }
-        if (e->reply.what != rsp::stop_reply::kind::stopped || e->reply.signo != SIGTRAP) {
-            return e->reply;   // a signal or the end came during the step: that is the next stop
+        std::uint64_t watched = 0;
+        if (e->reply.what != rsp::stop_reply::kind::stopped || e->reply.signo != SIGTRAP ||
+            watch_of(e->reply, watched)) {
+            // A signal or the end came during the step, or the instruction wrote a watched
+            // value (a debug register triggered): that is the next stop.
+            return e->reply;
         }
     }
     return std::nullopt;
@@ -359,6 +376,10 @@ void remote_process::resume_now() {
     if (auto early = step_over_sites()) {
         early_stop_ = early;
         running_ = true;
+        return;
+    }
+    if (!soft_watches_.empty()) {
+        soft_resume();
         return;
     }
     std::vector<rsp::resume_action> actions;
@@ -394,6 +415,9 @@ stop_reason remote_process::step_instruction(pid_t tid) {
     }
     if (why.kind == stop_kind::signal && why.signo == SIGTRAP) {
         why.kind = stop_kind::single_step;
+        if (auto id = soft_watch_changed()) {
+            return soft_watch_stop(*id, tid);   // the instruction wrote a watched value
+        }
     }
     return why;
 }
@@ -408,6 +432,9 @@ std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
         return take_stop(r);
     }
     try {
+        if (soft_stepping_ || soft_hit_) {
+            return soft_wait(timeout_ms);
+        }
         if (stop_wanted_.exchange(false)) {
             conn_->request_stop(pid_);
         }
@@ -446,10 +473,19 @@ void remote_process::set_keep_fork_children(bool on, bool) {
     }
 }
 
+// gdbserver's QCatchSyscalls: the agent stops the process at the calls it names (sent
+// only when the set changes: every resume sets it).
 void remote_process::set_syscall_catch(std::optional<std::vector<int>> numbers) {
-    if (numbers) {
-        error::send("catch syscall is not supported yet on remote processes.");
+    if (numbers == syscall_catch_) {
+        return;
     }
+    if (numbers && !rsp().supported().catch_syscalls) {
+        error::send(fmt::format("catch syscall needs the remote agent's QCatchSyscalls, which the agent of host {} "
+                                "does not support.",
+                                conn_->host()));
+    }
+    rsp().catch_syscalls(pid_, numbers);
+    syscall_catch_ = std::move(numbers);
 }
 
 void remote_process::set_pending_signal(pid_t tid, int signo) {
@@ -519,75 +555,6 @@ void remote_process::disable_site(virt_addr addr) {
     }
 }
 
-namespace {
-
-int z_type(watch_kind k) {
-    return k == watch_kind::write ? 2 : k == watch_kind::read ? 3 : 4;
-}
-
-}  // namespace
-
-// The agent watches with its host's debug registers (gdbserver: Z2-Z4 on x86). Software
-// watchpoints (guarded pages) need page protections changed inside the process, which the
-// agent cannot do for us: they are refused by name.
-int remote_process::add_watchpoint(virt_addr addr, std::size_t size, watch_kind kind, watch_mode mode) {
-    require_alive();
-    if (mode == watch_mode::software) {
-        error::send("Software watchpoints are not supported on a process reached through a remote agent: "
-                    "only its debug registers watch (set can-use-hw-watchpoints 1).");
-    }
-    if (size != 1 && size != 2 && size != 4 && size != 8) {
-        error::send("A hardware watchpoint covers 1, 2, 4 or 8 bytes.");
-    }
-    int type = z_type(kind);
-    std::string r = rsp().insert_watchpoint(pid_, type, addr.addr(), size);
-    if (r.empty() && kind == watch_kind::read) {
-        // x86 debug registers have no read-only mode (gdbserver has no Z3 there): an access
-        // watchpoint, whose writes the caller tells apart by the value, as locally.
-        type = 4;
-        r = rsp().insert_watchpoint(pid_, type, addr.addr(), size);
-    }
-    if (r.empty()) {
-        error::send("The remote agent has no hardware watchpoints (it does not support the Z2-Z4 packets).");
-    }
-    if (r != "OK") {
-        error::send(fmt::format("The remote agent could not insert a hardware watchpoint at {:#x} ({}): its debug "
-                                "registers may all be in use.",
-                                addr.addr(), r.substr(0, 20)));
-    }
-    int id = next_watch_id_++;
-    watches_[id] = {addr.addr(), size, type};
-    return id;
-}
-
-void remote_process::remove_watchpoint(int id) {
-    auto it = watches_.find(id);
-    if (it == watches_.end()) {
-        error::send(fmt::format("No watchpoint {}.", id));
-    }
-    remote_watch w = it->second;
-    watches_.erase(it);
-    if (alive_) {
-        rsp().remove_watchpoint(pid_, w.z_type, w.addr, w.size);
-    }
-}
-
-std::optional<int> remote_process::watch_of(const rsp::stop_reply& r, std::uint64_t& addr) const {
-    for (const char* key : {"watch", "rwatch", "awatch"}) {
-        auto f = r.fields.find(key);
-        if (f == r.fields.end()) {
-            continue;
-        }
-        addr = std::strtoull(f->second.c_str(), nullptr, 16);
-        for (const auto& [id, w] : watches_) {
-            if (addr >= w.addr && addr < w.addr + w.size) {
-                return id;
-            }
-        }
-    }
-    return std::nullopt;
-}
-
 void remote_process::detach() {
     require_alive();
     if (running_) {
@@ -604,6 +571,7 @@ void remote_process::detach() {
         rsp().remove_watchpoint(pid_, w.z_type, w.addr, w.size);
     }
     watches_.clear();
+    soft_watches_.clear();
     rsp().detach(pid_);
     conn_->forget(pid_);
     alive_ = false;

@@ -234,6 +234,8 @@ client::client(std::unique_ptr<packet_io> io, bool extended) : io_(std::move(io)
             features_.vcont = true;
         } else if (item == "QNonStop+") {
             features_.non_stop = true;
+        } else if (item == "QCatchSyscalls+") {
+            features_.catch_syscalls = true;
         }
     }
     if (features_.no_ack_mode) {
@@ -275,6 +277,19 @@ void client::select_thread(pid_t pid, pid_t tid) {
         error::send(fmt::format("Thread {}.{} is not known to the remote agent ({}).", pid, tid, r.substr(0, 20)));
     }
     selected_ = {pid, tid};
+}
+
+void client::catch_syscalls(pid_t pid, const std::optional<std::vector<int>>& numbers) {
+    std::string packet = numbers ? "QCatchSyscalls:1" : "QCatchSyscalls:0";
+    for (int n : numbers ? *numbers : std::vector<int>{}) {
+        packet += fmt::format(";{:x}", n);
+    }
+    select_process(pid);
+    auto r = io_->exchange(packet);
+    if (r != "OK") {
+        error::send(fmt::format("The remote agent refused to catch system calls ({}).",
+                                r.empty() ? "QCatchSyscalls not supported" : r.substr(0, 20)));
+    }
 }
 
 void client::select_process(pid_t pid) {

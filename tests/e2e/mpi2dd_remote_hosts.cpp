@@ -151,3 +151,35 @@ TEST_CASE("mpi2dd across hosts: a pid the table names that does not exist on its
     // The others are debugged as ever: each reports its hit.
     CHECK(hits(r.out) == std::set<int>{0, 1, 2});
 }
+
+TEST_CASE("mpi2dd across hosts: the same pid on two hosts is two ranks, each reached through its own host's agent",
+          "[e2e][mpi2dd][remote]") {
+    // Each simulated host has its own PID namespace, started alike: the rank each runs
+    // first gets the same pid on both, as on the nodes of a real cluster.
+    simulated_cluster cluster({"node1", "node2"});
+    auto r = job_across(cluster, {"break compute", "start", "mpi ranks", "continue", "continue", "continue", "continue"},
+                        {"node1:1", "node2:1"}, 3);
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line_containing(r.out, "[MPI job: 3 ranks of " + app() + " acquired through MPI2DD from mpi2dd-run"));
+    auto printed = reports(r.out);
+    REQUIRE(printed.size() == 3);
+    std::map<int, int> pid_of;
+    for (auto& p : printed) {
+        pid_of[p.rank] = p.pid;
+    }
+    REQUIRE(pid_of[1] == pid_of[2]);   // the premise: one pid, two hosts
+    auto listed = host_rows(r.out.substr(0, r.out.find("MPI2DD-LOG")));
+    REQUIRE(listed.size() == 3);
+    CHECK(listed[1].host == "node1");
+    CHECK(listed[1].reached == "gdbserver via node1");
+    CHECK(listed[2].host == "node2");
+    CHECK(listed[2].reached == "gdbserver via node2");
+    for (int rank : {1, 2}) {
+        CHECK(listed[rank].pid == pid_of[rank]);
+        CHECK(listed[rank].state == "stopped");
+    }
+    CHECK(hits(r.out) == std::set<int>{0, 1, 2});
+    CHECK(has_line(r.out, "[mpi2dd-run exited with code 00]"));
+}

@@ -190,3 +190,55 @@ TEST_CASE("slurm: attach to a running srun acquires every task of its step, and 
     REQUIRE(end);
     CHECK(end->ok());
 }
+
+TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg attach SRUN_PID`, which no command "
+          "can precede",
+          "[e2e][mpi][slurm]") {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    slurm_cluster cluster;
+    INFO(cluster.up_output());
+    REQUIRE(cluster.is_up());
+    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster.options());
+    std::map<int, int> printed;
+    std::regex re(R"(^task (\d+) of 2 pid (\d+)$)");
+    while (printed.size() < 2) {
+        auto l = job.wait_for_line(re, std::chrono::seconds(60));
+        REQUIRE(l);
+        auto one = pids_printed(*l);
+        printed.insert(one.begin(), one.end());
+    }
+    // The verb form: the attach runs before every -ex command.
+    auto r = ompdbg_batch({"-ex", "show mpi-local-hosts", "-ex", "mpi ranks", "-ex", "rank all", "-ex",
+                           "print released = 1", "-ex", "detach", "-ex", "help set mpi-local-hosts", "attach",
+                           std::to_string(job.pid())},
+                          cluster.options().set_env("OMPDBG_MPI_LOCAL_HOSTS", "othername, ompdbgnode"));
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "[MPI job: 2 ranks of " + task_program() + " acquired]"));
+    CHECK(has_line(r.out, "More names of this host are \"othername,ompdbgnode\"."));
+    for (auto& [rank, pid] : printed) {
+        std::regex row("^[* ] " + std::to_string(rank) + R"(\s+\S+\s+)" + std::to_string(pid) + R"(\s)");
+        bool listed = false;
+        for (auto& l : lines_of(r.out)) {
+            listed = listed || std::regex_search(l, row);
+        }
+        CHECK(listed);
+    }
+    CHECK(r.out.find("gdbserver via") == std::string::npos);   // traced here, not through an agent
+    CHECK(has_line(r.out, "[MPI job: 2 ranks detached]"));
+    CHECK(r.out.find("The environment variable OMPDBG_MPI_LOCAL_HOSTS") != std::string::npos);
+    std::set<std::string> done;
+    while (done.size() < 2) {
+        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
+        REQUIRE(l);
+        done.insert(*l);
+    }
+    auto end = job.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK(end->ok());
+}

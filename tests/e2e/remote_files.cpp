@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_common.hpp"
 #include "cluster.hpp"
 #include "remote_counter.hpp"
@@ -120,8 +122,9 @@ TEST_CASE("a program that exists only on the other host is read through the agen
     // The program's own output says which values `current` took.
     CHECK(value >= before);
     CHECK(printed(prog, value));
-    // The host's path, not the copy's, names the program; no complaint that it is not here.
-    CHECK(std::regex_search(first.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote .*\) +)" +
+    // The host's path, not the copy's, names the program, as gdb names a file it read through
+    // the agent ("target:PATH"); no complaint that it is not here.
+    CHECK(std::regex_search(first.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote .*\) +target:)" +
                                                   program + " *\n")));
     CHECK(first.err.find("No such file") == std::string::npos);
 
@@ -146,6 +149,55 @@ TEST_CASE("a program that exists only on the other host is read through the agen
         ++entries;
     }
     CHECK(entries == 2);   // XX/ and XX/REST
+}
+
+TEST_CASE("a program read only through the agent is target:PATH in info inferiors, also after detach, until file "
+          "discards it, as gdb shows it",
+          "[cli][remote]") {
+    scratch_dir cache("build-id-cache");
+    scratch_dir host_only("host-only");
+    simulated_cluster cluster({"node1"});
+    put_on_host_only(cluster, "node1", host_only.path, example_path("counter"), "counter");
+    const std::string program = (host_only.path / "counter").string();
+    remote_counter prog(cluster, "node1", program);
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "attach " + prog.pid,
+                                  "info inferiors", "detach", "info inferiors", "file", "info inferiors"};
+    auto opts = cluster.options(run_options().timeout_after(step_timeout).set_env("XDG_CACHE_HOME", cache.path.string()));
+    auto ours = ompdbg_batch(ex_args(cmds), opts);
+    std::vector<std::string> gdb_args;
+    for (auto& a : ex_args(cmds)) {
+        gdb_args.push_back(a);
+    }
+    auto theirs = gdb_batch(gdb_args, opts);
+    INFO("ompdbg:\n" << ours.out << ours.err << "\ngdb:\n" << theirs.out << theirs.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(ours.ok());
+    auto tables = [](const std::string& out) { return joined(grep(masked(out), R"(^(  Num |\* 1 ))")); };
+    CHECK(tables(theirs.out).find("target:" + program) != std::string::npos);
+    CHECK(tables(ours.out) == tables(theirs.out));
+    CHECK(std::regex_search(ours.out, std::regex(R"(\* 1 +<null> +1 \(extended-remote .*\) +target:)" + program + " *\n")));
+    prog.check_runs_on();
+
+    // --json (and the DAP server, which sends its text as a console `output` event): the
+    // transfer is an event naming the file and the host. A fresh cache: it is read again.
+    scratch_dir cache2("build-id-cache");
+    auto json = ompdbg_batch({"--json", "-ex", "target extended-remote " + cluster.agent("node1"), "-ex",
+                              "attach " + prog.pid, "-ex", "detach"},
+                             cluster.options(run_options().timeout_after(step_timeout).set_env("XDG_CACHE_HOME",
+                                                                                               cache2.path.string())));
+    INFO("ompdbg --json:\n" << json.out << json.err);
+    int events = 0;
+    for (const auto& l : lines_of(json.out)) {
+        auto j = nlohmann::json::parse(l, nullptr, false);
+        if (!j.is_discarded() && j.value("event", "") == "remote-file") {
+            ++events;
+            CHECK(j.value("path", "") == program);
+            CHECK(j.value("host", "") == "node1");
+            CHECK(j.value("text", "") == "Reading " + program + " from remote target...");
+        }
+    }
+    CHECK(events == 1);
+    prog.check_runs_on();
 }
 
 TEST_CASE("another program at the same path here is not read for the host's: the host's own file is fetched",

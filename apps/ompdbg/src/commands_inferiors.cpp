@@ -19,6 +19,14 @@ namespace ompdbg::app {
 
 namespace {
 
+/// gdb's prefix of a file read through the remote target (its sysroot "target:").
+constexpr const char* remote_prefix = "target:";
+
+/// The program of the session read from its host through the agent, as gdb names it.
+struct remote_program_state {
+    std::string name;
+};
+
 bool is_job(session& s) {
     for (auto& inf : s.inferiors()) {
         if (inf->rank >= 0) {
@@ -37,6 +45,12 @@ std::string description(const inferior& inf) {
 }
 
 std::string executable_of(session& s, const inferior& inf) {
+    // A program read from its host through the agent (no file of it here): gdb names it
+    // "target:PATH", while the process is debugged and after it is detached (a detach
+    // makes a new inferior: the session keeps the name).
+    if (auto& remote = remote_program(s); !remote.empty() && !is_job(s) && &inf == s.inferiors().front().get()) {
+        return remote;
+    }
     if (inf.process && inf.process->is_alive()) {
         return inf.process->executable().string();
     }
@@ -330,6 +344,10 @@ void register_inferior_commands(command_table& t) {
            cmd_inferior, false, nullptr});
 }
 
+std::string& remote_program(session& s) {
+    return s.model_state().get<remote_program_state>().name;
+}
+
 void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
     const pid_t pid = proc->pid();
     // A program of another host whose file here is missing or another build is read from
@@ -347,7 +365,9 @@ void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
             s.out().error(e.what());
         }
     }
+    std::string host_exe = read_from_host ? proc->executable().string() : std::string();
     s.set_process(std::move(proc));
+    remote_program(s) = host_exe.empty() || is_job(s) ? std::string() : remote_prefix + host_exe;
     s.count_start();
     s.out().field("pid", pid);
     refresh_breakpoints(s, false);

@@ -49,6 +49,10 @@ bool qualified_thread_numbers(session& s);
 /// gdb's number of the current inferior (1 for the only one).
 int current_inferior_number(session& s);
 
+/// The program read from its host through the agent (no file of it here), as gdb names
+/// it: "target:PATH" (empty: none). Kept after a detach; `file` discards it.
+std::string& remote_program(session& s);
+
 /// A process just attached (through ptrace or an agent) becomes the current inferior:
 /// its program is loaded when none is, breakpoints are planted, its threads numbered and
 /// its location printed as gdb does after `attach`.

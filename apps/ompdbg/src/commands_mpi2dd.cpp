@@ -210,9 +210,10 @@ std::vector<mpi2dd_job::rank_desc> new_processes(session& s, mpi_job& job) {
     std::set<pid_t> seen;
     walk(s, job, 0, path, seen, all);
     std::vector<mpi2dd_job::rank_desc> out;
-    std::set<pid_t> taken;
+    std::set<mpi2dd_job::rank_key> taken;
     for (auto& r : all) {
-        if (job.mpi2dd->ranks().count(r.desc.pid) || !taken.insert(r.desc.pid).second) {
+        mpi2dd_job::rank_key key{r.desc.host_name, r.desc.pid};
+        if (job.mpi2dd->ranks().count(key) || !taken.insert(key).second) {
             continue;   // known, or listed by two directories
         }
         out.push_back(std::move(r));
@@ -324,7 +325,7 @@ std::vector<std::unique_ptr<inferior>> attach_processes(session& s, mpi_job& job
             remote.push_back({d.host_name, d.pid, inf.get()});
             remote_desc.push_back(&d);
         }
-        job.mpi2dd->ranks()[d.pid] = r;
+        job.mpi2dd->ranks()[{d.host_name, d.pid}] = r;
         list.push_back(std::move(inf));
     }
     std::vector<std::string> errors;
@@ -391,7 +392,7 @@ void adopt(session& s, std::unique_ptr<mpi_job> job) {
     // JSON: the processes as the tables name them, and the directories that list them.
     nlohmann::json procs = nlohmann::json::array();
     for (auto& inf : s.inferiors()) {
-        const auto& d = s.job()->mpi2dd->ranks()[inf->pid];
+        const auto& d = s.job()->mpi2dd->ranks()[{inf->host, inf->pid}];
         procs.push_back({{"rank", inf->rank},
                          {"pid", inf->pid},
                          {"comm_world", d.desc.comm_world_id},
@@ -501,7 +502,7 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
         return;
     }
     auto ranks = ranks_of(list);
-    const auto& first_desc = job.mpi2dd->ranks()[list.front()->pid].desc;
+    const auto& first_desc = job.mpi2dd->ranks()[{list.front()->host, list.front()->pid}].desc;
     std::string world = first_desc.comm_world_id;
     std::size_t saved = s.current_index();
     std::vector<std::size_t> added;
@@ -685,7 +686,7 @@ void print_mpi2dd_ranks(session& s, mpi_job& job) {
         auto& inf = *s.inferiors()[i];
         std::string state = rank_state(inf);
         std::string reached = reached_through(inf);
-        auto it = dd.ranks().find(inf.pid);
+        auto it = dd.ranks().find({inf.host, inf.pid});
         mdd::proc_desc d;
         if (it != dd.ranks().end()) {
             d = it->second.desc;

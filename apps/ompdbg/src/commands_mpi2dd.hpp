@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "command_table.hpp"
@@ -38,11 +39,14 @@ public:
     /// Kills (launched job) or detaches the directory processes.
     ~mpi2dd_job();
 
-    /// A rank as the tables describe it (keyed by pid in ranks()).
+    /// A rank as the tables describe it (keyed by host and pid in ranks()).
     struct rank_desc {
         tracer::mpi2dd::proc_desc desc;
         pid_t listed_by = 0;   ///< the (meta)directory whose proctable names it
     };
+    /// The host a table names and the pid there: pids of different hosts (their own PID
+    /// namespaces) repeat.
+    using rank_key = std::pair<std::string, pid_t>;
     /// One process with an MPI2DD_info that lists others (starter, directories).
     struct directory {
         std::unique_ptr<tracer::process> proc;   ///< null for the starter (mpi_job owns it)
@@ -52,7 +56,7 @@ public:
     };
 
     const tracer::mpi2dd::interface& starter_interface() const { return starter_; }
-    std::map<pid_t, rank_desc>& ranks() { return ranks_; }
+    std::map<rank_key, rank_desc>& ranks() { return ranks_; }
     std::vector<directory>& directories() { return dirs_; }
     /// The traced directory processes other than the starter (members of the job's group).
     std::vector<tracer::process*> helpers();
@@ -64,7 +68,7 @@ public:
 private:
     tracer::mpi2dd::interface starter_;
     bool launched_;
-    std::map<pid_t, rank_desc> ranks_;
+    std::map<rank_key, rank_desc> ranks_;
     std::vector<directory> dirs_;
 };
 

@@ -1,6 +1,7 @@
 // Commands of the interactive side: file (choose the program to debug).
 #include <fmt/format.h>
 
+#include "commands_inferiors.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
@@ -16,9 +17,15 @@ std::string trimmed(std::string_view s) {
 
 void cmd_file(session& s, std::string_view args) {
     std::string path = trimmed(args);
+    auto& from_host = remote_program(s);
+    if (path.empty() && !from_host.empty() && !(s.process() && s.process()->is_alive())) {
+        from_host.clear();   // gdb discards the program read from the agent's host, silently
+        return;
+    }
     if (path.empty()) {
         error::send("No executable file now.");
     }
+    from_host.clear();
     if (s.process() && s.process()->is_alive()) {
         if (!s.query("A program is being debugged already.\nAre you sure you want to change the file? ")) {
             error::send("File not changed.");

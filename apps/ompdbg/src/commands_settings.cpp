@@ -70,6 +70,7 @@ struct setting {
     const char* summary;
     void (*set)(session&, std::string_view);
     std::string (*show)(session&);
+    const char* details = nullptr;   ///< more lines for `help set NAME`
 };
 
 const setting top_settings[] = {
@@ -149,18 +150,7 @@ const setting top_settings[] = {
      }},
     {"mpi-local-hosts", "Set more names of this host (comma-separated): ranks on them are traced here.",
      [](session& s, std::string_view a) {
-         std::vector<std::string> names;
-         std::string v = trim_copy(a);
-         std::size_t i = 0;
-         while (i <= v.size()) {
-             std::size_t j = std::min(v.find(',', i), v.size());
-             std::string n = trim_copy(std::string_view(v).substr(i, j - i));
-             if (!n.empty()) {
-                 names.push_back(n);
-             }
-             i = j + 1;
-         }
-         s.settings().local_hosts = names;
+         s.settings().local_hosts = host_list(a);
      },
      [](session& s) {
          std::string list;
@@ -168,7 +158,10 @@ const setting top_settings[] = {
              list += (list.empty() ? "" : ",") + n;
          }
          return "More names of this host are \"" + list + "\".";
-     }},
+     },
+     "The environment variable OMPDBG_MPI_LOCAL_HOSTS (the same comma-separated list) sets them when ompdbg "
+     "starts:\nneeded by `ompdbg attach STARTER_PID` of a job whose host names are not this host's (Slurm's node "
+     "names),\nas the attach comes before any command."},
     // LLVM's OMPD plugin for gdb has `ompd bt on|off`; here the fold is on by default, and
     // `omp bt continued` is where a worker's stack goes on in the encountering thread.
     {"omp-bt-filter", "Set whether bt folds the OpenMP runtime's frames of a parallel region into one line.",
@@ -243,7 +236,8 @@ const setting remote_settings[] = {
 void add_settings(command_table& set, command_table& show, const std::string& prefix, std::span<const setting> all) {
     for (const setting& st : all) {
         std::string full = prefix + st.name;
-        set.add(command{st.name, {}, st.summary, "set " + full + " VALUE\n" + st.summary,
+        std::string help = "set " + full + " VALUE\n" + st.summary + (st.details ? "\n" + std::string(st.details) : "");
+        set.add(command{st.name, {}, st.summary, help,
                         [f = st.set](session& s, std::string_view a) { f(s, a); }, false, nullptr});
         std::string show_summary = std::string("Show") + (st.summary + 3);
         show.add(command{st.name, {}, show_summary, "show " + full + "\n" + show_summary,

@@ -204,6 +204,25 @@ void arm(session& s, watchpoint& w) {
     w.old_bytes = read_bytes(s, w);
 }
 
+bool is_remote(session& s) {
+    return s.process() != nullptr && s.process()->connection() != "native";
+}
+
+// A remote agent may have no debug register left (x86 has 4): a write watchpoint on a
+// process it reaches then falls back to a software one (single steps through the agent),
+// which gdb names "Watchpoint N".
+void arm_or_fall_back(session& s, watchpoint& w) {
+    try {
+        arm(s, w);
+    } catch (const std::exception&) {
+        if (w.mode != watch_mode::hardware || w.kind != watch_kind::write || !is_remote(s)) {
+            throw;
+        }
+        w.mode = watch_mode::software;
+        arm(s, w);
+    }
+}
+
 void remove_chain(session& s, watchpoint& w) {
     for (int id : w.chain_ids) {
         try {
@@ -275,7 +294,7 @@ void watch_computed(session& s, const std::string& text, watch_kind kind, const 
     w.value = v;
     w.value.bytes.clear();
     w.chain = chain;
-    arm(s, w);
+    arm_or_fall_back(s, w);
     w.old_bytes = v.bytes;
     w.number = s.next_breakpoint_number();
     s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
@@ -331,9 +350,13 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     }
     std::size_t size = v.val_type.size();
     watch_mode mode = choose_mode(s);
-    // One debug register covers 1, 2, 4 or 8 bytes; software watchpoints (guarded pages)
-    // watch a struct or an array as a whole, as gdb's do.
-    if (mode == watch_mode::hardware && (size == 0 || size > 8 || (size & (size - 1)) != 0)) {
+    // One debug register covers 1, 2, 4 or 8 bytes; software watchpoints (guarded pages,
+    // single steps on a remote process) watch a struct or an array as a whole, as gdb's do.
+    bool one_register = size != 0 && size <= 8 && (size & (size - 1)) == 0;
+    if (mode == watch_mode::hardware && !one_register && kind == watch_kind::write && is_remote(s)) {
+        mode = watch_mode::software;
+    }
+    if (mode == watch_mode::hardware && !one_register) {
         error::send(fmt::format("Cannot watch `{}': it is {} bytes wide, and one watchpoint covers 1, 2, 4 or 8 "
                                 "bytes (one debug register). Watch a member or an element instead.",
                                 text, size));
@@ -347,7 +370,7 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     w.mode = mode;
     w.value = v;
     w.value.bytes.clear();
-    arm(s, w);
+    arm_or_fall_back(s, w);
     w.number = s.next_breakpoint_number();
     // Locals end with their frame: plant a breakpoint where it returns (gdb deletes the
     // watchpoint there). -location watches the address whatever happens to the frame.

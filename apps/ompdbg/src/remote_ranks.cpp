@@ -108,6 +108,27 @@ std::string remote_shell_of_environment() {
     return default_remote_shell;
 }
 
+std::vector<std::string> host_list(std::string_view text) {
+    std::vector<std::string> names;
+    std::size_t i = 0;
+    while (i <= text.size()) {
+        std::size_t j = std::min(text.find(',', i), text.size());
+        auto name = text.substr(i, j - i);
+        auto b = name.find_first_not_of(" \t");
+        auto e = name.find_last_not_of(" \t");
+        if (b != std::string_view::npos) {
+            names.emplace_back(name.substr(b, e - b + 1));
+        }
+        i = j + 1;
+    }
+    return names;
+}
+
+std::vector<std::string> local_hosts_of_environment() {
+    const char* env = std::getenv("OMPDBG_MPI_LOCAL_HOSTS");
+    return env ? host_list(env) : std::vector<std::string>{};
+}
+
 bool is_local_host(const std::string& host, const std::vector<std::string>& aliases) {
     std::string h = lower(host);
     if (h.empty()) {
@@ -148,8 +169,11 @@ std::string reached_through(const inferior& inf) {
 void announce_remote_files(session& s, tracer::remote_connection& conn) {
     // gdb's words, on stdout, before the transfer (a file the build-id cache holds is
     // read without one, and without the line).
-    conn.files().set_notice([&s](const std::filesystem::path& host_path) {
-        s.out().line(fmt::format("Reading {} from remote target...", host_path.string()));
+    // An event, not a line of the command's text: the DAP server shows each as an `output`
+    // event (console), --json as a "remote-file" event object.
+    conn.files().set_notice([&s, host = conn.host()](const std::filesystem::path& host_path) {
+        s.out().event("remote-file", {{"path", host_path.string()}, {"host", host}},
+                      fmt::format("Reading {} from remote target...", host_path.string()));
     });
 }
 

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ompdbg/debugger/session/session_fwd.hpp"
@@ -31,6 +32,13 @@ std::string remote_shell(session& s);
 /// OMPDBG_RSH (which `--rsh` sets), else default_remote_shell: the remote shell outside a
 /// session (`ompdbg doctor --host`).
 std::string remote_shell_of_environment();
+
+/// Host names separated by commas (`set mpi-local-hosts`), blanks around each dropped.
+std::vector<std::string> host_list(std::string_view text);
+/// OMPDBG_MPI_LOCAL_HOSTS (the same list as `set mpi-local-hosts`), read by every session at
+/// start: `ompdbg attach STARTER_PID` of a job whose node names differ from this host's
+/// (Slurm's) needs them before the attach, which no command can precede.
+std::vector<std::string> local_hosts_of_environment();
 
 /// Whether `host` names this machine: its host name, its FQDN (either compared by its first
 /// label too), `localhost`, a loopback address, or an alias of `set mpi-local-hosts`.

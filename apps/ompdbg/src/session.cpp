@@ -9,6 +9,7 @@
 #include "commands_dmpl.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
+#include "remote_ranks.hpp"
 
 
 #include <algorithm>
@@ -47,6 +48,7 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err)
     : out_(json, out, err), batch_(batch), observer_(out_, batch_), eval_hooks_(std::make_unique<cli_eval_hooks>(*this)) {
     set_observer(observer_);
     set_evaluation_hooks(*eval_hooks_);
+    settings().local_hosts = local_hosts_of_environment();
     register_control_commands(commands_);
     register_breakpoint_commands(commands_);
     register_thread_commands(commands_);

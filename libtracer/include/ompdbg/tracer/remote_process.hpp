@@ -216,6 +216,9 @@ private:
     /// SIGTRAP (a signal, the end) is returned: it is the process's next stop.
     std::optional<rsp::stop_reply> step_over_sites();
     void forget_after_resume();
+    /// What a single step may change (registers, memory), keeping the thread list and the
+    /// modules: the steps of software watchpoints.
+    void forget_registers_and_memory();
     /// resume() without its handling of a lost agent.
     void resume_now();
     std::uint64_t auxv_entry(std::uint64_t type);
@@ -245,6 +248,7 @@ private:
     std::map<std::uint64_t, std::unique_ptr<breakpoint_site>> sites_;
     breakpoint_site::id_type next_site_id_ = 1;
     std::map<pid_t, int> pending_signals_;
+    std::optional<std::vector<int>> syscall_catch_;   ///< what QCatchSyscalls last asked for
     /// Watchpoints the agent holds in its debug registers (Z2-Z4), by add_watchpoint's id.
     struct remote_watch {
         std::uint64_t addr = 0;
@@ -255,6 +259,26 @@ private:
     int next_watch_id_ = 1;
     /// The watchpoint a stop reply's watch/rwatch/awatch field names (its address inside).
     std::optional<int> watch_of(const rsp::stop_reply& r, std::uint64_t& addr) const;
+    /// Software watchpoints (remote_watch.cpp): while any is set, the process runs one
+    /// instruction of one thread at a time (vCont;s, the other threads continue) and the
+    /// watched bytes are compared after each, as gdb does on a remote target.
+    struct soft_watch {
+        std::uint64_t addr = 0;
+        std::vector<std::byte> bytes;   ///< the value last seen
+    };
+    std::map<int, soft_watch> soft_watches_;
+    bool soft_stepping_ = false;        ///< resumed: runs by single steps
+    bool soft_step_sent_ = false;       ///< a step went out, its stop has not come
+    pid_t soft_tid_ = 0;                ///< the thread that steps (the last one stopped)
+    std::optional<stop_reason> soft_hit_;   ///< a change seen before the first step
+    /// The first software watchpoint whose bytes changed since last seen (they are noted).
+    std::optional<int> soft_watch_changed();
+    /// A watchpoint stop of `tid` for software watchpoint `id`.
+    stop_reason soft_watch_stop(int id, pid_t tid);
+    /// Starts a run by single steps (resume_now when software watchpoints are set).
+    void soft_resume();
+    /// wait_for_stop while running by single steps.
+    std::optional<stop_reason> soft_wait(int timeout_ms);
     std::optional<stop_reason> end_;
     std::optional<rsp::stop_reply> early_stop_;   ///< from step_over_sites, reported by the next wait
     std::atomic<bool> stop_wanted_{false};        ///< interrupt() asked, not yet sent

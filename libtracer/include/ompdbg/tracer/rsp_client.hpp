@@ -35,6 +35,7 @@ struct features {
     bool swbreak = false;            ///< stop replies say swbreak: at a software breakpoint
     bool vcont = false;              ///< vContSupported+
     bool non_stop = false;           ///< QNonStop+ (each thread stops and runs on its own)
+    bool catch_syscalls = false;     ///< QCatchSyscalls+ (stops at system calls: catch syscall)
 };
 
 /// A stop reply (T, S, W, X), with gdb's signal numbers translated to this host's.
@@ -169,6 +170,10 @@ public:
     std::vector<library_entry> libraries(pid_t pid, std::uint64_t* main_lm = nullptr);
     std::string auxv(pid_t pid);
     std::string exec_file(pid_t pid);
+    /// QCatchSyscalls for `pid`: nullopt stops at none, an empty list at every system call,
+    /// else at those numbers (stop replies then carry syscall_entry/syscall_return). Throws
+    /// when the agent refuses.
+    void catch_syscalls(pid_t pid, const std::optional<std::vector<int>>& numbers);
     /// qRcmd: the agent's output for a monitor command.
     std::string monitor(std::string_view command);
 
