@@ -17,4 +17,9 @@ void cli_observer::warning(std::string_view text) {
     out_.line(fmt::format("warning: {}", text));
 }
 
+void cli_observer::remote_file_fetch(const std::filesystem::path& host_path) {
+    // gdb's words, on stdout, before the transfer.
+    out_.line(fmt::format("Reading {} from remote target...", host_path.string()));
+}
+
 }  // namespace ompdbg::app

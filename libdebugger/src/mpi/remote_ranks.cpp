@@ -1,6 +1,6 @@
 // Ranks on other hosts (remote_ranks.hpp): host locality, the remote shell, and the
 // concurrent start of one gdbserver agent per host.
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -15,13 +15,14 @@
 
 #include <fmt/format.h>
 
-#include "commands_mpi.hpp"
-#include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/tracer/remote_files.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -146,11 +147,10 @@ std::string reached_through(const inferior& inf) {
 }
 
 void announce_remote_files(session& s, tracer::remote_connection& conn) {
-    // gdb's words, on stdout, before the transfer (a file the build-id cache holds is
-    // read without one, and without the line).
-    conn.files().set_notice([&s](const std::filesystem::path& host_path) {
-        s.out().line(fmt::format("Reading {} from remote target...", host_path.string()));
-    });
+    // Before the transfer (a file the build-id cache holds is read without one, and
+    // without the notice).
+    conn.files().set_notice(
+        [&s](const std::filesystem::path& host_path) { s.observer().remote_file_fetch(host_path); });
 }
 
 std::string no_such_process(pid_t pid, const std::string& host) {
@@ -244,4 +244,4 @@ std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::v
     return list;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

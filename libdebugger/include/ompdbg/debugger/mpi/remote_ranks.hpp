@@ -18,10 +18,7 @@ namespace ompdbg::tracer {
 class remote_connection;
 }
 
-namespace ompdbg::app {
-
-class session;
-using debugger::inferior;
+namespace ompdbg::debugger {
 
 /// ssh's own way of running a command on a host without a terminal or a password prompt.
 inline constexpr const char* default_remote_shell = "ssh -T -o BatchMode=yes";
@@ -44,8 +41,9 @@ bool has_remote_ranks(session& s);
 /// has no process.
 std::string reached_through(const inferior& inf);
 
-/// Has the files that processes of `conn` fetch from its host announced as gdb does, one
-/// line each before the fetch: "Reading PATH from remote target...".
+/// Has the files that processes of `conn` fetch from its host announced, each before the
+/// fetch, to the session's observer (remote_file_fetch: gdb's "Reading PATH from remote
+/// target...").
 void announce_remote_files(session& s, tracer::remote_connection& conn);
 
 /// "process P does not exist on host H": the one reason given for a pid that a job's table
@@ -75,4 +73,4 @@ std::vector<std::string> attach_remote_ranks(session& s, const std::vector<remot
 std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table,
                                                         std::vector<std::string>& errors);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -21,6 +21,9 @@ public:
     }
     /// Something the user should know that is not an error (the operation went on).
     virtual void warning(std::string_view text) { (void)text; }
+    /// A file of another host is about to be fetched through its agent (`host_path` as that
+    /// host names it): gdb prints "Reading PATH from remote target...".
+    virtual void remote_file_fetch(const std::filesystem::path& host_path) { (void)host_path; }
 };
 
 }  // namespace ompdbg::debugger
