@@ -18,6 +18,7 @@ public:
     void symbols_read(const std::filesystem::path& program, bool has_debug_info) override;
     void warning(std::string_view text) override;
     void expression_warning(std::string_view text) override;
+    void remote_file_fetch(const std::string& host, const std::filesystem::path& host_path) override;
 
 private:
     output& out_;

@@ -19,6 +19,7 @@
 
 #include "command_table.hpp"
 #include "ompdbg/debugger/mpi/mpi_job_base.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
 #include "ompdbg/tracer/process.hpp"
@@ -80,21 +81,11 @@ bool is_mpi_session(session& s);
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
 /// "stopped", "exited(N)", "SIGSEGV", "gone": the State column of `mpi ranks`.
 std::string rank_state(const inferior& inf);
-/// "0-3,6" for a set of ranks (STAT's rank lists).
-std::string format_rank_list(std::vector<int> ranks);
-/// Parses "3", "0-3,6", "all" into ranks; throws for a rank the job does not have.
-std::vector<int> parse_rank_list(session& s, std::string_view text);
-
-/// Takes a trailing "rank LIST" off a breakpoint spec (`break LOC rank 0,2-3`, as
-/// TotalView's and DDT's per-process breakpoints): the ranks it is planted in (empty: every
-/// rank, for `rank all` or a list naming every rank), or nullopt when the spec has no such
-/// clause. Throws for a rank the job does not have, or outside an MPI session once a
-/// program runs (before `run -- mpirun` the list is kept as typed).
-std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec);
-
-/// The ranks a breakpoint set now is planted in: the focused ranks when the focus is not
-/// the whole job, else empty (every rank, including a session that is not an MPI job).
-std::vector<int> breakpoint_ranks_of_focus(session& s);
+// The rank lists of the model (ompdbg/debugger/mpi/rank_list.hpp).
+using debugger::breakpoint_ranks_of_focus;
+using debugger::format_rank_list;
+using debugger::parse_rank_list;
+using debugger::split_rank_clause;
 
 /// Commands that act once for the whole job, never per rank (run control, breakpoints,
 /// settings but `set var`, `info breakpoints`, `mpi`, `rank`). Others run once per focused

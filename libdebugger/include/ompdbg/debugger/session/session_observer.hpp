@@ -3,6 +3,7 @@
 /// (text, JSON, DAP events). The model never waits for an answer and never prints.
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace ompdbg::debugger {
@@ -24,6 +25,12 @@ public:
     /// A warning while an expression is evaluated, which goes on (gdb prints "warning:
     /// TEXT" on its error stream).
     virtual void expression_warning(std::string_view text) { (void)text; }
+    /// A file of another host is about to be fetched through its agent (`host_path` as
+    /// `host` names it): gdb prints "Reading PATH from remote target...".
+    virtual void remote_file_fetch(const std::string& host, const std::filesystem::path& host_path) {
+        (void)host;
+        (void)host_path;
+    }
 };
 
 }  // namespace ompdbg::debugger

@@ -1,6 +1,6 @@
 // Ranks on other hosts (remote_ranks.hpp): host locality, the remote shell, and the
 // concurrent start of one gdbserver agent per host.
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 
 #include <netdb.h>
 #include <sys/socket.h>
@@ -15,13 +15,14 @@
 
 #include <fmt/format.h>
 
-#include "commands_mpi.hpp"
-#include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/tracer/remote_files.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -167,13 +168,10 @@ std::string reached_through(const inferior& inf) {
 }
 
 void announce_remote_files(session& s, tracer::remote_connection& conn) {
-    // gdb's words, on stdout, before the transfer (a file the build-id cache holds is
-    // read without one, and without the line).
-    // An event, not a line of the command's text: the DAP server shows each as an `output`
-    // event (console), --json as a "remote-file" event object.
+    // Before the transfer (a file the build-id cache holds is read without one, and
+    // without the notice).
     conn.files().set_notice([&s, host = conn.host()](const std::filesystem::path& host_path) {
-        s.out().event("remote-file", {{"path", host_path.string()}, {"host", host}},
-                      fmt::format("Reading {} from remote target...", host_path.string()));
+        s.observer().remote_file_fetch(host, host_path);
     });
 }
 
@@ -268,4 +266,4 @@ std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::v
     return list;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,10 +1,10 @@
 // Rank lists of an MPI job: `rank 0-3,6` / `all` parsed and printed ("0-3,6"), the
 // `break ... rank N` clause, and the ranks a breakpoint set under a focus applies to.
 
-#include "commands_mpi.hpp"
-#include "command_args.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -15,10 +15,11 @@
 
 #include <fmt/format.h>
 
-#include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 std::string format_rank_list(std::vector<int> ranks) {
     std::sort(ranks.begin(), ranks.end());
@@ -39,6 +40,17 @@ std::string format_rank_list(std::vector<int> ranks) {
 }
 
 namespace {
+
+/// `s` without leading and trailing white space.
+std::string trim_copy(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
 
 /// Parses "3", "0-3,6" (not "all") into sorted ranks; `max_rank` < 0: no job to check
 /// against.
@@ -138,7 +150,7 @@ std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec)
 }
 
 std::vector<int> breakpoint_ranks_of_focus(session& s) {
-    if (!is_mpi_session(s) || s.focus().size() >= s.inferiors().size()) {
+    if (s.job() == nullptr || s.focus().size() >= s.inferiors().size()) {
         return {};
     }
     std::vector<int> ranks;
@@ -149,4 +161,4 @@ std::vector<int> breakpoint_ranks_of_focus(session& s) {
     return ranks;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
