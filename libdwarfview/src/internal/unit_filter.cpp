@@ -94,7 +94,8 @@ section_data find_section(Elf* elf, std::string_view want) {
 using abbrev_entry = unit_filter::abbrev_entry;
 
 /// The abbreviation table at `offset`, by code; nullopt when it cannot be read.
-std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end) {
+std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end,
+                                                      std::vector<unit_filter::attr_form>& pool) {
     std::vector<abbrev_entry> table;
     for (;;) {
         std::uint64_t code = 0, tag = 0;
@@ -111,6 +112,7 @@ std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, co
             table.resize(code + 1);
         }
         abbrev_entry& e = table[code];
+        e = abbrev_entry{};   // a code defined twice: the last definition
         e.tag = tag;
         e.children = *p++ != 0;
         for (;;) {
@@ -127,17 +129,23 @@ std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, co
                     return std::nullopt;
                 }
             }
-            e.attrs.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+            if (e.count == 0) {
+                e.first = static_cast<std::uint32_t>(pool.size());
+            }
+            pool.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+            ++e.count;
         }
     }
 }
 
 // Whether an abbreviation table names DIEs through string offsets (true), only plainly
 // (false), or refers to other units (nullopt).
-std::optional<bool> abbrev_forms(const std::vector<abbrev_entry>& table) {
+std::optional<bool> abbrev_forms(const std::vector<abbrev_entry>& table,
+                                 const std::vector<unit_filter::attr_form>& pool) {
     bool through = false;
     for (const abbrev_entry& e : table) {
-        for (auto [attr, form] : e.attrs) {
+        for (std::uint32_t k = e.first; k < e.first + e.count; ++k) {
+            auto [attr, form] = pool[k];
             switch (classify(form)) {
             case form_use::foreign: return std::nullopt;
             case form_use::through_offsets: through = true; break;
@@ -207,12 +215,12 @@ unit_filter::unit_filter(Dwarf* dwarf) {
                 return;
             }
             const auto* begin = reinterpret_cast<const unsigned char*>(abbrev.data);
-            auto table = read_abbrevs(begin + abbrev_offset, begin + abbrev.size);
+            auto table = read_abbrevs(begin + abbrev_offset, begin + abbrev.size, attr_pool_);
             if (!table) {
                 return;
             }
             abbrev_tables_.push_back(std::move(*table));
-            forms_of.push_back(abbrev_forms(abbrev_tables_.back()));
+            forms_of.push_back(abbrev_forms(abbrev_tables_.back(), attr_pool_));
         }
         u.abbrev_table = known->second;
         std::optional<bool> through = forms_of[known->second];
@@ -285,7 +293,9 @@ bool unit_filter::names_function(const unit& u, const std::vector<std::uint32_t>
             return true;
         }
         const bool function = (*table)[*code].tag == DW_TAG_subprogram;
-        for (auto [attr, form] : (*table)[*code].attrs) {
+        const abbrev_entry& entry = (*table)[*code];
+        for (std::uint32_t k = entry.first; k < entry.first + entry.count; ++k) {
+            auto [attr, form] = attr_pool_[k];
             for (int indirections = 0; form == DW_FORM_indirect && indirections < 4; ++indirections) {
                 auto f = uleb();
                 if (!f) {

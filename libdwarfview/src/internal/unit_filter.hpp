@@ -41,12 +41,15 @@ public:
     std::vector<Dwarf_Off> candidates(std::string_view leaf) const;
 
     /// One abbreviation: its tag and its attributes' names and forms (implicit constants
-    /// have no bytes).
+    /// have no bytes), [first, first + count) of the filter's attribute pool: one
+    /// allocation for all of them (libc's 2,063 units have as many tables).
     struct abbrev_entry {
         std::uint64_t tag = 0;
         bool children = false;
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;
+        std::uint32_t first = 0;
+        std::uint32_t count = 0;
     };
+    using attr_form = std::pair<std::uint32_t, std::uint32_t>;
 
 private:
     struct unit {
@@ -71,6 +74,7 @@ private:
     std::vector<unit> units_;
     /// The abbreviation tables the units use, read once each (units often share one).
     std::vector<std::vector<abbrev_entry>> abbrev_tables_;
+    std::vector<attr_form> attr_pool_;   ///< the attributes of every abbreviation
     const unsigned char* info_ = nullptr;   ///< .debug_info as libdw holds it
     std::size_t info_size_ = 0;
     struct region {
