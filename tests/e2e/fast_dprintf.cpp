@@ -174,9 +174,10 @@ TEST_CASE("the agent formats flags, widths and precisions of dprintf's conversio
     for (const auto& format : formats) {
         INFO(format);
         const std::string command = "dprintf f," + format;
-        // Stopped at tiny (after every call of f): the listing says where the lines were made.
-        auto ours = debug(fast_loop("O0"), {"set breakpoint fast on", command, "tbreak tiny", "run", "info breakpoints"},
-                          args);
+        // Stopped at tiny (after every call of f): the listing says where the lines were made;
+        // then the program ends (its own line is flushed at exit).
+        auto ours = debug(fast_loop("O0"),
+                          {"set breakpoint fast on", command, "tbreak tiny", "run", "info breakpoints", "continue"}, args);
         auto theirs = gdb_cmds(fast_loop("O0"), {command, "run"}, args);
         INFO(ours.all());
         INFO(theirs.all());
