@@ -3,6 +3,7 @@
 // Names are spelled in type_name.cpp; members, enumerators and parameters in type_members.cpp.
 
 #include "ompdbg/dwarf/type.hpp"
+#include "ompdbg/dwarf/language.hpp"
 
 #include "internal/leb128.hpp"
 #include "internal/type_die.hpp"
@@ -17,27 +18,6 @@
 
 namespace ompdbg::dwarf {
 namespace {
-
-bool is_cplus_lang(int lang) {
-    switch (lang) {
-        case DW_LANG_C_plus_plus:
-        case DW_LANG_C_plus_plus_03:
-        case DW_LANG_C_plus_plus_11:
-        case DW_LANG_C_plus_plus_14:
-            return true;
-        default:
-            return false;
-    }
-}
-
-bool die_is_cplus(const Dwarf_Die& die) {
-    Dwarf_Die cu;
-    Dwarf_Die copy = die;
-    if (dwarf_diecu(&copy, &cu, nullptr, nullptr) == nullptr) {
-        return false;
-    }
-    return is_cplus_lang(dwarf_srclang(&cu));
-}
 
 std::vector<std::uint64_t> subrange_counts(const Dwarf_Die& die) {
     std::vector<std::uint64_t> out;
@@ -76,6 +56,23 @@ std::vector<std::uint64_t> subrange_counts(const Dwarf_Die& die) {
 }
 
 }  // namespace
+
+bool die_is_cplus(const Dwarf_Die& die) {
+    Dwarf_Die cu;
+    Dwarf_Die copy = die;
+    if (dwarf_diecu(&copy, &cu, nullptr, nullptr) == nullptr) {
+        return false;
+    }
+    switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C_plus_plus:
+    case DW_LANG_C_plus_plus_03:
+    case DW_LANG_C_plus_plus_11:
+    case DW_LANG_C_plus_plus_14:
+        return true;
+    default:
+        return false;
+    }
+}
 
 namespace detail {
 

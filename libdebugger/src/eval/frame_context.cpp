@@ -15,6 +15,7 @@
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/language.hpp"
 #include "ompdbg/dwarf/scope_members.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
@@ -714,23 +715,7 @@ void frame_context::write_dwarf_register(int regno, std::uint64_t v) {
 }
 
 bool frame_context::language_cplus() {
-    if (frame_ == nullptr || !frame_->function) {
-        return false;
-    }
-    Dwarf_Die die = frame_->function->die;
-    Dwarf_Die cu;
-    if (dwarf_diecu(&die, &cu, nullptr, nullptr) == nullptr) {
-        return false;
-    }
-    switch (dwarf_srclang(&cu)) {
-    case DW_LANG_C_plus_plus:
-    case DW_LANG_C_plus_plus_03:
-    case DW_LANG_C_plus_plus_11:
-    case DW_LANG_C_plus_plus_14:
-        return true;
-    default:
-        return false;
-    }
+    return frame_ != nullptr && frame_->function && dwarf::die_is_cplus(frame_->function->die);
 }
 
 }  // namespace ompdbg::debugger
