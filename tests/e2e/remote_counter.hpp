@@ -59,16 +59,29 @@ struct remote_counter {
         long from = last_value();
         INFO("counter lines: " << joined(proc.consumed_lines()));
         REQUIRE(proc.wait_for_line(std::regex("^counter " + std::to_string(from + 3) + "$"), remote_step_timeout));
+        CHECK(first_break_in_sequence() == "");
+    }
+
+    /// The first place where the lines read so far do not go on by one ("counter 41 after
+    /// counter 39, at line 45"), or "" when they all do: a failure names it in one line.
+    std::string first_break_in_sequence() const {
         static const std::regex re(R"(^counter (\d+)$)");
         long prev = -1;
-        for (auto& l : proc.consumed_lines()) {
+        const auto& lines = proc.consumed_lines();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
             std::smatch m;
-            if (std::regex_match(l, m, re)) {
+            if (std::regex_match(lines[i], m, re)) {
                 long v = std::stol(m[1]);
-                CHECK((prev < 0 || v == prev + 1));
+                if (prev >= 0 && v != prev + 1) {
+                    return "counter " + std::to_string(v) + " after counter " + std::to_string(prev) + ", at line " +
+                           std::to_string(i);
+                }
                 prev = v;
+            } else if (i > 0) {
+                return "a line that is not the counter's: \"" + lines[i] + "\", at line " + std::to_string(i);
             }
         }
+        return "";
     }
 };
 
