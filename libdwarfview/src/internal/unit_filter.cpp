@@ -7,9 +7,12 @@
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include <dwarf.h>
 #include <gelf.h>
@@ -90,14 +93,11 @@ section_data find_section(Elf* elf, std::string_view want) {
     return out;
 }
 
-/// One abbreviation: its attributes' names and forms (implicit constants have no bytes).
-struct abbrev_entry {
-    bool children = false;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> attrs;
-};
+using abbrev_entry = unit_filter::abbrev_entry;
 
 /// The abbreviation table at `offset`, by code; nullopt when it cannot be read.
-std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end) {
+std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, const unsigned char* end,
+                                                      std::vector<unit_filter::attr_form>& pool) {
     std::vector<abbrev_entry> table;
     for (;;) {
         std::uint64_t code = 0, tag = 0;
@@ -114,6 +114,8 @@ std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, co
             table.resize(code + 1);
         }
         abbrev_entry& e = table[code];
+        e = abbrev_entry{};   // a code defined twice: the last definition
+        e.tag = tag;
         e.children = *p++ != 0;
         for (;;) {
             std::uint64_t name = 0, form = 0;
@@ -129,25 +131,23 @@ std::optional<std::vector<abbrev_entry>> read_abbrevs(const unsigned char* p, co
                     return std::nullopt;
                 }
             }
-            e.attrs.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+            if (e.count == 0) {
+                e.first = static_cast<std::uint32_t>(pool.size());
+            }
+            pool.emplace_back(static_cast<std::uint32_t>(name), static_cast<std::uint32_t>(form));
+            ++e.count;
         }
     }
 }
 
-// Whether the abbreviation table at `offset` names DIEs through string offsets (true), only
-// plainly (false), or refers to other units or cannot be read (nullopt).
-std::optional<bool> abbrev_forms(const section_data& abbrev, std::uint64_t offset) {
-    if (offset >= abbrev.size) {
-        return std::nullopt;
-    }
-    const auto* begin = reinterpret_cast<const unsigned char*>(abbrev.data);
-    auto table = read_abbrevs(begin + offset, begin + abbrev.size);
-    if (!table) {
-        return std::nullopt;
-    }
+// Whether an abbreviation table names DIEs through string offsets (true), only plainly
+// (false), or refers to other units (nullopt).
+std::optional<bool> abbrev_forms(const std::vector<abbrev_entry>& table,
+                                 const std::vector<unit_filter::attr_form>& pool) {
     bool through = false;
-    for (const abbrev_entry& e : *table) {
-        for (auto [attr, form] : e.attrs) {
+    for (const abbrev_entry& e : table) {
+        for (std::uint32_t k = e.first; k < e.first + e.count; ++k) {
+            auto [attr, form] = pool[k];
             switch (classify(form)) {
             case form_use::foreign: return std::nullopt;
             case form_use::through_offsets: through = true; break;
@@ -170,23 +170,27 @@ unit_filter::unit_filter(Dwarf* dwarf) {
         find_section(elf, ".gnu_debugaltlink").found || find_section(elf, ".debug_sup").found) {
         return;
     }
-    for (std::string_view s : {".debug_str", ".debug_line_str"}) {
-        section_data d = find_section(elf, s);
+    for (auto [name, to] : {std::pair{".debug_str", &str_}, std::pair{".debug_line_str", &line_str_}}) {
+        section_data d = find_section(elf, name);
         if (!d.readable) {
             return;
         }
-        if (d.found && d.size > 0) {
-            strings_.push_back(region{d.data, d.size});
+        if (d.found) {
+            *to = region{d.data, d.size};
         }
     }
     section_data abbrev = find_section(elf, ".debug_abbrev");
     if (!abbrev.found || !abbrev.readable) {
         return;
     }
-    abbrev_ = region{abbrev.data, abbrev.size};
+    if (section_data so = find_section(elf, ".debug_str_offsets"); so.found && so.readable) {
+        str_offsets_ = region{so.data, so.size};
+    }
     info_ = reinterpret_cast<const unsigned char*>(info.data);
     info_size_ = info.size;
 
+    std::unordered_map<std::size_t, std::size_t> table_at;   // abbreviation offset -> table
+    std::vector<std::optional<bool>> forms_of;               // abbrev_forms of each table
     Dwarf_Off off = 0, next = 0;
     std::size_t header_size = 0;
     Dwarf_Half version = 0;
@@ -203,16 +207,36 @@ unit_filter::unit_filter(Dwarf* dwarf) {
             return;   // partial, type or skeleton units
         }
         unit u{static_cast<std::size_t>(off), static_cast<std::size_t>(next), off + header_size};
-        u.abbrev_offset = static_cast<std::size_t>(abbrev_offset);
         u.address_size = address_size;
         u.version = version;
         // The forms the unit's abbreviations use (libdw 0.188's dwarf_getabbrevattr
-        // miscounts after DW_FORM_implicit_const: the table is read here).
-        std::optional<bool> through = abbrev_forms(abbrev, abbrev_offset);
+        // miscounts after DW_FORM_implicit_const: the table is read here, once per table).
+        auto [known, added] = table_at.emplace(static_cast<std::size_t>(abbrev_offset), abbrev_tables_.size());
+        if (added) {
+            if (abbrev_offset >= abbrev.size) {
+                return;
+            }
+            const auto* begin = reinterpret_cast<const unsigned char*>(abbrev.data);
+            auto table = read_abbrevs(begin + abbrev_offset, begin + abbrev.size, attr_pool_);
+            if (!table) {
+                return;
+            }
+            abbrev_tables_.push_back(std::move(*table));
+            forms_of.push_back(abbrev_forms(abbrev_tables_.back(), attr_pool_));
+        }
+        u.abbrev_table = known->second;
+        std::optional<bool> through = forms_of[known->second];
         if (!through) {
             return;
         }
         u.always = *through;
+        Dwarf_Attribute base_attr;
+        Dwarf_Word base = 0;
+        if (u.always && dwarf_attr(&cudie, DW_AT_str_offsets_base, &base_attr) != nullptr &&
+            dwarf_formudata(&base_attr, &base) == 0) {
+            u.str_offsets_base = static_cast<std::size_t>(base);
+            u.has_str_offsets_base = true;
+        }
         units_.push_back(u);
         off = next;
     }
@@ -220,15 +244,31 @@ unit_filter::unit_filter(Dwarf* dwarf) {
 }
 
 
-bool unit_filter::names_offset(const unit& u, const std::vector<std::uint32_t>& offsets) const {
-    const auto* abbrev_begin = reinterpret_cast<const unsigned char*>(abbrev_.data);
-    if (u.abbrev_offset >= abbrev_.size) {
+bool unit_filter::str_offsets_hold(const unit& u, const std::vector<std::uint32_t>& offsets) const {
+    // A DWARF 5 contribution: a header (4-byte length, version, padding) right before the
+    // base, then 4-byte offsets.
+    if (!u.has_str_offsets_base || u.str_offsets_base < 8 || u.str_offsets_base > str_offsets_.size) {
         return true;
     }
-    auto table = read_abbrevs(abbrev_begin + u.abbrev_offset, abbrev_begin + abbrev_.size);
-    if (!table) {
+    std::uint32_t length = 0;
+    std::memcpy(&length, str_offsets_.data + u.str_offsets_base - 8, 4);
+    std::size_t end = u.str_offsets_base - 4 + std::size_t{length};
+    if (length < 4 || length >= 0xfffffff0u || end > str_offsets_.size) {
         return true;
     }
+    for (std::size_t p = u.str_offsets_base; p + 4 <= end; p += 4) {
+        std::uint32_t v;
+        std::memcpy(&v, str_offsets_.data + p, 4);
+        if (std::binary_search(offsets.begin(), offsets.end(), v)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
+                                 std::string_view leaf) const {
+    const std::vector<abbrev_entry>* table = &abbrev_tables_[u.abbrev_table];
     const unsigned char* p = info_ + u.die_offset;
     const unsigned char* end = info_ + u.end;
     auto skip = [&](std::size_t n) {
@@ -254,13 +294,21 @@ bool unit_filter::names_offset(const unit& u, const std::vector<std::uint32_t>& 
         if (*code >= table->size()) {
             return true;
         }
-        for (auto [attr, form] : (*table)[*code].attrs) {
+        const bool function = (*table)[*code].tag == DW_TAG_subprogram;
+        const abbrev_entry& entry = (*table)[*code];
+        for (std::uint32_t k = entry.first; k < entry.first + entry.count; ++k) {
+            auto [attr, form] = attr_pool_[k];
             for (int indirections = 0; form == DW_FORM_indirect && indirections < 4; ++indirections) {
                 auto f = uleb();
                 if (!f) {
                     return true;
                 }
                 form = static_cast<std::uint32_t>(*f);
+            }
+            const bool naming = function && (attr == DW_AT_name || attr == DW_AT_linkage_name ||
+                                             attr == DW_AT_MIPS_linkage_name);
+            if (naming && (form == form_gnu_str_index || form == DW_FORM_strp_sup || form == form_gnu_strp_alt)) {
+                return true;   // a string elsewhere: cannot tell
             }
             bool ok = true;
             switch (form) {
@@ -271,31 +319,71 @@ bool unit_filter::names_offset(const unit& u, const std::vector<std::uint32_t>& 
                 std::uint32_t v;
                 std::memcpy(&v, p, 4);
                 p += 4;
-                if ((attr == DW_AT_name || attr == DW_AT_linkage_name || attr == DW_AT_MIPS_linkage_name) &&
-                    std::binary_search(offsets.begin(), offsets.end(), v)) {
+                const auto& in = form == DW_FORM_strp ? offsets.str : offsets.line_str;
+                if (naming && std::binary_search(in.begin(), in.end(), v)) {
                     return true;
                 }
                 break;
             }
+            case DW_FORM_strx: case DW_FORM_strx1: case DW_FORM_strx2: case DW_FORM_strx3: case DW_FORM_strx4: {
+                std::uint64_t index = 0;
+                if (form == DW_FORM_strx) {
+                    auto v = uleb();
+                    if (!v) {
+                        return true;
+                    }
+                    index = *v;
+                } else {
+                    std::size_t n = form == DW_FORM_strx1 ? 1 : form == DW_FORM_strx2 ? 2 : form == DW_FORM_strx3 ? 3 : 4;
+                    if (static_cast<std::size_t>(end - p) < n) {
+                        return true;
+                    }
+                    for (std::size_t k = 0; k < n; ++k) {
+                        index |= std::uint64_t{p[k]} << (8 * k);   // little-endian
+                    }
+                    p += n;
+                }
+                if (naming) {
+                    if (!u.has_str_offsets_base || u.str_offsets_base > str_offsets_.size ||
+                        index > (str_offsets_.size - u.str_offsets_base) / 4 ||
+                        u.str_offsets_base + index * 4 + 4 > str_offsets_.size) {
+                        return true;   // cannot tell: keep the unit
+                    }
+                    std::uint32_t v;
+                    std::memcpy(&v, str_offsets_.data + u.str_offsets_base + index * 4, 4);
+                    if (std::binary_search(offsets.str.begin(), offsets.str.end(), v)) {
+                        return true;
+                    }
+                }
+                break;
+            }
             case DW_FORM_addr: ok = skip(u.address_size); break;
-            case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_strx1: case DW_FORM_addrx1:
+            case DW_FORM_data1: case DW_FORM_ref1: case DW_FORM_flag: case DW_FORM_addrx1:
                 ok = skip(1); break;
-            case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_strx2: case DW_FORM_addrx2: ok = skip(2); break;
-            case DW_FORM_strx3: case DW_FORM_addrx3: ok = skip(3); break;
-            case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_sec_offset: case DW_FORM_strx4:
+            case DW_FORM_data2: case DW_FORM_ref2: case DW_FORM_addrx2: ok = skip(2); break;
+            case DW_FORM_addrx3: ok = skip(3); break;
+            case DW_FORM_data4: case DW_FORM_ref4: case DW_FORM_sec_offset:
             case DW_FORM_addrx4: case DW_FORM_ref_sup4: case DW_FORM_strp_sup: case form_gnu_ref_alt:
             case form_gnu_strp_alt:
                 ok = skip(4); break;
             case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8: ok = skip(8); break;
             case DW_FORM_data16: ok = skip(16); break;
             case DW_FORM_ref_addr: ok = skip(ref_addr_size); break;
-            case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
+            case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_addrx:
             case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_sdata: case form_gnu_addr_index:
             case form_gnu_str_index:
                 ok = uleb().has_value(); break;   // an SLEB128 has the same length
             case DW_FORM_string: {
                 const void* nul = std::memchr(p, 0, static_cast<std::size_t>(end - p));
-                ok = nul != nullptr && skip(static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p) + 1);
+                if (nul == nullptr) {
+                    return true;
+                }
+                std::string_view text(reinterpret_cast<const char*>(p),
+                                      static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p));
+                if (naming && text.starts_with(leaf) && (text.size() == leaf.size() || text[leaf.size()] == '<')) {
+                    return true;
+                }
+                ok = skip(text.size() + 1);
                 break;
             }
             case DW_FORM_block1:
@@ -340,39 +428,45 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
     }
     // 1. Offsets of the strings spelling the name (or name<...>; string tails count: the
     //    linker merges "main" into "domain").
-    std::vector<std::uint32_t> offsets;
-    bool too_many = false;
-    for (const region& r : strings_) {
-        for_each_name_at(r.data, r.size, leaf, [&](std::size_t h) {
-            offsets.push_back(static_cast<std::uint32_t>(h));
-            too_many = offsets.size() > max_offsets;
-            return too_many ? r.size : h + 1;
+    name_offsets offsets;
+    for (auto [r, to] : {std::pair{&str_, &offsets.str}, std::pair{&line_str_, &offsets.line_str}}) {
+        for_each_name_at(r->data, r->size, leaf, [&](std::size_t h) {
+            to->push_back(static_cast<std::uint32_t>(h));
+            return to->size() > max_offsets ? r->size : h + 1;
         });
+        if (to->size() > max_offsets) {
+            return all();
+        }
+        std::sort(to->begin(), to->end());   // found in order already; sorted for binary_search
     }
-    if (too_many) {
-        return all();
-    }
-    std::sort(offsets.begin(), offsets.end());
-    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    std::merge(offsets.str.begin(), offsets.str.end(), offsets.line_str.begin(), offsets.line_str.end(),
+               std::back_inserter(offsets.any));
+    offsets.any.erase(std::unique(offsets.any.begin(), offsets.any.end()), offsets.any.end());
 
     auto unit_at = [&](std::size_t pos) -> std::size_t {
         auto it = std::upper_bound(units_.begin(), units_.end(), pos,
                                    [](std::size_t p, const unit& u) { return p < u.begin; });
         return it == units_.begin() ? 0 : static_cast<std::size_t>(it - units_.begin()) - 1;
     };
+    // names_function looks for every spelling at once: whatever it answers for a unit,
+    // the rest of that unit need not be searched.
+    std::vector<bool> read(units_.size(), false);   // names_function has answered for the unit
+    auto check = [&](std::size_t u) {
+        if (!read[u]) {
+            read[u] = true;
+            hit[u] = names_function(units_[u], offsets, leaf);
+        }
+        return units_[u].end;
+    };
     // 2. The name inline in a unit (DW_FORM_string).
-    for_each_name_at(reinterpret_cast<const char*>(info_), info_size_, leaf, [&](std::size_t h) {
-        std::size_t u = unit_at(h);
-        hit[u] = true;
-        return units_[u].end;   // the rest of this unit need not be searched
-    });
-    // 3. The 4-byte offsets anywhere in a unit's bytes (false hits only cost an index):
-    //    memmem per offset while they are few (it skips ahead), else one pass with a
-    //    64K-bit filter on the low half of each value.
+    for_each_name_at(reinterpret_cast<const char*>(info_), info_size_, leaf,
+                     [&](std::size_t h) { return check(unit_at(h)); });
+    // 3. The 4-byte offsets anywhere in a unit's bytes: memmem per offset while they are
+    //    few (it skips ahead), else one pass with a 64K-bit filter on the low half of each
+    //    value.
     const char* info = reinterpret_cast<const char*>(info_);
-    std::vector<bool> read(units_.size(), false);   // names_offset has answered for the unit
-    if (offsets.size() <= 16) {
-        for (std::uint32_t o : offsets) {
+    if (offsets.any.size() <= 16) {
+        for (std::uint32_t o : offsets.any) {
             char needle[4];
             std::memcpy(needle, &o, sizeof needle);
             std::size_t p = 0;
@@ -381,19 +475,12 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
                 if (found == nullptr) {
                     break;
                 }
-                std::size_t u = unit_at(static_cast<std::size_t>(static_cast<const char*>(found) - info));
-                // names_offset looks for every offset at once: whatever it answers, the
-                // rest of this unit need not be searched.
-                if (!hit[u] && !read[u]) {
-                    read[u] = true;
-                    hit[u] = names_offset(units_[u], offsets);
-                }
-                p = units_[u].end;
+                p = check(unit_at(static_cast<std::size_t>(static_cast<const char*>(found) - info)));
             }
         }
-    } else if (info_size_ >= 4) {
+    } else if (info_size_ >= 4 && !offsets.any.empty()) {
         auto filter = std::make_unique<std::bitset<1 << 16>>();
-        for (std::uint32_t o : offsets) {
+        for (std::uint32_t o : offsets.any) {
             filter->set(o & 0xffff);
         }
         std::size_t u = 0;
@@ -401,24 +488,28 @@ std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {
             while (u + 1 < units_.size() && i >= units_[u].end) {
                 ++u;
             }
-            if (hit[u] || read[u]) {
+            if (read[u]) {
                 i = units_[u].end;
                 continue;
             }
             std::uint32_t v;
             std::memcpy(&v, info_ + i, sizeof v);
-            if ((*filter)[v & 0xffff] && std::binary_search(offsets.begin(), offsets.end(), v)) {
-                read[u] = true;
-                hit[u] = names_offset(units_[u], offsets);
-                i = units_[u].end;
+            if ((*filter)[v & 0xffff] && std::binary_search(offsets.any.begin(), offsets.any.end(), v)) {
+                i = check(u);
                 continue;
             }
             ++i;
         }
     }
+    // 4. Units naming through .debug_str_offsets: their contribution to it.
+    for (std::size_t u = 0; u < units_.size(); ++u) {
+        if (units_[u].always && !read[u] && str_offsets_hold(units_[u], offsets.str)) {
+            check(u);
+        }
+    }
     std::vector<Dwarf_Off> out;
     for (std::size_t u = 0; u < units_.size(); ++u) {
-        if (hit[u] || units_[u].always) {
+        if (hit[u]) {
             out.push_back(units_[u].die_offset);
         }
     }

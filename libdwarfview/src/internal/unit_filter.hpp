@@ -9,15 +9,20 @@
 // Sound only when every unit names its DIEs itself: a file whose units refer to DIEs of
 // other units (DW_FORM_ref_addr, dwz's supplementary files), partial or type units, or
 // 64-bit DWARF makes the filter unusable (callers index the whole file). Units that name
-// DIEs through .debug_str_offsets (DW_FORM_strx*, clang's DWARF 5) are always candidates.
+// DIEs through .debug_str_offsets (DW_FORM_strx*, clang's DWARF 5) are candidates when their
+// contribution to that section holds one of the offsets (always when it cannot be read).
 //
 // A 4-byte offset also turns up by chance among a unit's other values (a small .debug_str
-// offset looks like a DW_FORM_ref4 in every large unit), so a unit hit that way is read
-// once more, DIE by DIE with its abbreviations (no libdw, no strings), for a name or
-// linkage-name attribute that really holds one of the offsets.
+// offset looks like a DW_FORM_ref4 in every large unit), and a short name inline in a unit
+// ("f\0") among its bytes, so a unit hit that way is read once more, DIE by DIE with its
+// abbreviations (no libdw), for a subprogram whose name or linkage-name attribute really
+// spells the name. Only subprograms count: every function and inlined instance the index
+// records takes its name from a DW_TAG_subprogram of its own unit (itself, its
+// specification or its abstract origin), while libc names thousands of parameters `f`.
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -31,9 +36,20 @@ public:
 
     /// False when the file's layout makes the filter unsound (see above).
     bool usable() const { return usable_; }
-    /// The DIE offsets of the compile-unit DIEs that may hold a DIE named `leaf` or
-    /// `leaf<...>`, in file order. Requires usable().
+    /// The DIE offsets of the compile-unit DIEs that may hold a subprogram named `leaf` or
+    /// `leaf<...>` (by name or linkage name), in file order. Requires usable().
     std::vector<Dwarf_Off> candidates(std::string_view leaf) const;
+
+    /// One abbreviation: its tag and its attributes' names and forms (implicit constants
+    /// have no bytes), [first, first + count) of the filter's attribute pool: one
+    /// allocation for all of them (libc's 2,063 units have as many tables).
+    struct abbrev_entry {
+        std::uint64_t tag = 0;
+        bool children = false;
+        std::uint32_t first = 0;
+        std::uint32_t count = 0;
+    };
+    using attr_form = std::pair<std::uint32_t, std::uint32_t>;
 
 private:
     struct unit {
@@ -41,22 +57,41 @@ private:
         std::size_t end;         ///< one past its last byte
         Dwarf_Off die_offset;    ///< its unit DIE
         bool always = false;     ///< names through .debug_str_offsets: always a candidate
-        std::size_t abbrev_offset = 0;
+        std::size_t abbrev_table = 0;   ///< index in abbrev_tables_
         unsigned address_size = 8;
         unsigned version = 5;
+        /// Its DW_AT_str_offsets_base, when it names DIEs through .debug_str_offsets.
+        std::size_t str_offsets_base = 0;
+        bool has_str_offsets_base = false;
     };
-    /// Whether a DW_AT_name / DW_AT_linkage_name of `u` is a string offset in `offsets`
-    /// (sorted); true also when the unit cannot be read this way (a form not known here).
-    bool names_offset(const unit& u, const std::vector<std::uint32_t>& offsets) const;
+    /// The offsets of the strings spelling a name, sorted, per string section: an offset
+    /// into one section says nothing about the other (a path in .debug_line_str ending in
+    /// "h" is not a function h in .debug_str).
+    struct name_offsets {
+        std::vector<std::uint32_t> str;        ///< in .debug_str
+        std::vector<std::uint32_t> line_str;   ///< in .debug_line_str
+        std::vector<std::uint32_t> any;        ///< both, for the scan of a unit's bytes
+    };
+    /// Whether a DW_TAG_subprogram of `u` has a DW_AT_name / DW_AT_linkage_name that is one
+    /// of `offsets` in its form's section or the inline string `leaf` / `leaf<...>`; true
+    /// also when the unit cannot be read this way (a form not known here).
+    bool names_function(const unit& u, const name_offsets& offsets, std::string_view leaf) const;
+    /// Whether the .debug_str_offsets contribution of `u` holds one of `offsets` (of
+    /// .debug_str); true when it cannot be read.
+    bool str_offsets_hold(const unit& u, const std::vector<std::uint32_t>& offsets) const;
     std::vector<unit> units_;
+    /// The abbreviation tables the units use, read once each (units often share one).
+    std::vector<std::vector<abbrev_entry>> abbrev_tables_;
+    std::vector<attr_form> attr_pool_;   ///< the attributes of every abbreviation
     const unsigned char* info_ = nullptr;   ///< .debug_info as libdw holds it
     std::size_t info_size_ = 0;
     struct region {
         const char* data;
         std::size_t size;
     };
-    std::vector<region> strings_;   ///< .debug_str, .debug_line_str
-    region abbrev_{nullptr, 0};     ///< .debug_abbrev
+    region str_{nullptr, 0};        ///< .debug_str (empty: none)
+    region line_str_{nullptr, 0};   ///< .debug_line_str (empty: none)
+    region str_offsets_{nullptr, 0};   ///< .debug_str_offsets (empty: not readable)
     bool usable_ = false;
 };
 
