@@ -26,9 +26,4 @@ class session;
 /// `omp info`, `omp threads`, `omp parallel`, `omp bt` (call after the stack and omp groups).
 void register_dmpl_commands(command_table& t);
 
-/// dmpl_thread_position of every live thread of the session's target (for `ompdbg triage`);
-/// drops the DMPL view of the target afterwards. Throws one line when there is no OpenMP
-/// runtime or no usable DMPL library.
-std::vector<debugger::dmpl_thread_position> dmpl_thread_positions(session& s);
-
 }  // namespace ompdbg::app

@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "commands_dmpl.hpp"
 #include "commands_omp_state.hpp"
 #include "session.hpp"
 #include "stack_tree.hpp"
@@ -214,9 +213,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     {
         session s(false, true, null_out, null_out);
         s.plugin_policy() = policy;
-        hooks h;
-        h.dmpl_positions = [&s](debugger::session&) { return dmpl_thread_positions(s); };
-        rep = run(s, o.req, h);
+        rep = run(s, o.req);
     }
     const std::vector<snapshot>& snaps = rep.snaps;
     const std::string& gather_error = rep.gather_error;

@@ -1,50 +1,43 @@
-// `bt` of a thread in an OpenMP region with the runtime's frames folded into one line
-// (`[omp parallel in main at fig8.c:21, thread 2 of 4]`), through the DMPL library's names
-// of the runtime's dispatcher and outlined routines; `omp bt continued` follows a team
-// member into the thread that encountered the region.
+// The OpenMP runtime's frames in a stack (omp/stack_folding.hpp): which are the runtime's,
+// which run an outlined routine, and where a region was encountered, through the DMPL
+// library's names of the runtime's dispatcher and outlined routines.
 
-#include "commands_dmpl_shared.hpp"
+#include "ompdbg/debugger/omp/stack_folding.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/plugins/dmpl.h"
 
-#include "omp_stack_view.hpp"
-#include "session.hpp"
-#include "frame_line.hpp"
-
-namespace ompdbg::app::dmpl_impl {
+namespace ompdbg::debugger {
 
 namespace fs = std::filesystem;
 
 namespace {
 
+/// `set omp-bt-filter` of a session (`session::model_state()`): on by default.
+struct omp_bt_filter_setting {
+    bool on = true;
+};
+
+}  // namespace
+
+bool& omp_bt_filter(session& s) {
+    return s.model_state().get<omp_bt_filter_setting>().on;
+}
+
 bool is_dispatcher(const fold_context& fc, const stack_frame& f) {
     return in_runtime(fc, f) && frame_symbol(f) == fc.dispatcher;
 }
 
-/// "[omp parallel in main at fig8.c:21, thread 2 of 4]".
-/// The label of a region `levels_out` regions outward of the innermost one `tid` runs in:
-/// the thread's number and team size in that region where the runtime can tell.
-std::string region_line(fold_context& fc, pid_t tid, const std::string& parent, const std::string& where,
-                        int levels_out) {
-    std::string l = "[omp parallel in " + parent;
-    if (!where.empty()) {
-        l += " at " + where;
-    }
-    if (auto pos = omp_position(*fc.s, tid, levels_out)) {
-        l += fmt::format(", thread {} of {}", pos->first, pos->second);
-    }
-    return l + "]";
-}
-
-/// How many regions `frames[0..end)` entered through the runtime's dispatcher: the labels
-/// of a thread's stack count outward from its innermost region by these.
 int dispatched_regions(const fold_context& fc, const std::vector<stack_frame>& frames, std::size_t end) {
     int n = 0;
     for (std::size_t k = 0; k < end && k < frames.size(); ++k) {
@@ -53,17 +46,8 @@ int dispatched_regions(const fold_context& fc, const std::vector<stack_frame>& f
     return n;
 }
 
-/// Where a team member's region was encountered: the thread and the index of its first
-/// frame outward of the runtime's call of the region.
-struct encounter {
-    pid_t tid = 0;
-    std::size_t frame = 0;
-};
-
-/// The thread that encountered the region `outlined` (the mangled routine a team member
-/// runs, of the user's function `parent`), or nullopt.
-std::optional<encounter> find_encounter(fold_context& fc, pid_t tid, const std::string& outlined,
-                                        const std::string& parent) {
+std::optional<region_encounter> find_encounter(const fold_context& fc, pid_t tid, const std::string& outlined,
+                                               const std::string& parent) {
     session& s = *fc.s;
     tracer::target* tgt = s.target();
     // The thread that called the dispatcher for the same outlined routine.
@@ -72,7 +56,7 @@ std::optional<encounter> find_encounter(fold_context& fc, pid_t tid, const std::
             continue;
         }
         if (auto k = encountering_frame(fc, s.stack(th->tid()), outlined)) {
-            return encounter{th->tid(), *k};
+            return region_encounter{th->tid(), *k};
         }
     }
     // The encountering thread may have finished its share already and wait in the
@@ -99,92 +83,13 @@ std::optional<encounter> find_encounter(fold_context& fc, pid_t tid, const std::
                 ++q;
             }
             if (q < other.size() && frame_function_name(other[q]) == wanted) {
-                return encounter{th->tid(), q};
+                return region_encounter{th->tid(), q};
             }
             break;
         }
     }
     return std::nullopt;
 }
-
-/// Prints frames[from..] of `tid` with runtime frames folded into a region line. Every
-/// frame keeps its own number in `tid`'s stack, the one `frame N` selects there. A team
-/// member's stack ends at its region line; with `continued`, the frames of the thread that
-/// encountered the region follow a separator naming that thread, numbered as in its stack.
-void print_folded(fold_context& fc, pid_t tid, const std::vector<stack_frame>& frames, std::size_t from,
-                  bool continued, nlohmann::json& rows, int depth) {
-    session& s = *fc.s;
-    for (std::size_t i = from; i < frames.size(); ++i) {
-        const stack_frame& f = frames[i];
-        std::string text = format_frame_line(s, f, true);
-        s.out().line(text);
-        nlohmann::json row = frame_json(f);
-        row["lwp"] = tid;
-        rows.push_back(std::move(row));
-        auto parent = outlined_parent(fc, f);
-        if (!parent) {
-            continue;
-        }
-        // Fold the outlined wrappers and the runtime's frames above this routine.
-        std::size_t j = i + 1;
-        bool saw_dispatcher = false;
-        std::size_t outermost = i;
-        // The routine's wrappers and the runtime up to the frame that encountered the
-        // construct: after the dispatcher, the first frame outside the runtime is that
-        // frame, even when it is an enclosing region's outlined routine (nested regions).
-        while (j < frames.size()) {
-            bool runtime = in_runtime(fc, frames[j]);
-            if (!runtime && (saw_dispatcher || !outlined_parent(fc, frames[j]))) {
-                break;
-            }
-            saw_dispatcher = saw_dispatcher || is_dispatcher(fc, frames[j]);
-            if (!runtime) {
-                outermost = j;
-            }
-            ++j;
-        }
-        const int levels_out = dispatched_regions(fc, frames, i);
-        const std::string construct = construct_where(frames[outermost]);
-        auto where = [&](const stack_frame& parent_frame) {
-            return construct.empty() ? where_of(parent_frame) : construct;
-        };
-        if (saw_dispatcher && j < frames.size()) {
-            // This thread encountered the construct: its caller's frames follow.
-            std::string l = region_line(fc, tid, *parent, where(frames[j]), levels_out);
-            s.out().line(l);
-            rows.push_back({{"region", l}, {"lwp", tid}});
-            i = j - 1;
-            continue;
-        }
-        // A team member: its stack ends in the thread start; the parent task's frames are in
-        // the thread that encountered the construct.
-        std::string outermost_outlined;
-        for (std::size_t k = i; k < j; ++k) {
-            if (outlined_parent(fc, frames[k])) {
-                outermost_outlined = frame_symbol(frames[k]);
-            }
-        }
-        auto enc = depth < 8 ? find_encounter(fc, tid, outermost_outlined, *parent) : std::nullopt;
-        const auto* other = enc ? &s.stack(enc->tid) : nullptr;
-        std::string l =
-            region_line(fc, tid, *parent, other != nullptr ? where((*other)[enc->frame]) : construct, levels_out);
-        s.out().line(l);
-        nlohmann::json region{{"region", l}, {"lwp", tid}};
-        if (enc) {
-            region["encountered_by"] = enc->tid;
-        }
-        rows.push_back(std::move(region));
-        if (continued && enc) {
-            std::string sep = continued_separator(s, enc->tid);
-            s.out().line(sep);
-            rows.push_back({{"continued_in", enc->tid}, {"thread", s.thread_number(enc->tid)}});
-            print_folded(fc, enc->tid, *other, enc->frame, continued, rows, depth + 1);
-        }
-        return;
-    }
-}
-
-}  // namespace
 
 std::string frame_symbol(const stack_frame& f) {
     if (f.module != nullptr && f.module->elf) {
@@ -295,22 +200,4 @@ std::optional<fold_context> make_fold_context(session& s) {
     return fc;
 }
 
-bool folded_backtrace(session& s, bool continued) {
-    if (s.target() == nullptr || s.selected_tid() == 0) {
-        return false;
-    }
-    auto fc = make_fold_context(s);
-    if (!fc) {
-        return false;
-    }
-    const auto& frames = s.stack(s.selected_tid());
-    if (!innermost_outlined(*fc, frames)) {
-        return false;
-    }
-    nlohmann::json rows = nlohmann::json::array();
-    print_folded(*fc, s.selected_tid(), frames, 0, continued, rows, 0);
-    s.out().field("frames", rows);
-    return true;
-}
-
-}  // namespace ompdbg::app::dmpl_impl
+}  // namespace ompdbg::debugger

@@ -29,6 +29,7 @@
 #include "ompdbg/debugger/mpi/mpi_job_base.hpp"
 #include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "ompdbg/debugger/omp/ompd_state.hpp"
+#include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -109,13 +110,10 @@ std::string frame_node_name(const stack_frame& f) {
 
 /// The OpenMP labels from ompdbg's DMPL library (region, encountering thread, what each
 /// thread waits in); false when no DMPL library answers.
-bool label_from_dmpl(session& s, const hooks& h, process_view& pv) {
-    if (!h.dmpl_positions) {
-        return false;
-    }
+bool label_from_dmpl(session& s, process_view& pv) {
     std::vector<dmpl_thread_position> positions;
     try {
-        positions = h.dmpl_positions(s);
+        positions = dmpl_thread_positions(s);
     } catch (const std::exception& e) {
         log::write(log::channel::cli, "triage: DMPL: {}", e.what());
         return false;
@@ -143,7 +141,7 @@ bool label_from_dmpl(session& s, const hooks& h, process_view& pv) {
 }
 
 /// The OpenMP labels of every thread of the current inferior, through OMPD.
-void label_openmp_threads(session& s, const hooks& h, process_view& pv) {
+void label_openmp_threads(session& s, process_view& pv) {
     tracer::target* tgt = s.target();
     auto probe = plugins::probe_openmp_runtime(*tgt);
     if (probe.what == plugins::omp_runtime_probe::kind::none) {
@@ -187,7 +185,7 @@ void label_openmp_threads(session& s, const hooks& h, process_view& pv) {
         // tells the region each thread runs and where it waits; without it, the outlined
         // function on the stack still names the region.
         pv.openmp_note = e.what();
-        if (label_from_dmpl(s, h, pv)) {
+        if (label_from_dmpl(s, pv)) {
             ompd::forget_address_spaces(s);
             return;
         }
@@ -240,7 +238,7 @@ std::string queue_operation_text(const plugins::msgq_operation& op, bool send) {
 namespace {
 
 /// Every thread of the current inferior: stack, program frames, OpenMP labels.
-void gather_current(session& s, const hooks& h, process_view& pv) {
+void gather_current(session& s, process_view& pv) {
     tracer::target* tgt = s.target();
     if (tgt == nullptr) {
         pv.error = "the process is gone";
@@ -278,7 +276,7 @@ void gather_current(session& s, const hooks& h, process_view& pv) {
     }
     std::sort(pv.threads.begin(), pv.threads.end(),
               [](const thread_view& a, const thread_view& b) { return a.number < b.number; });
-    label_openmp_threads(s, h, pv);
+    label_openmp_threads(s, pv);
 }
 
 /// The message sequence numbers of the current rank: Open MPI's ob1 PML numbers every
@@ -434,7 +432,7 @@ void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
 
 }  // namespace
 
-snapshot gather(const request& o, session& s, const hooks& h, std::vector<std::unique_ptr<inferior>>& graveyard) {
+snapshot gather(const request& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
     snapshot snap;
     snap.when = std::chrono::steady_clock::now();
     ompd::forget_address_spaces(s);
@@ -458,7 +456,7 @@ snapshot gather(const request& o, session& s, const hooks& h, std::vector<std::u
         if (auto rank = plugins::mpi_rank_from_environment(environment_in_memory(*s.target()))) {
             pv.rank = *rank;
         }
-        gather_current(s, h, pv);
+        gather_current(s, pv);
         snap.procs.push_back(std::move(pv));
         return snap;
     }
@@ -477,7 +475,7 @@ snapshot gather(const request& o, session& s, const hooks& h, std::vector<std::u
             pv.error = "could not attach";
         } else {
             pv.counters = switches[pv.pid];
-            gather_current(s, h, pv);
+            gather_current(s, pv);
             if (snap.mpi) {
                 read_mpi_sequences(s, pv);
             }

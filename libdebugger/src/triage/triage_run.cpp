@@ -15,7 +15,7 @@
 
 namespace ompdbg::debugger::triage {
 
-report run(session& s, const request& r, const hooks& h) {
+report run(session& s, const request& r) {
     report rep;
     {
         // The detached processes' objects outlive every sample (gather), not the session.
@@ -25,7 +25,7 @@ report run(session& s, const request& r, const hooks& h) {
                 std::this_thread::sleep_for(std::chrono::duration<double>(r.interval));
             }
             try {
-                rep.snaps.push_back(gather(r, s, h, graveyard));
+                rep.snaps.push_back(gather(r, s, graveyard));
             } catch (const std::exception& e) {
                 rep.gather_error = e.what();
                 s.end_target();

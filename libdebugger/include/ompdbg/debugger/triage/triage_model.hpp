@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,7 +18,6 @@
 #include <vector>
 
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
-#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/plugins/msgq.hpp"
 
@@ -119,17 +117,10 @@ struct request {
     double interval = 0.5;   ///< seconds between samples
 };
 
-/// What the engine needs of the front end until that part of the model moves here.
-struct hooks {
-    /// The DMPL labels of every thread of the session's current process (the CLI's DMPL
-    /// view, gomp_views.cpp); throws one line when no DMPL library answers. Unset: none.
-    std::function<std::vector<dmpl_thread_position>(session&)> dmpl_positions;
-};
-
 /// Takes one snapshot: attaches (or opens the core), gathers and detaches; the processes'
 /// objects stay in `graveyard` until the triage ends. Throws ompdbg::error when the target
 /// cannot be gathered.
-snapshot gather(const request& r, session& s, const hooks& h, std::vector<std::unique_ptr<inferior>>& graveyard);
+snapshot gather(const request& r, session& s, std::vector<std::unique_ptr<inferior>>& graveyard);
 
 // ---- movement between samples -------------------------------------------------------
 
@@ -200,6 +191,6 @@ struct report {
 /// own, whose observer gets what happens meanwhile: a core's warnings), each attached and
 /// detached again (every process runs on between them), and draws the verdict. The first
 /// failing gather ends the sampling. Never throws for what the target causes.
-report run(session& s, const request& r, const hooks& h);
+report run(session& s, const request& r);
 
 }  // namespace ompdbg::debugger::triage
