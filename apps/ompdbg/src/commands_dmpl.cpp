@@ -1,7 +1,7 @@
 // OpenMP through DMPL (issue 5): the commands. `omp threadprivate`, `set dmpl-library`,
 // and the DMPL views wrapped around `bt`, `info locals`, `omp info`, `omp threads`,
 // `omp parallel` and `omp bt`. The runtime and its library are in dmpl_runtime.cpp, the
-// views in omp_stack_folding.cpp, outlined_locals.cpp, commands_omp_threadprivate.cpp and
+// views in omp_folded_backtrace.cpp, outlined_locals.cpp, commands_omp_threadprivate.cpp and
 // gomp_views.cpp (commands_dmpl_shared.hpp).
 
 #include "commands_dmpl.hpp"

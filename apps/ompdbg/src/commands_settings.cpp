@@ -15,7 +15,7 @@
 #include "fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "command_prefix.hpp"
-#include "omp_stack_view.hpp"
+#include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
 #include "remote_ranks.hpp"
 #include "session.hpp"

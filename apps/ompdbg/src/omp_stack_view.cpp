@@ -23,17 +23,4 @@ std::string continued_separator(session& s, pid_t encountering_tid) {
                        thread, encountering_tid, thread);
 }
 
-namespace {
-
-/// `set omp-bt-filter` of a session (`session::model_state()`): on by default.
-struct omp_bt_filter_setting {
-    bool on = true;
-};
-
-}  // namespace
-
-bool& omp_bt_filter(session& s) {
-    return s.model_state().get<omp_bt_filter_setting>().on;
-}
-
 }  // namespace ompdbg::app

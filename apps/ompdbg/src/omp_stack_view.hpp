@@ -1,6 +1,7 @@
 #pragma once
 /// How stacks of OpenMP threads are shown (issue 17): the frame rows `bt` and `omp bt`
-/// share, the separator of a stitched stack, and the `omp-bt-filter` setting.
+/// share and the separator of a stitched stack (the `omp-bt-filter` setting is the
+/// model's: libdebugger's omp/stack_folding.hpp).
 
 #include <sys/types.h>
 
@@ -21,10 +22,5 @@ nlohmann::json frame_json(const stack_frame& f);
 /// thread that encountered the construct; the frames after it carry that thread's own
 /// numbers ("---- continued in thread 1 (LWP 4242), which encountered the construct; ...").
 std::string continued_separator(session& s, pid_t encountering_tid);
-
-/// `set omp-bt-filter on|off` of session `s`: plain `bt` folds the OpenMP runtime's frames
-/// of an outlined region into one line (on by default). Frame numbers are the stack's own
-/// either way.
-bool& omp_bt_filter(session& s);
 
 }  // namespace ompdbg::app

@@ -1,58 +1,43 @@
-// `ompdbg triage`: one look at a stuck OpenMP/MPI job. Each sample is a gather
-// (triage_gather.cpp); several (--samples) tell threads that move from threads that hang, as
-// STAT's sampling does, and the verdict weighs what moved (triage_verdict.cpp). This file
-// reads the arguments and prints the report (text, JSON, Graphviz).
+// `ompdbg triage`: one look at a stuck OpenMP/MPI job. The engine (libdebugger's triage/:
+// the samples, what moved between them, the verdict) returns a report; this file reads the
+// arguments and prints the report (text, JSON, Graphviz).
 
 #include "triage.hpp"
-#include "triage_model.hpp"
 
-#include <unistd.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <csignal>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <map>
-#include <memory>
 #include <optional>
-#include <set>
-#include <span>
 #include <string>
-#include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "commands_core.hpp"
-#include "commands_dmpl.hpp"
-#include "commands_mpi.hpp"
-#include "ompdbg/debugger/mpi/message_queues.hpp"
-#include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
-#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "session.hpp"
-#include "frame_line.hpp"
 #include "stack_tree.hpp"
 #include "stop_printer.hpp"
-#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
-#include "ompdbg/base/error.hpp"
-#include "ompdbg/base/log.hpp"
-#include "ompdbg/dwarf/expr.hpp"
-#include "ompdbg/plugins/msgq.hpp"
-#include "ompdbg/plugins/ompd.hpp"
-#include "ompdbg/tracer/mpir.hpp"
-#include "ompdbg/tracer/proc_fs.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/triage/triage_model.hpp"
 
 namespace ompdbg::app {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using namespace triage_impl;
+using namespace debugger::triage;
 
 namespace {
+
+/// What the command line asks: the engine's request, and how the report is rendered.
+struct options {
+    request req;
+    std::optional<std::string> dot_file;
+    bool json = false;
+};
 
 // ---- the report ---------------------------------------------------------------------
 
@@ -73,7 +58,7 @@ int parse_args(const std::vector<std::string>& args, options& o, std::string& pr
                 problem = "--core needs the program and the core: ompdbg triage --core PROG CORE";
                 return triage_usage;
             }
-            o.core = std::make_pair(args[i + 1], args[i + 2]);
+            o.req.core = std::make_pair(args[i + 1], args[i + 2]);
             i += 2;
         } else if (a == "--samples") {
             auto v = need(i);
@@ -82,8 +67,8 @@ int parse_args(const std::vector<std::string>& args, options& o, std::string& pr
             }
             try {
                 std::size_t used = 0;
-                o.samples = std::stoi(*v, &used);
-                if (used != v->size() || o.samples < 1 || o.samples > 1000) {
+                o.req.samples = std::stoi(*v, &used);
+                if (used != v->size() || o.req.samples < 1 || o.req.samples > 1000) {
                     throw std::invalid_argument(*v);
                 }
             } catch (const std::logic_error&) {
@@ -97,8 +82,8 @@ int parse_args(const std::vector<std::string>& args, options& o, std::string& pr
             }
             try {
                 std::size_t used = 0;
-                o.interval = std::stod(*v, &used);
-                if (used != v->size() || !(o.interval >= 0) || o.interval > 3600) {
+                o.req.interval = std::stod(*v, &used);
+                if (used != v->size() || !(o.req.interval >= 0) || o.req.interval > 3600) {
                     throw std::invalid_argument(*v);
                 }
             } catch (const std::logic_error&) {
@@ -111,14 +96,14 @@ int parse_args(const std::vector<std::string>& args, options& o, std::string& pr
                 return triage_usage;
             }
             o.dot_file = *v;
-        } else if (!a.empty() && a[0] != '-' && !o.pid && !o.core) {
+        } else if (!a.empty() && a[0] != '-' && !o.req.pid && !o.req.core) {
             try {
                 std::size_t used = 0;
                 long p = std::stol(a, &used, 10);
                 if (used != a.size() || p <= 0 || p > 0x3fffffff) {
                     throw std::invalid_argument(a);
                 }
-                o.pid = static_cast<pid_t>(p);
+                o.req.pid = static_cast<pid_t>(p);
             } catch (const std::logic_error&) {
                 problem = fmt::format("Illegal process-id: {}.", a);
                 return triage_usage;
@@ -128,19 +113,63 @@ int parse_args(const std::vector<std::string>& args, options& o, std::string& pr
             return triage_usage;
         }
     }
-    if (!o.pid && !o.core) {
+    if (!o.req.pid && !o.req.core) {
         problem = "Argument required: ompdbg triage PID | --core PROG CORE [--samples N] [--interval S] "
                   "[--json] [--dot FILE]";
         return triage_usage;
     }
-    if (o.pid && o.core) {
+    if (o.req.pid && o.req.core) {
         problem = "Give a PID or --core PROG CORE, not both.";
         return triage_usage;
     }
-    if (o.core) {
-        o.samples = 1;   // a core does not move
+    if (o.req.core) {
+        o.req.samples = 1;   // a core does not move
     }
     return triage_nothing_wrong;
+}
+
+/// The label the trees show for a thread ("" for a thread that is not OpenMP's).
+std::string thread_label(const thread_view& t) {
+    if (!t.openmp) {
+        return {};
+    }
+    std::string l = t.state.empty() ? "OpenMP thread" : t.state;
+    if (!t.region.empty()) {
+        l += ", region " + t.region;
+    }
+    if (t.level || t.team_size) {
+        l += fmt::format(" (level {}, team {})", omp_impl::opt_num(t.level), omp_impl::opt_num(t.team_size));
+    }
+    return l;
+}
+
+/// A rank's communicators and their queues (docs/json.md); null when not read.
+json queues_json(const process_view& p) {
+    if (!p.queues_read) {
+        return nullptr;
+    }
+    json out = json::array();
+    for (const auto& c : p.communicators) {
+        json jc{{"name", c.name}, {"size", c.size}, {"world_ranks", c.world_ranks}};
+        auto queue = [&](const char* key, const plugins::msgq_queue_contents& q, bool send) {
+            json ops = json::array();
+            for (const auto& op : q.operations) {
+                ops.push_back({{"peer_world", op.desired_global_rank},
+                               {"any_source", !send && op.desired_local_rank < 0},
+                               {"tag", op.desired_tag},
+                               {"any_tag", op.tag_wild},
+                               {"bytes", op.desired_length},
+                               {"status", plugins::to_string(op.status)},
+                               {"text", queue_operation_text(op, send)}});
+            }
+            jc[key] = q.available ? ops : json(nullptr);
+        };
+        queue("sends", c.sends, true);
+        queue("receives", c.receives, false);
+        queue("unexpected", c.unexpected, false);
+        out.push_back(std::move(jc));
+    }
+    return out;
 }
 
 json thread_json(const thread_view& t, const movement& m, int rank) {
@@ -180,25 +209,14 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
         std::FILE* f;
         ~file_closer() { std::fclose(f); }
     } closer{null_out};
-    std::vector<snapshot> snaps;
-    std::string gather_error;
+    report rep;
     {
         session s(false, true, null_out, null_out);
         s.plugin_policy() = policy;
-        std::vector<std::unique_ptr<inferior>> graveyard;
-        for (int i = 0; i < o.samples; ++i) {
-            if (i > 0) {
-                std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
-            }
-            try {
-                snaps.push_back(gather(o, s, graveyard));
-            } catch (const std::exception& e) {
-                gather_error = e.what();
-                s.end_target();
-                break;
-            }
-        }
+        rep = run(s, o.req);
     }
+    const std::vector<snapshot>& snaps = rep.snaps;
+    const std::string& gather_error = rep.gather_error;
     if (snaps.empty()) {
         if (o.json) {
             std::printf("%s\n", json{{"type", "triage"},
@@ -214,13 +232,10 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
         return triage_gather_failed;
     }
     const snapshot& last = snaps.back();
-    movement m = compare(snaps);
-    std::vector<std::string> findings = openmp_findings(last);
-    for (auto& f : mpi_findings(snaps, m)) {
-        findings.push_back(std::move(f));
-    }
-    cycle_evidence cycles = weigh_cycles(snaps, m);
-    verdict v = decide(snaps, m, cycles, findings);
+    const movement& m = rep.moved;
+    const std::vector<std::string>& findings = rep.findings;
+    const cycle_evidence& cycles = rep.cycles;
+    const verdict& v = rep.result;
 
     // Trees: one per process, and across ranks for a job.
     std::vector<std::pair<const process_view*, stack_tree>> per_process;
@@ -228,8 +243,8 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     for (const auto& p : last.procs) {
         stack_tree t;
         for (const auto& th : p.threads) {
-            t.add(p.rank, th.tid, th.frames, th.label(), th.number);
-            merged.add(p.rank, th.tid, th.frames, th.label(), th.number);
+            t.add(p.rank, th.tid, th.frames, thread_label(th), th.number);
+            merged.add(p.rank, th.tid, th.frames, thread_label(th), th.number);
         }
         per_process.emplace_back(&p, std::move(t));
     }
@@ -238,7 +253,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
     std::vector<std::string> text;
     std::string target_line;
     if (last.kind == "core") {
-        target_line = fmt::format("Core {} of {} (process {}{})", o.core->second, o.core->first, last.pid,
+        target_line = fmt::format("Core {} of {} (process {}{})", o.req.core->second, o.req.core->first, last.pid,
                                   !last.procs.empty() && last.procs.front().rank >= 0
                                       ? fmt::format(", MPI rank {}", last.procs.front().rank)
                                       : "");
@@ -251,7 +266,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
                                   last.procs.empty() ? "" : fs::path(last.procs.front().executable).filename().string());
     }
     text.push_back(fmt::format("Triage of {}; {}{}.", target_line, count_text(snaps.size(), "sample"),
-                               snaps.size() > 1 ? fmt::format(", {} s apart", o.interval) : ""));
+                               snaps.size() > 1 ? fmt::format(", {} s apart", o.req.interval) : ""));
     for (const auto& [p, tree] : per_process) {
         std::string head = fmt::format("== {}{} (pid {}{}): {}", p->rank >= 0 ? "Rank " : "Process ",
                                        p->rank >= 0 ? std::to_string(p->rank) : std::to_string(p->pid), p->pid,
@@ -355,13 +370,13 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
         if (job) {
             doc["target"]["starter"] = last.starter;
         }
-        if (o.core) {
-            doc["target"]["program"] = o.core->first;
-            doc["target"]["core"] = o.core->second;
+        if (o.req.core) {
+            doc["target"]["program"] = o.req.core->first;
+            doc["target"]["core"] = o.req.core->second;
             doc["target"]["signal"] = last.core_signal ? json(signal_name(last.core_signal)) : json(nullptr);
         }
         doc["samples"] = snaps.size();
-        doc["interval"] = o.interval;
+        doc["interval"] = o.req.interval;
         json procs = json::array();
         for (const auto& [p, tree] : per_process) {
             json jp{{"rank", p->rank >= 0 ? json(p->rank) : json(nullptr)},
@@ -379,7 +394,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const plug
                 jp["threads"].push_back(thread_json(t, m, p->rank));
             }
             if (last.mpi) {
-                jp["queues"] = p->queues;
+                jp["queues"] = queues_json(*p);
                 jp["queues_error"] = p->queues_error.empty() ? json(nullptr) : json(p->queues_error);
             }
             procs.push_back(std::move(jp));

@@ -13,18 +13,9 @@
 
 namespace ompdbg::app {
 
-/// Exit statuses of `ompdbg triage` (README, "Triage of a stuck job").
-enum triage_exit : int {
-    triage_nothing_wrong = 0,  ///< no deadlock, and something moved (or one snapshot found nothing)
-    triage_gather_failed = 1,  ///< no such process, cannot attach, unreadable core
-    triage_usage = 2,          ///< bad arguments
-    triage_deadlock = 3,       ///< a cycle of ranks blocked on one another
-    triage_hang = 4,           ///< nothing moved in any sample
-    triage_crashed = 5,        ///< a core of a process killed by a signal
-};
-
 /// Runs `ompdbg triage ARGS...` (the words after `triage`); `json` from the global --json.
-/// Prints the report (text, or one JSON document) and returns a triage_exit.
+/// Prints the report (text, or one JSON document) and returns a triage_exit
+/// (libdebugger's triage/triage_model.hpp).
 int triage_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);
 
 }  // namespace ompdbg::app

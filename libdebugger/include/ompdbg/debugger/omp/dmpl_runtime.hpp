@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/plugins/dmpl_host.hpp"
@@ -62,5 +63,23 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
 /// line when the thread has not allocated its copy yet or the DMPL library fails. A target
 /// without OpenMP runtime, or no usable DMPL library, leaves `v` as it is.
 dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dwarf::value v);
+
+/// Where one thread stands in OpenMP, as ompdbg's DMPL library (the outlined routine names
+/// and the runtime's dispatcher) and the thread's stack tell it where OMPD does not exist.
+/// The CLI's DMPL view (apps/ompdbg/src/gomp_views.cpp) fills it for `ompdbg triage` until
+/// the folding of the runtime's frames moves here (docs/architecture.md).
+struct dmpl_thread_position {
+    pid_t tid = 0;
+    /// "omp parallel in main at fig8.c:21"; empty when the thread runs no outlined routine.
+    std::string region;
+    bool encountering = false;   ///< the thread that encountered the region (OpenMP thread 0)
+    /// The thread's number, team size and nesting level where the runtime's per-thread data
+    /// tells them without OMPD (libgomp); nullopt elsewhere.
+    std::optional<std::int64_t> thread_num, team_size, level;
+    /// What the thread does: "barrier wait (GOMP_barrier)", "lock wait (omp_set_lock)",
+    /// "critical wait (GOMP_critical_start)", "taskwait (GOMP_taskwait)", "in the region"
+    /// (its own code), "idle in the runtime", "not in a parallel region".
+    std::string state;
+};
 
 }  // namespace ompdbg::debugger

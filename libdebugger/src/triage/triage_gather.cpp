@@ -4,54 +4,42 @@
 // sequence numbers, and detach. Everything goes through one session that writes to
 // /dev/null: its ELF cache gives every rank of one executable the same DWARF index.
 
-#include "triage_model.hpp"
-
-#include <unistd.h>
+#include "ompdbg/debugger/triage/triage_model.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <csignal>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
-#include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "commands_core.hpp"
-#include "remote_ranks.hpp"
-#include "commands_dmpl.hpp"
-#include "commands_mpi.hpp"
-#include "ompdbg/debugger/mpi/message_queues.hpp"
-#include "commands_omp.hpp"
-#include "commands_omp_state.hpp"
-#include "ompdbg/debugger/eval/frame_context.hpp"
-#include "session.hpp"
-#include "frame_line.hpp"
-#include "stack_tree.hpp"
-#include "stop_printer.hpp"
-#include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/mpi/message_queues.hpp"
+#include "ompdbg/debugger/mpi/mpi_job_base.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
+#include "ompdbg/debugger/omp/ompd_state.hpp"
+#include "ompdbg/debugger/omp/stack_folding.hpp"
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/plugins/msgq.hpp"
 #include "ompdbg/plugins/ompd.hpp"
+#include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/mpir.hpp"
 #include "ompdbg/tracer/proc_fs.hpp"
 
-namespace ompdbg::app::triage_impl {
-
-using debugger::gather_job_queues;
-using debugger::job_queue_report;
-using debugger::rank_queue_state;
+namespace ompdbg::debugger::triage {
 
 namespace fs = std::filesystem;
 
@@ -161,7 +149,7 @@ void label_openmp_threads(session& s, process_view& pv) {
     }
     pv.openmp_runtime = probe.runtime_path.string();
     try {
-        auto& as = omp_impl::require_ompd(s);
+        auto& as = ompd::require_ompd(s);
         pv.openmp_source = "OMPD";
         auto thread_num_icv = as.find_icv("thread-num-var");
         auto levels_icv = as.find_icv("levels-var");
@@ -187,7 +175,7 @@ void label_openmp_threads(session& s, process_view& pv) {
             if (tv.level.value_or(0) > 0) {
                 if (auto tk = as.current_task(*t)) {
                     if (auto fn = as.task_function(*tk)) {
-                        tv.region = omp_impl::describe_code(s, *fn);
+                        tv.region = ompd::describe_code(s, *fn);
                     }
                 }
             }
@@ -198,7 +186,7 @@ void label_openmp_threads(session& s, process_view& pv) {
         // function on the stack still names the region.
         pv.openmp_note = e.what();
         if (label_from_dmpl(s, pv)) {
-            omp_impl::forget_address_spaces(s);
+            ompd::forget_address_spaces(s);
             return;
         }
         pv.openmp_source = "the stack (no OMPD)";
@@ -212,15 +200,7 @@ void label_openmp_threads(session& s, process_view& pv) {
             }
         }
     }
-    omp_impl::forget_address_spaces(s);
-}
-
-std::string describe_op(const plugins::msgq_operation& op, bool send) {
-    std::string peer = !send && op.desired_local_rank < 0 ? "from any source"
-                                                           : fmt::format("{} rank {}", send ? "to" : "from",
-                                                                         op.desired_global_rank);
-    return fmt::format("{}, {}, {} bytes, {}", peer, op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag),
-                       op.desired_length, plugins::to_string(op.status));
+    ompd::forget_address_spaces(s);
 }
 
 /// What gather_job_queues found for one rank, as the report shows it.
@@ -231,30 +211,31 @@ void take_queues(process_view& pv, const rank_queue_state& st) {
         pv.queues_error = st.ended ? st.end_note : st.queue_error;
         return;
     }
-    pv.queues = json::array();
-    for (const auto& c : st.communicators) {
-        json jc{{"name", c.name}, {"size", c.size}, {"world_ranks", c.world_ranks}};
-        auto queue = [&](const char* key, const char* title, const plugins::msgq_queue_contents& q, bool send) {
-            json ops = json::array();
+    pv.queues_read = true;
+    pv.communicators = st.communicators;
+    for (const auto& c : pv.communicators) {
+        auto queue = [&](const char* title, const plugins::msgq_queue_contents& q, bool send) {
             for (const auto& op : q.operations) {
-                std::string text = describe_op(op, send);
-                ops.push_back({{"peer_world", op.desired_global_rank},
-                               {"any_source", !send && op.desired_local_rank < 0},
-                               {"tag", op.desired_tag},
-                               {"any_tag", op.tag_wild},
-                               {"bytes", op.desired_length},
-                               {"status", plugins::to_string(op.status)},
-                               {"text", text}});
-                pv.queue_lines.push_back(fmt::format("{} {}: {}", c.name, title, text));
+                pv.queue_lines.push_back(fmt::format("{} {}: {}", c.name, title, queue_operation_text(op, send)));
             }
-            jc[key] = q.available ? ops : json(nullptr);
         };
-        queue("sends", "pending send", c.sends, true);
-        queue("receives", "pending receive", c.receives, false);
-        queue("unexpected", "unexpected message", c.unexpected, false);
-        pv.queues.push_back(std::move(jc));
+        queue("pending send", c.sends, true);
+        queue("pending receive", c.receives, false);
+        queue("unexpected message", c.unexpected, false);
     }
 }
+
+}  // namespace
+
+std::string queue_operation_text(const plugins::msgq_operation& op, bool send) {
+    std::string peer = !send && op.desired_local_rank < 0 ? "from any source"
+                                                           : fmt::format("{} rank {}", send ? "to" : "from",
+                                                                         op.desired_global_rank);
+    return fmt::format("{}, {}, {} bytes, {}", peer, op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag),
+                       op.desired_length, plugins::to_string(op.status));
+}
+
+namespace {
 
 /// Every thread of the current inferior: stack, program frames, OpenMP labels.
 void gather_current(session& s, process_view& pv) {
@@ -373,6 +354,13 @@ void read_mpi_sequences(session& s, process_view& pv) {
     }
 }
 
+/// The MPI job of a triage sample: its ranks, attached, without the starter (detached at
+/// once); the session detaches them at its end.
+class attached_ranks final : public mpi_job_base {
+public:
+    bool launched() const override { return false; }
+};
+
 /// Attaches to `pid`: an MPI starter's ranks (the starter is detached as soon as its
 /// process table is read), else the process itself.
 void attach_target(session& s, pid_t pid, snapshot& snap,
@@ -380,8 +368,6 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
     switches[pid] = task_counters_of(pid);
     auto proc = tracer::process::attach(pid, s.elf_provider());
     std::vector<std::unique_ptr<inferior>> list;
-    std::optional<tracer::mpir::interface> iface_of_job;
-    std::vector<tracer::mpir::proc_desc> job_table;
     if (auto iface = tracer::mpir::interface::find(*proc)) {
         std::vector<tracer::mpir::proc_desc> table;
         try {
@@ -392,8 +378,6 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
                                     proc->executable().filename().string(), e.what()));
         }
         snap.kind = "mpi-job";
-        iface_of_job = iface;
-        job_table = table;
         snap.starter = proc->executable().string();
         snap.mpi = true;
         proc->detach();
@@ -423,7 +407,7 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
     if (snap.kind == "mpi-job") {
         // The job without its starter (detached above): the ranks are the session's MPI
         // job, so gather_job_queues() walks all of them.
-        s.set_job(std::make_unique<mpi_job>(nullptr, *iface_of_job, std::move(job_table), false));
+        s.set_job(std::make_unique<attached_ranks>());
     }
 }
 
@@ -431,7 +415,7 @@ void attach_target(session& s, pid_t pid, snapshot& snap,
 /// triage ends: per-session caches (OMPD, message queues) key their entries by target
 /// address, which a later sample's new process objects must never reuse.
 void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
-    omp_impl::forget_address_spaces(s);
+    ompd::forget_address_spaces(s);
     for (auto& inf : s.inferiors()) {
         if (inf->process && inf->process->is_alive()) {
             try {
@@ -448,14 +432,20 @@ void detach_all(session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
 
 }  // namespace
 
-snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
+snapshot gather(const request& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard) {
     snapshot snap;
     snap.when = std::chrono::steady_clock::now();
-    omp_impl::forget_address_spaces(s);
+    ompd::forget_address_spaces(s);
     if (o.core) {
         snap.kind = "core";
         s.set_program(o.core->first, {});
-        load_core(s, o.core->second);
+        // The core as `core-file` opens it; its warnings (truncated, of another program)
+        // go to the observer.
+        auto core = tracer::core_file::open(o.core->second, *s.program(), s.elf_provider());
+        for (const auto& w : core->warnings()) {
+            s.observer().warning(w);
+        }
+        s.set_core(std::move(core));
         snap.core_signal = s.core()->signal();
         snap.pid = s.core()->pid();
         snap.core_tid = s.selected_tid();
@@ -516,4 +506,4 @@ snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferi
     return snap;
 }
 
-}  // namespace ompdbg::app::triage_impl
+}  // namespace ompdbg::debugger::triage

@@ -1,7 +1,9 @@
 #pragma once
-// What `ompdbg triage` (triage.hpp) shares between its files: what one gather sees
-// (triage_gather.cpp), the movement between samples and the verdict drawn from them
-// (triage_verdict.cpp), and the report (triage.cpp).
+/// The engine of `ompdbg triage` (issue 10): what one gather sees (triage_gather.cpp), the
+/// movement between samples and the verdict drawn from them (triage_verdict.cpp), and the
+/// run of every sample (triage_run.cpp). It returns data and never prints: the front end
+/// (apps/ompdbg/src/triage.cpp) reads the arguments and renders the report (text, --json,
+/// --dot).
 
 #include <sys/types.h>
 
@@ -15,22 +17,21 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include "commands_omp_state.hpp"
-#include "triage.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
+#include "ompdbg/plugins/msgq.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger::triage {
 
-class session;
-using debugger::inferior;
-
-namespace triage_impl {
-
-using nlohmann::json;
+/// Exit statuses of `ompdbg triage` (README, "Triage of a stuck job"): a verdict's kind.
+enum triage_exit : int {
+    triage_nothing_wrong = 0,  ///< no deadlock, and something moved (or one snapshot found nothing)
+    triage_gather_failed = 1,  ///< no such process, cannot attach, unreadable core
+    triage_usage = 2,          ///< bad arguments
+    triage_deadlock = 3,       ///< a cycle of ranks blocked on one another
+    triage_hang = 4,           ///< nothing moved in any sample
+    triage_crashed = 5,        ///< a core of a process killed by a signal
+};
 
 // ---- what one gather sees -------------------------------------------------------------
 
@@ -52,20 +53,6 @@ struct thread_view {
     /// busy-waits keeps its stack but burns CPU time.
     std::optional<long> cpu_ticks;
     char run_state = '?';   ///< /proc state letter then: 'R' running or runnable, 'S' asleep...
-    /// The label the trees show for this thread ("" for a thread that is not OpenMP's).
-    std::string label() const {
-        if (!openmp) {
-            return {};
-        }
-        std::string l = state.empty() ? "OpenMP thread" : state;
-        if (!region.empty()) {
-            l += ", region " + region;
-        }
-        if (level || team_size) {
-            l += fmt::format(" (level {}, team {})", omp_impl::opt_num(level), omp_impl::opt_num(team_size));
-        }
-        return l;
-    }
 };
 
 /// What the kernel counts for one thread, read before attaching (the attach itself stops
@@ -92,12 +79,21 @@ struct process_view {
     std::string openmp_source;   ///< "OMPD", or how the labels were found
     std::string openmp_note;     ///< why OMPD could not be used
     std::string mpi_call;        ///< outermost MPI_ function of the main thread
-    debugger::rank_activity activity = debugger::rank_activity::running;
-    json queues;                 ///< communicators (docs/json.md); null when not read
+    rank_activity activity = rank_activity::running;
+    /// True when `communicators` holds the message queues the message-queue DLL reported.
+    bool queues_read = false;
+    std::vector<plugins::msgq_communicator> communicators;
     std::string queues_error;
     std::string error;           ///< the process could not be gathered
+    /// Every pending operation, "COMM pending send: to rank 1, tag 7, 4 bytes, pending"
+    /// (queue_operation_text), in the communicators' order: what the report lists and what
+    /// weigh_cycles compares between samples.
     std::vector<std::string> queue_lines;
 };
+
+/// One pending operation of a message queue: "to rank 1, tag 7, 4 bytes, pending" (`send`:
+/// a pending send; else a receive or an unexpected message).
+std::string queue_operation_text(const plugins::msgq_operation& op, bool send);
 
 struct snapshot {
     std::string kind;            ///< "process", "mpi-job", "core"
@@ -106,26 +102,25 @@ struct snapshot {
     int core_signal = 0;
     pid_t core_tid = 0;          ///< the core's first thread: the one the signal hit
     std::vector<process_view> procs;
-    debugger::wait_for_graph graph;
-    debugger::wait_for_graph::report deadlock;
-    std::vector<debugger::cleared_wait> cleared;   ///< pending operations of blocked ranks that are no waits
+    wait_for_graph graph;
+    wait_for_graph::report deadlock;
+    std::vector<cleared_wait> cleared;   ///< pending operations of blocked ranks that are no waits
     bool mpi = false;            ///< message queues and the wait-for graph apply
     std::chrono::steady_clock::time_point when;
 };
 
-struct options {
+/// What to triage and how often to look.
+struct request {
     std::optional<pid_t> pid;
-    std::optional<std::pair<std::string, std::string>> core;
+    std::optional<std::pair<std::string, std::string>> core;   ///< (program, core file)
     int samples = 2;
-    double interval = 0.5;
-    std::optional<std::string> dot_file;
-    bool json = false;
+    double interval = 0.5;   ///< seconds between samples
 };
 
 /// Takes one snapshot: attaches (or opens the core), gathers and detaches; the processes'
 /// objects stay in `graveyard` until the triage ends. Throws ompdbg::error when the target
 /// cannot be gathered.
-snapshot gather(const options& o, session& s, std::vector<std::unique_ptr<inferior>>& graveyard);
+snapshot gather(const request& r, session& s, std::vector<std::unique_ptr<inferior>>& graveyard);
 
 // ---- movement between samples -------------------------------------------------------
 
@@ -168,6 +163,7 @@ struct cycle_evidence {
 };
 cycle_evidence weigh_cycles(const std::vector<snapshot>& snaps, const movement& m);
 
+/// "1 thread", "3 threads".
 std::string count_text(std::size_t n, const char* what);
 /// "in rank 2, 7 of 8 OpenMP threads wait in a barrier (...) of region X; ..."
 std::vector<std::string> openmp_findings(const snapshot& snap);
@@ -177,5 +173,24 @@ std::vector<std::string> mpi_findings(const std::vector<snapshot>& snaps, const 
 verdict decide(const std::vector<snapshot>& snaps, const movement& m, const cycle_evidence& cycles,
                const std::vector<std::string>& findings);
 
-}  // namespace triage_impl
-}  // namespace ompdbg::app
+// ---- the whole triage -----------------------------------------------------------------
+
+/// Every sample and what was drawn from them.
+struct report {
+    std::vector<snapshot> snaps;   ///< empty when the first gather failed
+    /// Why the sample after the last one failed (with no snapshot: why none was taken);
+    /// empty when every sample was taken.
+    std::string gather_error;
+    movement moved;
+    cycle_evidence cycles;
+    std::vector<std::string> findings;   ///< OpenMP's, then MPI's
+    verdict result;                      ///< with no snapshot: "gather-failed"
+};
+
+/// Takes `r.samples` snapshots `r.interval` seconds apart through `s` (a session of its
+/// own, whose observer gets what happens meanwhile: a core's warnings), each attached and
+/// detached again (every process runs on between them), and draws the verdict. The first
+/// failing gather ends the sampling. Never throws for what the target causes.
+report run(session& s, const request& r);
+
+}  // namespace ompdbg::debugger::triage

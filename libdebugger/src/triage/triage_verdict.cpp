@@ -3,49 +3,27 @@
 // progress between them, measured from ob1's sequence numbers and the queues, never from
 // CPU time or frames; a hang needs nothing to have moved.
 
-#include "triage_model.hpp"
+#include "ompdbg/debugger/triage/triage_model.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <cstdint>
 #include <map>
-#include <memory>
-#include <optional>
 #include <set>
-#include <span>
 #include <string>
-#include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "commands_core.hpp"
-#include "commands_dmpl.hpp"
-#include "commands_mpi.hpp"
-#include "ompdbg/debugger/mpi/message_queues.hpp"
-#include "commands_omp.hpp"
-#include "commands_omp_state.hpp"
-#include "ompdbg/debugger/eval/frame_context.hpp"
-#include "session.hpp"
-#include "frame_line.hpp"
-#include "stack_tree.hpp"
-#include "stop_printer.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
-#include "ompdbg/base/error.hpp"
-#include "ompdbg/base/log.hpp"
-#include "ompdbg/dwarf/expr.hpp"
-#include "ompdbg/plugins/msgq.hpp"
-#include "ompdbg/plugins/ompd.hpp"
-#include "ompdbg/tracer/mpir.hpp"
-#include "ompdbg/tracer/proc_fs.hpp"
+#include "ompdbg/debugger/run/signal_names.hpp"
 
-namespace ompdbg::app::triage_impl {
+namespace ompdbg::debugger::triage {
 
 namespace {
 
@@ -607,4 +585,4 @@ verdict decide(const std::vector<snapshot>& snaps, const movement& m, const cycl
             triage_nothing_wrong};
 }
 
-}  // namespace ompdbg::app::triage_impl
+}  // namespace ompdbg::debugger::triage

@@ -7,9 +7,9 @@
 
 #include <chrono>
 
-#include "triage_model.hpp"
+#include "ompdbg/debugger/triage/triage_model.hpp"
 
-namespace triage = ompdbg::app::triage_impl;
+namespace triage = ompdbg::debugger::triage;
 
 namespace {
 
@@ -52,7 +52,7 @@ TEST_CASE("triage verdict: a runnable thread of the program that got no CPU time
     auto v = verdict_of({sample('R', 50, true, milliseconds(0)), sample('R', 50, true, milliseconds(300)),
                          sample('R', 50, true, milliseconds(600))});
     CHECK(v.kind == "inconclusive");
-    CHECK(v.exit_status == ompdbg::app::triage_nothing_wrong);
+    CHECK(v.exit_status == triage::triage_nothing_wrong);
     CHECK_THAT(v.text, Catch::StartsWith("inconclusive: no thread moved in 3 samples over 0.6 s, but 1 thread in "
                                          "the program's own code stayed runnable and got no CPU time"));
 }
@@ -60,14 +60,14 @@ TEST_CASE("triage verdict: a runnable thread of the program that got no CPU time
 TEST_CASE("triage verdict: a thread spinning in place on the CPU is a hang", "[cli][triage]") {
     auto v = verdict_of({sample('R', 50, true, milliseconds(0)), sample('R', 80, true, milliseconds(600))});
     CHECK(v.kind == "hang");
-    CHECK(v.exit_status == ompdbg::app::triage_hang);
+    CHECK(v.exit_status == triage::triage_hang);
     CHECK_THAT(v.text, Catch::Contains("busy-waits in main at work.c:10"));
 }
 
 TEST_CASE("triage verdict: a thread asleep in place is a hang", "[cli][triage]") {
     auto v = verdict_of({sample('S', 50, true, milliseconds(0)), sample('S', 50, true, milliseconds(600))});
     CHECK(v.kind == "hang");
-    CHECK(v.exit_status == ompdbg::app::triage_hang);
+    CHECK(v.exit_status == triage::triage_hang);
 }
 
 TEST_CASE("triage verdict: a runnable thread without CPU time waiting inside a library still allows a hang",
