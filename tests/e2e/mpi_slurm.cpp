@@ -89,6 +89,44 @@ std::map<int, int> pids_printed(const std::string& out) {
     return m;
 }
 
+/// rank -> pid of the `n` tasks of `job`, from the lines they print when they start.
+std::map<int, int> wait_for_tasks(background_process& job, int n) {
+    std::map<int, int> printed;
+    std::regex re("^task (\\d+) of " + std::to_string(n) + " pid (\\d+)$");
+    while (printed.size() < static_cast<std::size_t>(n)) {
+        auto l = job.wait_for_line(re, std::chrono::seconds(60));
+        REQUIRE(l);
+        auto one = pids_printed(*l);
+        printed.insert(one.begin(), one.end());
+    }
+    return printed;
+}
+
+/// `mpi ranks` listed each task with the pid it printed ("* 0     ompdbgnode  1234  ...").
+void check_ranks_listed(const std::string& out, const std::map<int, int>& printed) {
+    for (auto& [rank, pid] : printed) {
+        std::regex row("^[* ] " + std::to_string(rank) + R"(\s+\S+\s+)" + std::to_string(pid) + R"(\s)");
+        bool listed = false;
+        for (auto& l : lines_of(out)) {
+            listed = listed || std::regex_search(l, row);
+        }
+        CHECK(listed);
+    }
+}
+
+/// The `n` parked tasks of `job` say they were released, and srun ends with status 0.
+void check_tasks_released(background_process& job, int n) {
+    std::set<std::string> done;
+    while (done.size() < static_cast<std::size_t>(n)) {
+        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
+        REQUIRE(l);
+        done.insert(*l);
+    }
+    auto end = job.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK(end->ok());
+}
+
 }  // namespace
 
 TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in each, srun's exit status is shown",
@@ -153,14 +191,7 @@ TEST_CASE("slurm: attach to a running srun acquires every task of its step, and 
     INFO(cluster.up_output());
     REQUIRE(cluster.is_up());
     background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster.options());
-    std::map<int, int> printed;
-    std::regex re(R"(^task (\d+) of 3 pid (\d+)$)");
-    while (printed.size() < 3) {
-        auto l = job.wait_for_line(re, std::chrono::seconds(60));
-        REQUIRE(l);
-        auto one = pids_printed(*l);
-        printed.insert(one.begin(), one.end());
-    }
+    auto printed = wait_for_tasks(job, 3);
     // The tasks wait in park() until `released` is set: release them from the debugger.
     // The node is "ompdbgnode", not this host's name: say so before the attach (see above).
     auto r = ompdbg_batch({"-ex", "set mpi-local-hosts ompdbgnode", "-ex", "attach " + std::to_string(job.pid()), "-ex",
@@ -170,25 +201,9 @@ TEST_CASE("slurm: attach to a running srun acquires every task of its step, and 
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
     CHECK(has_line(r.out, "[MPI job: 3 ranks of " + task_program() + " acquired]"));
-    // `mpi ranks` lists each task with the pid it printed ("* 0     ompdbgnode  1234  ...").
-    for (auto& [rank, pid] : printed) {
-        std::regex row("^[* ] " + std::to_string(rank) + R"(\s+\S+\s+)" + std::to_string(pid) + R"(\s)");
-        bool listed = false;
-        for (auto& l : lines_of(r.out)) {
-            listed = listed || std::regex_search(l, row);
-        }
-        CHECK(listed);
-    }
+    check_ranks_listed(r.out, printed);
     CHECK(has_line(r.out, "[MPI job: 3 ranks detached]"));
-    std::set<std::string> done;
-    while (done.size() < 3) {
-        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
-        REQUIRE(l);
-        done.insert(*l);
-    }
-    auto end = job.wait_exit(std::chrono::seconds(60));
-    REQUIRE(end);
-    CHECK(end->ok());
+    check_tasks_released(job, 3);
 }
 
 TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg attach SRUN_PID`, which no command "
@@ -203,14 +218,7 @@ TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg
     INFO(cluster.up_output());
     REQUIRE(cluster.is_up());
     background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster.options());
-    std::map<int, int> printed;
-    std::regex re(R"(^task (\d+) of 2 pid (\d+)$)");
-    while (printed.size() < 2) {
-        auto l = job.wait_for_line(re, std::chrono::seconds(60));
-        REQUIRE(l);
-        auto one = pids_printed(*l);
-        printed.insert(one.begin(), one.end());
-    }
+    auto printed = wait_for_tasks(job, 2);
     // The verb form: the attach runs before every -ex command.
     auto r = ompdbg_batch({"-ex", "show mpi-local-hosts", "-ex", "mpi ranks", "-ex", "rank all", "-ex",
                            "print released = 1", "-ex", "detach", "-ex", "help set mpi-local-hosts", "attach",
@@ -221,24 +229,9 @@ TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg
     CHECK(r.ok());
     CHECK(has_line(r.out, "[MPI job: 2 ranks of " + task_program() + " acquired]"));
     CHECK(has_line(r.out, "More names of this host are \"othername,ompdbgnode\"."));
-    for (auto& [rank, pid] : printed) {
-        std::regex row("^[* ] " + std::to_string(rank) + R"(\s+\S+\s+)" + std::to_string(pid) + R"(\s)");
-        bool listed = false;
-        for (auto& l : lines_of(r.out)) {
-            listed = listed || std::regex_search(l, row);
-        }
-        CHECK(listed);
-    }
+    check_ranks_listed(r.out, printed);
     CHECK(r.out.find("gdbserver via") == std::string::npos);   // traced here, not through an agent
     CHECK(has_line(r.out, "[MPI job: 2 ranks detached]"));
     CHECK(r.out.find("The environment variable OMPDBG_MPI_LOCAL_HOSTS") != std::string::npos);
-    std::set<std::string> done;
-    while (done.size() < 2) {
-        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
-        REQUIRE(l);
-        done.insert(*l);
-    }
-    auto end = job.wait_exit(std::chrono::seconds(60));
-    REQUIRE(end);
-    CHECK(end->ok());
+    check_tasks_released(job, 2);
 }
