@@ -305,6 +305,17 @@ void remote_connection::handle(const rsp::stop_reply& r) {
     }
     if (!m.reason) {
         m.reason = r;
+    } else if (r.is_process_event() && !m.reason->is_process_event()) {
+        // A fork or vfork holds its child stopped until the debugger lets it go, an exec
+        // changes the image: that is the stop. A breakpoint hit it displaces is hit again
+        // (its thread is not stepped over it); a signal stays the thread's.
+        if (m.reason->signo != SIGTRAP && m.reason->signo != 0) {
+            m.other_signals[m.reason->tid] = m.reason->signo;
+        }
+        m.reason = r;
+    } else if (r.is_process_event()) {
+        log::write(log::channel::ptrace, "process {}: a second fork/exec event in one stop (thread {}) is not reported",
+                   owner, r.tid);
     } else if (r.signo != SIGTRAP) {
         m.other_signals[r.tid] = r.signo;
     }

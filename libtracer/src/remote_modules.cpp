@@ -194,6 +194,25 @@ const std::vector<loaded_module>& remote_process::modules() {
         find_file(m);
         mods.push_back(std::move(m));
     }
+    // At the first instruction (after `run` or an exec) the dynamic loader has not listed
+    // itself yet: it is the program's interpreter (PT_INTERP), mapped at AT_BASE, as gdb's
+    // svr4 start-up hook finds it ("_start () from /lib64/ld-linux-x86-64.so.2").
+    if (libs.empty() && !mods.empty() && mods.front().elf) {
+        auto interp = mods.front().elf->section(".interp");
+        std::uint64_t base = auxv_entry(AT_BASE);
+        if (interp && base != 0 && interp->size > 1 && interp->size < 4096) {
+            auto bytes = mods.front().elf->read_bytes(interp->addr, interp->size);
+            std::string path(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            path.resize(std::min(path.size(), path.find('\0')));
+            if (path.starts_with("/")) {
+                loaded_module m;
+                m.path = path;
+                m.load_bias = base;
+                find_file(m);
+                mods.push_back(std::move(m));
+            }
+        }
+    }
     notes_.clear();
     readonly_->clear();
     for (auto& m : mods) {

@@ -265,6 +265,9 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
     }
     why.signo = r.signo;
     soft_tid_ = why.tid;
+    if (auto event = process_event(r, why, asked)) {
+        return *event;
+    }
     for (auto [key, kind] : {std::pair{"syscall_entry", stop_kind::syscall_entry},
                              std::pair{"syscall_return", stop_kind::syscall_exit}}) {
         if (auto f = r.fields.find(key); f != r.fields.end() && r.signo == SIGTRAP) {
@@ -316,6 +319,9 @@ std::uint64_t remote_process::enabled_site_at_pc(thread& t) {
 // was stopped there with another thread's stop) runs into it and reports its hit.
 std::optional<rsp::stop_reply> remote_process::step_over_sites() {
     auto reported = std::exchange(reported_pcs_, {});
+    if (vfork_lifted_) {
+        return std::nullopt;   // our breakpoints are out of the memory until vforkdone
+    }
     for (auto* t : threads()) {
         std::uint64_t pc = enabled_site_at_pc(*t);
         auto was = reported.find(t->tid());
@@ -348,9 +354,9 @@ std::optional<rsp::stop_reply> remote_process::step_over_sites() {
         }
         std::uint64_t watched = 0;
         if (e->reply.what != rsp::stop_reply::kind::stopped || e->reply.signo != SIGTRAP ||
-            watch_of(e->reply, watched)) {
-            // A signal or the end came during the step, or the instruction wrote a watched
-            // value (a debug register triggered): that is the next stop.
+            e->reply.is_process_event() || watch_of(e->reply, watched)) {
+            // A signal or the end came during the step, the instruction forked or exec'ed,
+            // or it wrote a watched value (a debug register triggered): the next stop.
             return e->reply;
         }
     }
@@ -373,6 +379,7 @@ void remote_process::resume() {
 }
 
 void remote_process::resume_now() {
+    release_children();
     if (auto early = step_over_sites()) {
         early_stop_ = early;
         running_ = true;
@@ -399,8 +406,9 @@ stop_reason remote_process::step_instruction(pid_t tid) {
     require_alive();
     stop_wanted_ = false;
     reported_pcs_.erase(tid);
+    release_children();
     auto* t = find_thread(tid);
-    std::uint64_t over = t ? enabled_site_at_pc(*t) : 0;
+    std::uint64_t over = t && !vfork_lifted_ ? enabled_site_at_pc(*t) : 0;
     if (over) {
         rsp().remove_breakpoint(pid_, over);   // else the step reports the breakpoint again
     }
@@ -409,8 +417,16 @@ stop_reason remote_process::step_instruction(pid_t tid) {
     forget_after_resume();
     conn_->request_resume(pid_, {{'s', sig, pid_, tid}});
     running_ = true;
-    auto why = wait_for_stop();
-    if (over && alive_) {
+    stepping_tid_ = tid;
+    stop_reason why;
+    try {
+        why = wait_for_stop();
+    } catch (...) {
+        stepping_tid_ = 0;
+        throw;
+    }
+    stepping_tid_ = 0;
+    if (over && alive_ && !vfork_lifted_ && why.kind != stop_kind::exec) {
         rsp().insert_breakpoint(pid_, over);
     }
     if (why.kind == stop_kind::signal && why.signo == SIGTRAP) {
@@ -422,7 +438,19 @@ stop_reason remote_process::step_instruction(pid_t tid) {
     return why;
 }
 
+// A stop that is not the debugger's to see (a fork not reported, the end of a vfork) runs
+// the process on as it ran, and the wait goes on.
 std::optional<stop_reason> remote_process::wait_for_stop(int timeout_ms) {
+    for (;;) {
+        auto why = wait_once(timeout_ms);
+        if (!why || !std::exchange(restart_, false)) {
+            return why;
+        }
+        restart();
+    }
+}
+
+std::optional<stop_reason> remote_process::wait_once(int timeout_ms) {
     if (!running_) {
         error::send("The program is not running.");
     }
@@ -469,7 +497,10 @@ void remote_process::interrupt() {
 
 void remote_process::set_keep_fork_children(bool on, bool) {
     if (on) {
-        error::send("Following fork children is not supported yet on remote processes.");
+        // gdb follows the child through the agent; ompdbg lets every child of a remote
+        // process go (detach-on-fork on, follow-fork-mode parent).
+        error::send("follow-fork-mode child and detach-on-fork off are not supported on remote processes: "
+                    "set follow-fork-mode parent and set detach-on-fork on.");
     }
 }
 
@@ -516,7 +547,9 @@ breakpoint_site& remote_process::add_breakpoint_site(virt_addr addr, bool intern
     if (try_read_memory(addr, std::span(&saved, 1)) != 1) {
         error::send(fmt::format("Cannot access memory at address {:#x}", addr.addr()));
     }
-    rsp().insert_breakpoint(pid_, addr.addr());
+    if (!vfork_lifted_) {
+        rsp().insert_breakpoint(pid_, addr.addr());   // else at vforkdone
+    }
     s->saved_ = saved;
     s->enabled_ = true;
     s->refcount_ = 1;
@@ -528,7 +561,7 @@ void remote_process::remove_breakpoint_site(virt_addr addr) {
     if (it == sites_.end() || --it->second->refcount_ > 0) {
         return;
     }
-    if (it->second->enabled_ && alive_) {
+    if (it->second->enabled_ && alive_ && !vfork_lifted_) {
         rsp().remove_breakpoint(pid_, addr.addr());
     }
     sites_.erase(it);
@@ -542,7 +575,9 @@ breakpoint_site* remote_process::find_breakpoint_site(virt_addr addr) {
 void remote_process::enable_site(virt_addr addr) {
     auto* s = find_breakpoint_site(addr);
     if (s && !s->enabled_) {
-        rsp().insert_breakpoint(pid_, addr.addr());
+        if (!vfork_lifted_) {
+            rsp().insert_breakpoint(pid_, addr.addr());
+        }
         s->enabled_ = true;
     }
 }
@@ -550,7 +585,9 @@ void remote_process::enable_site(virt_addr addr) {
 void remote_process::disable_site(virt_addr addr) {
     auto* s = find_breakpoint_site(addr);
     if (s && s->enabled_) {
-        rsp().remove_breakpoint(pid_, addr.addr());
+        if (!vfork_lifted_) {
+            rsp().remove_breakpoint(pid_, addr.addr());
+        }
         s->enabled_ = false;
     }
 }
@@ -561,11 +598,12 @@ void remote_process::detach() {
         interrupt();
         wait_for_stop();
     }
+    release_children();
     for (auto& [addr, s] : sites_) {
-        if (s->enabled_) {
+        if (s->enabled_ && !vfork_lifted_) {
             rsp().remove_breakpoint(pid_, addr);
-            s->enabled_ = false;
         }
+        s->enabled_ = false;
     }
     for (const auto& [id, w] : watches_) {
         rsp().remove_watchpoint(pid_, w.z_type, w.addr, w.size);
@@ -580,6 +618,7 @@ void remote_process::detach() {
 
 void remote_process::kill() {
     require_alive();
+    release_children();
     rsp().kill(pid_);
     conn_->forget(pid_);
     alive_ = false;

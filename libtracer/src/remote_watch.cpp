@@ -217,7 +217,8 @@ std::optional<stop_reason> remote_process::soft_wait(int timeout_ms) {
             pending_signals_[tid] = signo;
         }
         const auto& r = e->reply;
-        bool event = r.fields.count("syscall_entry") > 0 || r.fields.count("syscall_return") > 0;
+        bool event =
+            r.fields.count("syscall_entry") > 0 || r.fields.count("syscall_return") > 0 || r.is_process_event();
         bool stepped = r.what == rsp::stop_reply::kind::stopped && (r.signo == SIGTRAP || r.signo == 0) && !event;
         if (std::uint64_t at = 0; stepped && r.signo == SIGTRAP && watch_of(r, at)) {
             return stop_here(r, false);   // a hardware watchpoint triggered during the step

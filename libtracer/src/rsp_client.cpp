@@ -199,9 +199,18 @@ stop_reply parse_stop_reply(std::string_view p) {
     return r;
 }
 
+bool stop_reply::is_process_event() const {
+    return what == kind::stopped && (fields.count("fork") > 0 || fields.count("vfork") > 0 ||
+                                     fields.count("vforkdone") > 0 || fields.count("exec") > 0);
+}
+
 client::client(std::unique_ptr<packet_io> io, bool extended) : io_(std::move(io)), extended_(extended) {
     // xmlRegisters=i386: gdbserver on x86 describes its registers in XML only when asked.
-    auto reply = io_->exchange("qSupported:multiprocess+;swbreak+;hwbreak+;vContSupported+;xmlRegisters=i386");
+    // fork-events+ and the others: the agent then reports forks, vforks and execs (gdb's
+    // packet offers them too) instead of letting fork children go with our breakpoints in
+    // their memory; the agent answers with those it supports.
+    auto reply = io_->exchange("qSupported:multiprocess+;swbreak+;hwbreak+;fork-events+;vfork-events+;exec-events+;"
+                               "vContSupported+;xmlRegisters=i386");
     if (reply.empty() || is_error(reply)) {
         error::send(fmt::format("Remote agent ({}) does not answer qSupported: \"{}\".", io_->link().describe(), reply));
     }
@@ -236,6 +245,12 @@ client::client(std::unique_ptr<packet_io> io, bool extended) : io_(std::move(io)
             features_.non_stop = true;
         } else if (item == "QCatchSyscalls+") {
             features_.catch_syscalls = true;
+        } else if (item == "fork-events+") {
+            features_.fork_events = true;
+        } else if (item == "vfork-events+") {
+            features_.vfork_events = true;
+        } else if (item == "exec-events+") {
+            features_.exec_events = true;
         }
     }
     if (features_.no_ack_mode) {

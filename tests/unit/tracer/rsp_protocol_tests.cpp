@@ -203,6 +203,24 @@ TEST_CASE("rsp parses stop replies with gdb's signal numbers", "[tracer]") {
     CHECK(signal_from_gdb(signal_to_gdb(SIGRTMIN + 1)) == SIGRTMIN + 1);
 }
 
+TEST_CASE("rsp stop replies of forks, vforks and execs are process events, other stops are not", "[tracer]") {
+    // As gdbserver sends them with fork-events+, vfork-events+ and exec-events+.
+    auto f = parse_stop_reply("T05fork:p596c.596c;06:0000000000000000;thread:p595f.595f;core:0;");
+    CHECK(f.is_process_event());
+    CHECK(f.pid == 0x595f);
+    CHECK(parse_thread_id(f.fields.at("fork")) == std::pair<pid_t, pid_t>{0x596c, 0x596c});
+    auto v = parse_stop_reply("T05vfork:p10.10;thread:p8.8;");
+    CHECK(v.is_process_event());
+    CHECK(v.fields.count("fork") == 0);
+    CHECK(parse_stop_reply("T05vforkdone:;thread:p8.8;").is_process_event());
+    auto e = parse_stop_reply("T05exec:2f746d702f70726f6373;thread:p8.8;");
+    CHECK(e.is_process_event());
+    CHECK(from_hex(e.fields.at("exec")) == "/tmp/procs");
+    CHECK_FALSE(parse_stop_reply("T05thread:p8.8;swbreak:;").is_process_event());
+    CHECK_FALSE(parse_stop_reply("T05syscall_entry:3b;thread:p8.8;").is_process_event());
+    CHECK_FALSE(parse_stop_reply("W00;process:8").is_process_event());
+}
+
 TEST_CASE("rsp client negotiates features once and reads thread and library lists", "[tracer]") {
     auto owned = std::make_unique<scripted_transport>();
     auto* t = owned.get();

@@ -183,7 +183,7 @@ public:
     bool others_running() const override { return false; }
     /// Async-signal-safe: only records the request; the next wait sends it (vCont;t).
     void interrupt() override;
-    void set_report_forks(bool) override {}
+    void set_report_forks(bool on) override { report_forks_ = on; }
     void set_keep_fork_children(bool on, bool vfork_too) override;
     void finish_vfork() override {}
     void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
@@ -209,6 +209,8 @@ private:
     remote_process(std::shared_ptr<remote_connection> conn, pid_t pid, elf_provider elves);
     /// After a stop: threads re-listed, registers and memory forgotten; the stop's thread.
     stop_reason take_stop(const rsp::stop_reply& r, bool asked = false);
+    /// wait_for_stop(int) for one stop, also one that is not reported (restart_).
+    std::optional<stop_reason> wait_once(int timeout_ms);
     void refresh_threads();
     /// The address of the enabled breakpoint site at `t`'s pc, or 0.
     std::uint64_t enabled_site_at_pc(thread& t);
@@ -279,6 +281,22 @@ private:
     void soft_resume();
     /// wait_for_stop while running by single steps.
     std::optional<stop_reason> soft_wait(int timeout_ms);
+    /// Forks, vforks and execs (remote_forks.cpp): gdbserver stops at each (fork-events+)
+    /// and holds the child stopped until told. The stop reply `r` of such an event as a
+    /// stop_reason (`why`: its thread), the child cleaned of our breakpoints and let go
+    /// (at the next resume when the fork is reported); nullopt for any other stop.
+    std::optional<stop_reason> process_event(const rsp::stop_reply& r, stop_reason why, bool asked);
+    /// Detaches the fork children whose fork was reported (`D;PID`), before any resume.
+    void release_children();
+    /// Runs the process on after a stop that is not reported, as it ran (continue or step).
+    void restart();
+    bool report_forks_ = false;
+    std::vector<pid_t> released_children_;   ///< cleaned, detached at the next resume
+    /// A vfork child shares our memory: our breakpoints are out of it (the agent's z0 in the
+    /// parent) until the parent's `vforkdone`; sites set meanwhile are planted then.
+    bool vfork_lifted_ = false;
+    bool restart_ = false;       ///< take_stop met an event that is not reported: run on
+    pid_t stepping_tid_ = 0;     ///< step_instruction's thread while it runs, else 0
     std::optional<stop_reason> end_;
     std::optional<rsp::stop_reply> early_stop_;   ///< from step_over_sites, reported by the next wait
     std::atomic<bool> stop_wanted_{false};        ///< interrupt() asked, not yet sent

@@ -36,6 +36,9 @@ struct features {
     bool vcont = false;              ///< vContSupported+
     bool non_stop = false;           ///< QNonStop+ (each thread stops and runs on its own)
     bool catch_syscalls = false;     ///< QCatchSyscalls+ (stops at system calls: catch syscall)
+    bool fork_events = false;        ///< fork-events+ (stops at fork with `fork:pC.C`)
+    bool vfork_events = false;       ///< vfork-events+ (`vfork:pC.C`, then `vforkdone:`)
+    bool exec_events = false;        ///< exec-events+ (`exec:HEXPATH`)
 };
 
 /// A stop reply (T, S, W, X), with gdb's signal numbers translated to this host's.
@@ -49,6 +52,10 @@ struct stop_reply {
     bool swbreak = false;
     /// Every other `name:value;` pair of a T reply (e.g. "library", "watch", register numbers).
     std::map<std::string, std::string> fields;
+
+    /// A stop at a fork, vfork, the end of a vfork or an exec (the fork/exec events asked
+    /// for in qSupported): never a thread's breakpoint or step, whatever its signal.
+    bool is_process_event() const;
 };
 
 /// A thread of qXfer:threads:read.

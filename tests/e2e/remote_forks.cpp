@@ -1,0 +1,136 @@
+// Forks, vforks and execs of a process on another host (issue 18), through the real
+// gdbserver on a simulated host (tests/cluster/, support/cluster.hpp): `catch fork`,
+// `catch vfork` and `catch exec` stop as gdb's do through the same agent, a fork child is
+// let go with "[Detaching after fork from child process N]" and runs to its end unharmed
+// (a breakpoint of the parent in its code: no int3 is left in its memory), an exec reloads
+// the program and its breakpoints. Each test removes the hosts it made.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "cli_common.hpp"
+#include "cluster.hpp"
+#include "remote_counter.hpp"
+#include "ompdbg_test_paths.hpp"
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::cli;
+
+namespace {
+
+constexpr auto step_timeout = 60s;
+
+/// ompdbg and gdb on the same script: the agent of node1 runs examples/procs with `mode`.
+struct both_runs {
+    run_result ours, theirs;
+};
+
+both_runs run_both(const simulated_cluster& cluster, const std::vector<std::string>& cmds) {
+    const std::string program = example_path("procs");
+    auto args = ex_args(cmds);
+    args.push_back(program);
+    both_runs r;
+    r.ours = ompdbg_batch(args, cluster.options(run_options().timeout_after(step_timeout)));
+    // gdb runs nothing over extended-remote without `set remote exec-file`.
+    std::vector<std::string> gdb_args{"-ex", "set sysroot /", "-ex", "set remote exec-file " + program};
+    gdb_args.insert(gdb_args.end(), args.begin(), args.end());
+    r.theirs = gdb_batch(gdb_args, cluster.options(run_options().timeout_after(step_timeout)));
+    return r;
+}
+
+/// The debugger's reports of the run (catchpoints, breakpoints, detaches, the exec, the
+/// end), pids and addresses masked; a catchpoint's frame is cut after the function (gdb
+/// names a vfork by another alias of the same code).
+std::string reports(const std::string& out) {
+    std::vector<std::string> keep;
+    for (auto& l : grep(masked(out), R"(^(Catchpoint [0-9]+ \(|Breakpoint [0-9]+, |\[Detaching |\[Inferior |process P is executing))")) {
+        if (l.rfind("Catchpoint", 0) == 0 && l.find("), ") != std::string::npos) {
+            l = l.substr(0, l.find("), ") + 3);
+        }
+        keep.push_back(std::regex_replace(l, std::regex(R"(\(v?forked process \d+\))"), "(forked process C)"));
+    }
+    return joined(keep);
+}
+
+}  // namespace
+
+TEST_CASE("catch fork and catch vfork on a process of another host stop in the parent as gdb's do, and the child, "
+          "let go, runs to its end without the parent's breakpoints",
+          "[cli][remote][catch]") {
+    auto mode = GENERATE(std::string("fork"), std::string("vfork"));
+    auto caught = GENERATE(true, false);
+    CAPTURE(mode, caught);
+    simulated_cluster cluster({"node1"});
+    // A breakpoint in the child's code: the child must run through it (not stop, not die
+    // of SIGTRAP on a leftover int3), and so exit 7 as the parent then says.
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "break in_child"};
+    if (caught) {
+        cmds.push_back("catch " + mode);
+    }
+    cmds.push_back("run " + mode);
+    if (caught) {
+        cmds.push_back("continue");
+    }
+    auto r = run_both(cluster, cmds);
+    INFO("ompdbg:\n" << r.ours.out << r.ours.err << "\ngdb:\n" << r.theirs.out << r.theirs.err);
+    REQUIRE_FALSE(r.ours.timed_out);
+    CHECK(r.ours.ok());
+    const std::string detached = "[Detaching after " + mode + " from child process ";
+    CHECK(reports(r.theirs.out).find(detached) != std::string::npos);
+    CHECK(reports(r.ours.out) == reports(r.theirs.out));
+    // The child that was announced printed its own pid and exited 7 (gdbserver passes the
+    // program's output to its stderr).
+    std::smatch m;
+    REQUIRE(std::regex_search(r.ours.out, m, std::regex(R"(\[Detaching after v?fork from child process (\d+)\])")));
+    CHECK(has_line(r.ours.err, "child " + m[1].str()));
+    CHECK(has_line(r.ours.err, "parent: child exited 7"));
+    CHECK(r.ours.out.find("Breakpoint 1, ") == std::string::npos);
+    CHECK(std::regex_search(r.ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+    if (caught) {
+        CHECK(r.ours.out.find("(" + std::string(mode == "fork" ? "forked" : "vforked") + " process " + m[1].str() +
+                              "), ") != std::string::npos);
+    }
+}
+
+TEST_CASE("catch exec on a process of another host: the new program is loaded, its breakpoints planted again, as gdb "
+          "does",
+          "[cli][remote][catch]") {
+    simulated_cluster cluster({"node1"});
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"),
+                                  "catch exec",
+                                  "break main",
+                                  "run exec",
+                                  "continue",
+                                  "continue",
+                                  "info breakpoints",
+                                  "continue"};
+    auto r = run_both(cluster, cmds);
+    INFO("ompdbg:\n" << r.ours.out << r.ours.err << "\ngdb:\n" << r.theirs.out << r.theirs.err);
+    REQUIRE_FALSE(r.ours.timed_out);
+    CHECK(r.ours.ok());
+    const std::string program = example_path("procs");
+    // main's breakpoint hits before the exec and again in the new image, after the exec
+    // is reported at the new program's first instruction (in the dynamic loader).
+    CHECK(reports(r.theirs.out).find("Catchpoint 1 (exec'd " + program + "), ") != std::string::npos);
+    CHECK(reports(r.ours.out) == reports(r.theirs.out));
+    CHECK(r.ours.out.find(" in _start () from ") != std::string::npos);
+    CHECK(std::regex_search(r.ours.out, std::regex("Breakpoint 2, main \\(argc=2, argv=0x[0-9a-f]+\\) at .*procs.c")));
+    CHECK(r.ours.out.find("catchpoint already hit 1 time") != std::string::npos);
+    CHECK(has_line(r.ours.err, "hello from write"));
+}
+
+TEST_CASE("follow-fork-mode child on a process of another host is refused in one line, and the process stays usable",
+          "[cli][remote][catch]") {
+    simulated_cluster cluster({"node1"});
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "break main", "run fork",
+                                  "set follow-fork-mode child", "continue", "set follow-fork-mode parent", "continue"};
+    auto args = ex_args(cmds);
+    args.push_back(example_path("procs"));
+    auto ours = ompdbg_batch(args, cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg:\n" << ours.out << ours.err);
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(has_line(ours.err, "follow-fork-mode child and detach-on-fork off are not supported on remote processes: "
+                             "set follow-fork-mode parent and set detach-on-fork on."));
+    CHECK(has_line(ours.err, "parent: child exited 7"));
+    CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+}
