@@ -1,8 +1,9 @@
 /* hot_threads: N threads (argv[1], default 4) call tick() K times each (argv[2], default
  * 1000), all at once: a counting breakpoint on tick() is hit by threads that run together.
  * Worker 0 calls halfway() once, after K/2 ticks, while the others go on ticking. One more
- * thread, "spinner", spins without calling anything until the workers are done. main
- * prints the total and "hot threads done". */
+ * thread, "spinner", spins without calling anything until the workers are done; the workers
+ * start only once it spins, so that a stop among them finds it in spinner(). main prints the
+ * total and "hot threads done". */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ static long ticks[MAX_THREADS];
 static int per_thread = 1000;
 static volatile int workers_done;
 static volatile unsigned long spins;
+static volatile int spinner_started;
 
 void tick(long *counter) {
     ++*counter; /* LINE-MARK: tick */
@@ -25,6 +27,7 @@ void halfway(int index) {
 
 static void *spinner(void *arg) {
     (void)arg;
+    spinner_started = 1;
     while (!workers_done) {
         ++spins; /* LINE-MARK: spin */
     }
@@ -52,6 +55,8 @@ int main(int argc, char **argv) {
     }
     pthread_t tids[MAX_THREADS], spin;
     pthread_create(&spin, NULL, spinner, NULL);
+    while (!spinner_started) {
+    }
     pthread_barrier_init(&start_line, NULL, (unsigned)n);
     for (long i = 0; i < n; ++i) {
         pthread_create(&tids[i], NULL, worker, (void *)i);
