@@ -188,7 +188,7 @@ json thread_json(const thread_view& t, const movement& m, int rank) {
 
 }  // namespace
 
-int triage_main(const std::vector<std::string>& args, bool json_flag, const plugins::plugin_policy& policy) {
+int triage_main(const std::vector<std::string>& args, bool json_flag, const debugger::plugin_trust_policy& policy) {
     options o;
     o.json = json_flag;
     std::string problem;
