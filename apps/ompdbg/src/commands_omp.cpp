@@ -27,8 +27,6 @@
 
 namespace ompdbg::app {
 
-namespace fs = std::filesystem;
-
 namespace omp_impl {
 
 std::string thread_label(session& s, std::optional<pid_t> lwp) {
@@ -225,10 +223,7 @@ void omp_set_ompd_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of libompd.so).");
     }
-    omp_library_state& st = library_state(s);
-    st.ompd_library_setting = fs::path(path);
-    st.library.reset();
-    forget_address_spaces(s);
+    set_ompd_library(s, path);
 }
 
 std::vector<std::string> omp_launch_environment(const std::vector<std::string>& env) {

@@ -4,6 +4,7 @@
 
 #include "ompdbg/debugger/omp/ompd_views.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,13 @@ std::string openmp_runtime_path(session& s) {
         error::send("The program is not being run.");
     }
     return plugins::probe_openmp_runtime(*tgt).runtime_path.string();
+}
+
+void set_ompd_library(session& s, const std::string& path) {
+    ompd::omp_library_state& st = ompd::library_state(s);
+    st.ompd_library_setting = std::filesystem::path(path);
+    st.library.reset();
+    ompd::forget_address_spaces(s);
 }
 
 ompd_library_info ompd_library_of(session& s) {

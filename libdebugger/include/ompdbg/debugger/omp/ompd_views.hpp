@@ -21,6 +21,11 @@ class session;
 /// program is not being run." without a target.
 std::string openmp_runtime_path(session& s);
 
+/// `--ompd-library PATH` / `set ompd-library PATH`: the libompd to use when the runtime names
+/// none that loads; the loaded library and every process's address space are dropped (made
+/// again on next use).
+void set_ompd_library(session& s, const std::string& path);
+
 /// The OMPD library of the session's target (`omp info`).
 struct ompd_library_info {
     std::string path;
