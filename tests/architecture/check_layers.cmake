@@ -1,7 +1,8 @@
 # The layer rules of docs/architecture.md, checked on the sources (run by ctest as
 # `architecture: include arrows point down`): a layer includes the public headers of the
-# layers below it only, and no front end (apps/) includes a plugin API header: the front
-# ends see plugins through the model (libdebugger) only.
+# layers below it only, and no front end (apps/) includes a plugin API header or any header of
+# the plugin host (ompdbg/plugins/...): the front ends see plugins through the model
+# (libdebugger) only (issue 19).
 #
 #   cmake -DSOURCE_DIR=<repository> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -13,7 +14,7 @@ set(allowed_libdwarfview base dwarf)
 set(allowed_libtracer base dwarf tracer)
 set(allowed_plugins-host base dwarf tracer plugins)
 set(allowed_libdebugger base dwarf tracer plugins debugger)
-set(allowed_apps base dwarf tracer plugins debugger)
+set(allowed_apps base dwarf tracer debugger)
 # ompdbg/agent/agent_abi.h: the layout of the in-target agent's control block and bytecode
 # (agent/, issue 21), plain C declarations without code: every layer may include it.
 foreach(layer IN LISTS layers)
@@ -22,9 +23,6 @@ endforeach()
 
 # Plugin API headers (OMPD's omp-tools.h, DMPL, MPI2DD): below the model only.
 set(plugin_api_headers "omp-tools.h" "ompdbg/plugins/dmpl.h" "ompdbg/tracer/mpi2dd.h")
-# Files of apps/ that still include one (issue 19: the list only shrinks). The DMPL view's
-# files (split from commands_dmpl.cpp) include dmpl.h through commands_dmpl_shared.hpp only.
-set(plugin_api_known "apps/ompdbg/src/commands_dmpl_shared.hpp")
 
 set(problems "")
 foreach(layer IN LISTS layers)
@@ -36,11 +34,13 @@ foreach(layer IN LISTS layers)
       string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]*)[>\"].*" "\\1" header "${line}")
       if(header MATCHES "^ompdbg/([a-z_]+)/")
         set(lib ${CMAKE_MATCH_1})
-        if(NOT lib IN_LIST allowed_${layer})
+        if(layer STREQUAL "apps" AND lib STREQUAL "plugins")
+          string(APPEND problems "${file}: includes ${header}, the plugin host; go through ompdbg::debugger\n")
+        elseif(NOT lib IN_LIST allowed_${layer})
           string(APPEND problems "${file}: includes ${header}, a layer above ${layer}\n")
         endif()
       endif()
-      if(layer STREQUAL "apps" AND header IN_LIST plugin_api_headers AND NOT file IN_LIST plugin_api_known)
+      if(layer STREQUAL "apps" AND header IN_LIST plugin_api_headers)
         string(APPEND problems "${file}: includes the plugin API header ${header}; go through ompdbg::debugger\n")
       endif()
     endforeach()

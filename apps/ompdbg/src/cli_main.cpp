@@ -129,7 +129,7 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         return app::dap::run_dap(target);
     }
     if (cl.verb == app::target_verb::doctor || cl.verb == app::target_verb::triage) {
-        plugins::plugin_policy policy;
+        debugger::plugin_trust_policy policy;
         for (const auto& dir : plugin_paths) {
             policy.allow_directory(dir);
         }

@@ -17,7 +17,6 @@
 #include "omp_stack_view.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/plugins/dmpl_host.hpp"
 
 namespace ompdbg::app {
 
@@ -79,19 +78,18 @@ void register_dmpl_commands(command_table& t) {
                 }
                 ompd_problem = e.what();
             }
-            plugins::dmpl_process* proc = dmpl_for(s, true);
-            auto& lib = proc->library();
-            s.out().line("DMPL library:        " + lib.path().string());
-            s.out().line("DMPL version string: " + lib.version_string());
-            s.out().line(fmt::format("DMPL interface:      {} ({})", lib.compatibility(), lib.initialiser()));
-            if (auto n = lib.rtl_names(DMPL_lang_c)) {
-                s.out().line("DMPL runtime names:  " + n->main_task_dispatcher + ", " + n->microtask_invoker);
+            dmpl_library_info lib = dmpl_library_of(s);
+            s.out().line("DMPL library:        " + lib.path);
+            s.out().line("DMPL version string: " + lib.version_string);
+            s.out().line(fmt::format("DMPL interface:      {} ({})", lib.compatibility, lib.initialiser));
+            if (lib.rtl_names) {
+                s.out().line("DMPL runtime names:  " + lib.rtl_names->first + ", " + lib.rtl_names->second);
             }
             if (!ompd_problem.empty()) {
                 s.out().line("OMPD:                not available: " + ompd_problem);
             }
-            s.out().field("dmpl_library", lib.path().string());
-            s.out().field("dmpl_version_string", lib.version_string());
+            s.out().field("dmpl_library", lib.path);
+            s.out().field("dmpl_version_string", lib.version_string);
         };
     });
     for (const char* name : {"threads", "parallel"}) {
@@ -104,7 +102,7 @@ void register_dmpl_commands(command_table& t) {
                 }
                 auto fc = make_fold_context(s);
                 if (!fc) {
-                    dmpl_for(s, true);  // says why
+                    require_dmpl(s);  // says why
                     return;
                 }
                 const tracer::loaded_module* rt = find_runtime(*s.target()).module;

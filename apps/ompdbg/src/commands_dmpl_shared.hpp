@@ -2,10 +2,10 @@
 // Shared by the files of the OpenMP view through DMPL (the target's OpenMP runtime, its
 // DMPL library and the runtime's frames in a stack are the model's: libdebugger's
 // omp/dmpl_runtime.hpp and omp/stack_folding.hpp): the folded backtrace
-// (omp_folded_backtrace.cpp), the DWARF facts of a variable's location
-// (outlined_locals.cpp), and the commands built on them (commands_dmpl.cpp,
-// commands_omp_threadprivate.cpp, gomp_views.cpp). The one file of apps/ that includes the
-// DMPL API (dmpl.h); the model's part of it moves to libdebugger (issue 19).
+// (omp_folded_backtrace.cpp) and the commands built on them (commands_dmpl.cpp,
+// commands_omp_threadprivate.cpp, outlined_locals.cpp, gomp_views.cpp). What they ask of the
+// DMPL library is libdebugger's (omp/dmpl_runtime, omp/outlined_locals): no file of apps/
+// includes the DMPL API (issue 19).
 
 #include <sys/types.h>
 
@@ -22,25 +22,9 @@
 #include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
-#include "ompdbg/plugins/dmpl.h"
-#include "ompdbg/plugins/dmpl_host.hpp"
 #include "ompdbg/tracer/target.hpp"
 
 namespace ompdbg::app::dmpl_impl {
-
-// ---- DWARF facts about a variable's location (outlined_locals.cpp) ---------------------
-
-/// What a variable's DW_AT_location says about where it lives.
-struct location_facts {
-    bool tls = false;    ///< DW_OP_form_tls_address / DW_OP_GNU_push_tls_address
-    bool deref = false;  ///< DW_OP_deref: reached through a pointer (gcc's .omp_data_i)
-    /// One expression for the whole scope (not a location list, not absent): where the
-    /// variable lives can tell how the region shares it.
-    bool single = false;
-};
-
-/// The location_facts of `v` (all false without a location).
-location_facts facts_of(const dwarf::variable& v);
 
 // ---- the runtime's frames folded (omp_folded_backtrace.cpp, over libdebugger's
 // omp/stack_folding.hpp) -------------------------------------------------------------------

@@ -13,7 +13,6 @@
 #include "commands_mpi.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/mpi/message_queues.hpp"
-#include "ompdbg/plugins/msgq.hpp"
 #include "session.hpp"
 
 namespace ompdbg::app {
@@ -23,7 +22,7 @@ using debugger::rank_activity;
 
 namespace {
 
-std::string peer_text(const plugins::msgq_operation& op, bool send) {
+std::string peer_text(const debugger::queue_operation& op, bool send) {
     if (op.desired_local_rank < 0 && !send) {
         return "from any source";
     }
@@ -36,7 +35,7 @@ std::string peer_text(const plugins::msgq_operation& op, bool send) {
 
 /// An unexpected message: "from rank 1, tag 42, 8 bytes, data at 0x7f.. in the MPI
 /// library" (the DLL's own entries, when it has some, keep the general form).
-std::string describe_unexpected(const plugins::msgq_operation& op) {
+std::string describe_unexpected(const debugger::queue_operation& op) {
     // User tags are never negative: the MPI library's collectives use those.
     std::string text = fmt::format("{}, tag {}{}, {} bytes", peer_text(op, false), op.desired_tag,
                                    op.desired_tag < 0 ? " (the MPI library's own, for a collective)" : "",
@@ -49,11 +48,11 @@ std::string describe_unexpected(const plugins::msgq_operation& op) {
     return text;
 }
 
-std::string describe_operation(const plugins::msgq_operation& op, bool ours) {
-    if (ours && op.queue == plugins::msgq_queue::unexpected_messages) {
+std::string describe_operation(const debugger::queue_operation& op, bool ours) {
+    if (ours && op.queue == debugger::queue_kind::unexpected_messages) {
         return describe_unexpected(op);
     }
-    bool send = op.queue == plugins::msgq_queue::pending_sends;
+    bool send = op.queue == debugger::queue_kind::pending_sends;
     std::string text = peer_text(op, send);
     text += op.tag_wild ? ", any tag" : fmt::format(", tag {}", op.desired_tag);
     if (op.count) {
@@ -66,16 +65,16 @@ std::string describe_operation(const plugins::msgq_operation& op, bool ours) {
     if (op.system_buffer) {
         text += " (system buffer)";
     }
-    text += ", " + plugins::to_string(op.status);
-    if (op.status != plugins::msgq_status::pending && !send) {
+    text += ", " + debugger::to_string(op.status);
+    if (op.status != debugger::queue_status::pending && !send) {
         text += fmt::format(" (from world rank {}, tag {}, {} bytes)", op.actual_global_rank, op.actual_tag,
                             op.actual_length);
     }
     return text;
 }
 
-nlohmann::json operation_json(const plugins::msgq_operation& op) {
-    nlohmann::json j{{"status", plugins::to_string(op.status)},
+nlohmann::json operation_json(const debugger::queue_operation& op) {
+    nlohmann::json j{{"status", debugger::to_string(op.status)},
                      {"peer_local", op.desired_local_rank},
                      {"peer_world", op.desired_global_rank},
                      {"tag_wild", op.tag_wild},
@@ -94,7 +93,7 @@ nlohmann::json operation_json(const plugins::msgq_operation& op) {
     return j;
 }
 
-void print_queue(session& s, const char* title, const plugins::msgq_queue_contents& q, nlohmann::json& j) {
+void print_queue(session& s, const char* title, const debugger::queue_contents& q, nlohmann::json& j) {
     j = nlohmann::json{{"available", q.available}};
     if (!q.available) {
         j["reason"] = q.unavailable_reason;

@@ -1,5 +1,5 @@
 // omp info / threads / parallel / tasks / icvs and the OMPD settings: the OpenMP view of the
-// selected process through LLVM's libompd (plugins-host's ompd host does the talking).
+// selected process through LLVM's libompd, printed (libdebugger's omp/ompd_views reads it).
 // `omp bt` is in commands_omp_bt.cpp, `catch omp` and the runtime watch in
 // commands_omp_events.cpp.
 
@@ -19,21 +19,13 @@
 #include "command_prefix.hpp"
 #include "commands_omp_state.hpp"
 #include "ompdbg/debugger/omp/ompd_tls.hpp"
+#include "ompdbg/debugger/omp/ompd_views.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
-#include "ompdbg/plugins/ompd.hpp"
-#include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::app {
-
-namespace fs = std::filesystem;
-using plugins::omp_parallel;
-using plugins::omp_scope;
-using plugins::omp_task;
-using plugins::omp_thread;
-using plugins::ompd_address_space;
 
 namespace omp_impl {
 
@@ -57,210 +49,111 @@ namespace {
 // ---- omp info ----------------------------------------------------------------------
 
 void cmd_omp_info(session& s, std::string_view) {
-    tracer::target* tgt = s.target();
-    if (tgt == nullptr) {
-        error::send("The program is not being run.");
+    std::string runtime = openmp_runtime_path(s);
+    if (!runtime.empty()) {
+        s.out().line("OpenMP runtime:      " + runtime);
     }
-    auto probe = plugins::probe_openmp_runtime(*tgt);
-    if (!probe.runtime_path.empty()) {
-        s.out().line("OpenMP runtime:      " + probe.runtime_path.string());
+    ompd_library_info lib = ompd_library_of(s);
+    s.out().line("OMPD library:        " + lib.path);
+    s.out().line("Found:               " + lib.found);
+    s.out().line("OMPD API version:    " + std::to_string(lib.api_version));
+    s.out().line("OMPD version string: " + lib.version_string);
+    if (lib.omp_version) {
+        s.out().line("OpenMP version:      " + std::to_string(*lib.omp_version));
     }
-    ompd_address_space& as = require_ompd(s);
-    auto& lib = as.library();
-    s.out().line("OMPD library:        " + lib.path().string());
-    s.out().line("Found:               " + library_state(s).library_source);
-    s.out().line("OMPD API version:    " + std::to_string(lib.api_version()));
-    s.out().line("OMPD version string: " + lib.version_string());
-    if (auto v = as.omp_version()) {
-        s.out().line("OpenMP version:      " + std::to_string(*v));
-    }
-    s.out().field("runtime", probe.runtime_path.string());
-    s.out().field("library", lib.path().string());
-    s.out().field("found", library_state(s).library_source);
-    s.out().field("api_version", lib.api_version());
-    s.out().field("version_string", lib.version_string());
+    s.out().field("runtime", runtime);
+    s.out().field("library", lib.path);
+    s.out().field("found", lib.found);
+    s.out().field("api_version", lib.api_version);
+    s.out().field("version_string", lib.version_string);
 }
 
 // ---- omp devices ----------------------------------------------------------------
 
-/// OpenMP 5.1 §20.6: a runtime announces each offload device at ompd_bp_device_begin, and
-/// only then does a tool call ompd_device_initialize for it. ompdbg debugs the host device;
-/// a runtime without that location (a host-only build, as the bootstrap's) has no other.
 void cmd_omp_devices(session& s, std::string_view) {
-    ompd_address_space& as = require_ompd(s);
-    auto probe = plugins::probe_openmp_runtime(as.target());
-    bool announces = probe.event_addresses.count("ompd_bp_device_begin") != 0;
-    s.out().line("Device 0: host (initial device), the address space of process " +
-                 std::to_string(as.target().pid()));
-    if (announces) {
+    omp_devices_info d = omp_devices(s);
+    s.out().line("Device 0: host (initial device), the address space of process " + std::to_string(d.pid));
+    if (d.offload_announced) {
         s.out().line("Offload devices: the runtime announces them at ompd_bp_device_begin; ompdbg debugs the "
                      "host device only.");
     } else {
-        s.out().line("No offload devices: " + probe.runtime_path.string() +
+        s.out().line("No offload devices: " + d.runtime_path +
                      " defines no ompd_bp_device_begin (a host-only runtime).");
     }
     s.out().field("devices", nlohmann::json::array({{{"number", 0}, {"kind", "host"}}}));
-    s.out().field("offload_devices_announced", announces);
+    s.out().field("offload_devices_announced", d.offload_announced);
 }
 
 // ---- omp threads -------------------------------------------------------------------
 
+nlohmann::json opt_json(std::optional<std::int64_t> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
 void cmd_omp_threads(session& s, std::string_view) {
-    ompd_address_space& as = require_ompd(s);
-    tracer::target& tgt = as.target();
-    auto thread_num_icv = as.find_icv("thread-num-var");
-    auto levels_icv = as.find_icv("levels-var");
-    auto team_icv = as.find_icv("team-size-var");
+    std::vector<omp_thread_row> threads = omp_thread_rows(s);
     s.out().line(fmt::format("  {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", "Id", "LWP", "OMP",
                              "State", "Wait id", "Level", "Team", "Task"));
     nlohmann::json rows = nlohmann::json::array();
-    for (tracer::thread* th : tgt.threads()) {
-        pid_t tid = th->tid();
+    for (const omp_thread_row& r : threads) {
+        pid_t tid = r.tid;
         std::string mark = tid == s.selected_tid() ? "*" : " ";
         std::string id = thread_label(s, tid);
-        auto t = as.thread_of(tid);
-        if (!t) {
+        if (!r.openmp) {
             s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {}", mark, id, tid, "-", "(not an OpenMP thread)"));
             rows.push_back({{"id", id}, {"lwp", tid}, {"openmp", false}});
             continue;
         }
-        auto [state, wait] = as.state(*t);
-        std::optional<std::int64_t> num, level, team;
-        if (thread_num_icv) {
-            num = as.icv(*t, *thread_num_icv).number;
-        }
-        auto par = as.current_parallel(*t);
-        if (par && levels_icv) {
-            level = as.icv(*par, *levels_icv).number;
-        }
-        if (par && team_icv) {
-            team = as.icv(*par, *team_icv).number;
-        }
-        std::string task;
-        if (auto tk = as.current_task(*t)) {
-            if (auto fn = as.task_function(*tk)) {
-                task = describe_code(s, *fn);
-            }
-        }
-        std::string state_name = as.state_name(state);
         // A wait id is what the thread waits for (a lock's address): hex, as addresses are.
-        std::string wait_text = wait == 0 ? "0" : fmt::format("{:#x}", wait);
+        std::string wait_text = r.wait_id == 0 ? "0" : fmt::format("{:#x}", r.wait_id);
         s.out().line(fmt::format("{} {:<4} {:<8} {:<4} {:<42} {:<14} {:<5} {:<5} {}", mark, id, tid,
-                                 opt_num(num), state_name, wait_text, opt_num(level), opt_num(team), task));
+                                 opt_num(r.thread_num), r.state, wait_text, opt_num(r.level), opt_num(r.team_size),
+                                 r.task));
         rows.push_back({{"id", id},
                         {"lwp", tid},
                         {"openmp", true},
-                        {"thread_num", num ? nlohmann::json(*num) : nlohmann::json()},
-                        {"state", state_name},
-                        {"wait_id", wait},
-                        {"level", level ? nlohmann::json(*level) : nlohmann::json()},
-                        {"team_size", team ? nlohmann::json(*team) : nlohmann::json()},
-                        {"task", task}});
+                        {"thread_num", opt_json(r.thread_num)},
+                        {"state", r.state},
+                        {"wait_id", r.wait_id},
+                        {"level", opt_json(r.level)},
+                        {"team_size", opt_json(r.team_size)},
+                        {"task", r.task}});
     }
     s.out().field("threads", rows);
 }
 
 // ---- omp parallel ------------------------------------------------------------------
 
-struct region_node {
-    omp_parallel handle;
-    std::optional<std::int64_t> level, team_size;
-    std::vector<std::size_t> children;
-    std::optional<std::size_t> parent;
-};
-
-void print_region(session& s, ompd_address_space& as, std::vector<region_node>& nodes, std::size_t i,
-                  int depth, nlohmann::json& out) {
-    region_node& n = nodes[i];
+void print_region(session& s, const omp_region& r, int depth, nlohmann::json& out) {
     std::string indent(depth * 2, ' ');
-    std::string fn;
-    if (auto task0 = as.task_in_parallel(n.handle, 0)) {
-        if (auto f = as.task_function(*task0)) {
-            fn = describe_code(s, *f);
-        }
-    }
-    s.out().line(fmt::format("{}Parallel region at level {}: team size {}, {}", indent, opt_num(n.level),
-                             opt_num(n.team_size), fn));
+    s.out().line(fmt::format("{}Parallel region at level {}: team size {}, {}", indent, opt_num(r.level),
+                             opt_num(r.team_size), r.function));
     nlohmann::json threads = nlohmann::json::array();
-    for (int k = 0; n.team_size && k < *n.team_size; ++k) {
-        auto t = as.thread_in_parallel(n.handle, k);
-        if (!t) {
-            continue;
-        }
-        auto lwp = as.os_thread_of(*t);
-        auto [state, wait] = as.state(*t);
-        std::string sname = as.state_name(state);
-        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {:#x}", indent, k,
-                                 lwp ? std::to_string(*lwp) : "?", thread_label(s, lwp), sname, wait));
-        threads.push_back({{"thread_num", k},
-                           {"lwp", lwp ? nlohmann::json(*lwp) : nlohmann::json()},
-                           {"state", sname}});
+    for (const auto& m : r.threads) {
+        s.out().line(fmt::format("{}  thread {}: LWP {} (thread {}) {} wait id {:#x}", indent, m.thread_num,
+                                 m.lwp ? std::to_string(*m.lwp) : "?", thread_label(s, m.lwp), m.state, m.wait_id));
+        threads.push_back({{"thread_num", m.thread_num},
+                           {"lwp", m.lwp ? nlohmann::json(*m.lwp) : nlohmann::json()},
+                           {"state", m.state}});
     }
     nlohmann::json children = nlohmann::json::array();
-    for (std::size_t c : n.children) {
-        print_region(s, as, nodes, c, depth + 1, children);
+    for (const omp_region& c : r.regions) {
+        print_region(s, c, depth + 1, children);
     }
-    out.push_back({{"level", n.level ? nlohmann::json(*n.level) : nlohmann::json()},
-                   {"team_size", n.team_size ? nlohmann::json(*n.team_size) : nlohmann::json()},
-                   {"function", fn},
+    out.push_back({{"level", opt_json(r.level)},
+                   {"team_size", opt_json(r.team_size)},
+                   {"function", r.function},
                    {"threads", threads},
                    {"regions", children}});
 }
 
 void cmd_omp_parallel(session& s, std::string_view) {
-    ompd_address_space& as = require_ompd(s);
-    auto levels_icv = as.find_icv("levels-var");
-    auto team_icv = as.find_icv("team-size-var");
-    std::vector<region_node> nodes;
-    // Every OpenMP thread's current region and its enclosing chain, merged into one tree.
-    auto index_of = [&](const omp_parallel& p) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            if (as.same(nodes[i].handle, p)) {
-                return i;
-            }
-        }
-        return std::nullopt;
-    };
-    for (tracer::thread* th : as.target().threads()) {
-        auto t = as.thread_of(th->tid());
-        if (!t) {
-            continue;
-        }
-        auto p = as.current_parallel(*t);
-        std::optional<std::size_t> child;
-        while (p) {
-            std::optional<std::int64_t> level = levels_icv ? as.icv(*p, *levels_icv).number : std::nullopt;
-            if (!level || *level == 0) {
-                break;  // the implicit region of the initial thread
-            }
-            auto existing = index_of(*p);
-            std::size_t idx;
-            if (existing) {
-                idx = *existing;
-            } else {
-                idx = nodes.size();
-                nodes.push_back(region_node{*p, level, team_icv ? as.icv(*p, *team_icv).number : std::nullopt, {}, {}});
-            }
-            if (child && !nodes[*child].parent) {
-                nodes[*child].parent = idx;
-                nodes[idx].children.push_back(*child);
-            }
-            if (existing) {
-                break;
-            }
-            child = idx;
-            p = as.enclosing_parallel(*p);
-        }
-    }
+    std::vector<omp_region> regions = omp_regions(s);
     nlohmann::json out = nlohmann::json::array();
-    bool any = false;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-        if (!nodes[i].parent) {
-            print_region(s, as, nodes, i, 0, out);
-            any = true;
-        }
+    for (const omp_region& r : regions) {
+        print_region(s, r, 0, out);
     }
-    if (!any) {
+    if (regions.empty()) {
         s.out().line("No active parallel region.");
     }
     s.out().field("regions", out);
@@ -269,80 +162,25 @@ void cmd_omp_parallel(session& s, std::string_view) {
 // ---- omp tasks ---------------------------------------------------------------------
 
 void cmd_omp_tasks(session& s, std::string_view) {
-    ompd_address_space& as = require_ompd(s);
-    auto implicit_icv = as.find_icv("implicit-task-var");
-    auto final_icv = as.find_icv("final-task-var");
-    struct task_node {
-        omp_task handle;
-        std::optional<pid_t> running_on;
-    };
-    std::vector<task_node> tasks;
-    auto index_of = [&](const omp_task& t) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < tasks.size(); ++i) {
-            if (as.same(tasks[i].handle, t)) {
-                return i;
-            }
-        }
-        return std::nullopt;
-    };
-    for (tracer::thread* th : as.target().threads()) {
-        auto t = as.thread_of(th->tid());
-        if (!t) {
-            continue;
-        }
-        auto tk = as.current_task(*t);
-        bool first = true;
-        for (int guard = 0; tk && guard < 64; ++guard) {
-            auto existing = index_of(*tk);
-            if (existing) {
-                if (first && !tasks[*existing].running_on) {
-                    tasks[*existing].running_on = th->tid();
-                }
-                break;
-            }
-            tasks.push_back(task_node{*tk, first ? std::optional<pid_t>(th->tid()) : std::nullopt});
-            first = false;
-            tk = as.generating_task(*tk);
-        }
-    }
+    std::vector<omp_task_row> tasks = omp_task_rows(s);
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t i = 0; i < tasks.size(); ++i) {
-        auto& tk = tasks[i].handle;
-        bool implicit = implicit_icv && as.icv(tk, *implicit_icv).number.value_or(0) != 0;
-        bool final = final_icv && as.icv(tk, *final_icv).number.value_or(0) != 0;
-        std::string fn = "no task function (the initial task)";
-        if (auto f = as.task_function(tk); f && *f != 0) {
-            fn = describe_code(s, *f);
-        }
-        std::string parent = "-";
-        if (auto g = as.generating_task(tk)) {
-            if (auto j = index_of(*g)) {
-                parent = std::to_string(*j + 1);
-            }
-        }
-        std::string sched = "-";
-        if (auto g = as.scheduling_task(tk)) {
-            if (auto j = index_of(*g)) {
-                sched = std::to_string(*j + 1);
-            }
-        }
-        std::string flags = implicit ? "implicit" : "explicit";
-        if (final) {
+        const omp_task_row& t = tasks[i];
+        std::string flags = t.implicit ? "implicit" : "explicit";
+        if (t.final) {
             flags += ",final";
         }
-        std::string on = tasks[i].running_on
-                             ? fmt::format("thread {} (LWP {})", thread_label(s, tasks[i].running_on),
-                                           *tasks[i].running_on)
-                             : "suspended";
-        s.out().line(fmt::format("Task {}: {}, {}, {}, generated by task {}, scheduled by task {}", i + 1,
-                                 flags, fn, on, parent, sched));
+        std::string on = t.running_on ? fmt::format("thread {} (LWP {})", thread_label(s, t.running_on), *t.running_on)
+                                      : "suspended";
+        s.out().line(fmt::format("Task {}: {}, {}, {}, generated by task {}, scheduled by task {}", i + 1, flags,
+                                 t.function, on, t.parent, t.scheduling_parent));
         rows.push_back({{"task", i + 1},
-                        {"implicit", implicit},
-                        {"final", final},
-                        {"function", fn},
-                        {"lwp", tasks[i].running_on ? nlohmann::json(*tasks[i].running_on) : nlohmann::json()},
-                        {"parent", parent},
-                        {"scheduling_parent", sched}});
+                        {"implicit", t.implicit},
+                        {"final", t.final},
+                        {"function", t.function},
+                        {"lwp", t.running_on ? nlohmann::json(*t.running_on) : nlohmann::json()},
+                        {"parent", t.parent},
+                        {"scheduling_parent", t.scheduling_parent}});
     }
     s.out().field("tasks", rows);
 }
@@ -350,55 +188,31 @@ void cmd_omp_tasks(session& s, std::string_view) {
 // ---- omp icvs ----------------------------------------------------------------------
 
 void cmd_omp_icvs(session& s, std::string_view args) {
-    ompd_address_space& as = require_ompd(s);
     std::string_view want = trim(args);
-    std::optional<omp_scope> only;
+    std::optional<icv_scope> only;
     if (!want.empty()) {
         if (want == "address-space" || want == "address_space") {
-            only = omp_scope::address_space;
+            only = icv_scope::address_space;
         } else if (want == "thread") {
-            only = omp_scope::thread;
+            only = icv_scope::thread;
         } else if (want == "parallel") {
-            only = omp_scope::parallel;
+            only = icv_scope::parallel;
         } else if (want == "task") {
-            only = omp_scope::task;
+            only = icv_scope::task;
         } else {
+            require_ompd(s);  // as before: no OpenMP says so before a bad scope does
             error::send("Unknown ICV scope \"" + std::string(want) +
                         "\": use address-space, thread, parallel or task.");
         }
     }
-    pid_t tid = s.selected_tid();
-    auto t = as.thread_of(tid);
-    if (!t && only != omp_scope::address_space) {
-        error::send("Thread " + thread_label(s, tid) + " (LWP " + std::to_string(tid) +
-                    ") is not an OpenMP thread.");
-    }
-    std::optional<omp_parallel> par = t ? as.current_parallel(*t) : std::nullopt;
-    std::optional<omp_task> task = t ? as.current_task(*t) : std::nullopt;
+    std::vector<omp_icv_row> icvs = omp_icv_rows(s, only);
     s.out().line(fmt::format("{:<31} {:<14} {}", "ICV Name", "Scope", "Value"));
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& icv : as.icvs()) {
-        omp_scope scope = icv.scope == omp_scope::implicit_task ? omp_scope::task : icv.scope;
-        if (only && scope != *only) {
-            continue;
-        }
-        plugins::omp_icv_value v;
-        switch (scope) {
-            case omp_scope::address_space: v = as.icv(icv); break;
-            case omp_scope::thread: v = as.icv(*t, icv); break;
-            case omp_scope::parallel:
-                if (!par) continue;
-                v = as.icv(*par, icv);
-                break;
-            default:
-                if (!task) continue;
-                v = as.icv(*task, icv);
-                break;
-        }
-        s.out().line(fmt::format("{:<31} {:<14} {}", icv.name, plugins::omp_scope_name(icv.scope), v.to_string()));
+    for (const omp_icv_row& icv : icvs) {
+        s.out().line(fmt::format("{:<31} {:<14} {}", icv.name, icv.scope, icv.value));
         rows.push_back({{"name", icv.name},
-                        {"scope", plugins::omp_scope_name(icv.scope)},
-                        {"value", v.number ? nlohmann::json(*v.number) : nlohmann::json(v.to_string())}});
+                        {"scope", icv.scope},
+                        {"value", icv.number ? nlohmann::json(*icv.number) : nlohmann::json(icv.value)}});
     }
     s.out().field("icvs", rows);
 }
@@ -409,10 +223,7 @@ void omp_set_ompd_library(session& s, const std::string& path) {
     if (path.empty()) {
         error::send("Argument required (path of libompd.so).");
     }
-    omp_library_state& st = library_state(s);
-    st.ompd_library_setting = fs::path(path);
-    st.library.reset();
-    forget_address_spaces(s);
+    set_ompd_library(s, path);
 }
 
 std::vector<std::string> omp_launch_environment(const std::vector<std::string>& env) {

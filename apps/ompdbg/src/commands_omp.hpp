@@ -11,7 +11,6 @@
 
 #include "command_table.hpp"
 #include "ompdbg/dwarf/agent_expr.hpp"
-#include "ompdbg/plugins/plugin_library.hpp"
 
 namespace ompdbg::tracer {
 struct loaded_module;

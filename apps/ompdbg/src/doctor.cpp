@@ -30,7 +30,7 @@ std::string_view status_word(doctor_status s) {
 
 }  // namespace
 
-int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy) {
+int doctor_main(const std::vector<std::string>& args, bool json, const debugger::plugin_trust_policy& policy) {
     output out(json);
     debugger::doctor_subject subject;
     std::vector<std::string> rest;

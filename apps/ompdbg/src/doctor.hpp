@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
 namespace ompdbg::app {
 
@@ -14,6 +14,6 @@ namespace ompdbg::app {
 /// the remote shell is OMPDBG_RSH, which `--rsh` sets), prints the report
 /// as text or one JSON object, and returns the exit status: 0 when nothing is missing,
 /// 1 when something is, 2 for a usage error.
-int doctor_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);
+int doctor_main(const std::vector<std::string>& args, bool json, const debugger::plugin_trust_policy& policy);
 
 }  // namespace ompdbg::app

@@ -26,7 +26,6 @@
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
-#include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/remote_process.hpp"

@@ -21,6 +21,7 @@
 #include "session.hpp"
 #include "stack_tree.hpp"
 #include "stop_printer.hpp"
+#include "ompdbg/debugger/mpi/message_queues.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
 #include "ompdbg/debugger/triage/triage_model.hpp"
 
@@ -151,7 +152,7 @@ json queues_json(const process_view& p) {
     json out = json::array();
     for (const auto& c : p.communicators) {
         json jc{{"name", c.name}, {"size", c.size}, {"world_ranks", c.world_ranks}};
-        auto queue = [&](const char* key, const plugins::msgq_queue_contents& q, bool send) {
+        auto queue = [&](const char* key, const debugger::queue_contents& q, bool send) {
             json ops = json::array();
             for (const auto& op : q.operations) {
                 ops.push_back({{"peer_world", op.desired_global_rank},
@@ -159,7 +160,7 @@ json queues_json(const process_view& p) {
                                {"tag", op.desired_tag},
                                {"any_tag", op.tag_wild},
                                {"bytes", op.desired_length},
-                               {"status", plugins::to_string(op.status)},
+                               {"status", debugger::to_string(op.status)},
                                {"text", queue_operation_text(op, send)}});
             }
             jc[key] = q.available ? ops : json(nullptr);
@@ -187,7 +188,7 @@ json thread_json(const thread_view& t, const movement& m, int rank) {
 
 }  // namespace
 
-int triage_main(const std::vector<std::string>& args, bool json_flag, const plugins::plugin_policy& policy) {
+int triage_main(const std::vector<std::string>& args, bool json_flag, const debugger::plugin_trust_policy& policy) {
     options o;
     o.json = json_flag;
     std::string problem;

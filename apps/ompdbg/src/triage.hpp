@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
 namespace ompdbg::app {
 
 /// Runs `ompdbg triage ARGS...` (the words after `triage`); `json` from the global --json.
 /// Prints the report (text, or one JSON document) and returns a triage_exit
 /// (libdebugger's triage/triage_model.hpp).
-int triage_main(const std::vector<std::string>& args, bool json, const plugins::plugin_policy& policy);
+int triage_main(const std::vector<std::string>& args, bool json, const debugger::plugin_trust_policy& policy);
 
 }  // namespace ompdbg::app

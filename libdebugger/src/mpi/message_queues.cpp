@@ -293,4 +293,8 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
     return rep;
 }
 
+std::string to_string(queue_status st) {
+    return plugins::to_string(st);
+}
+
 }  // namespace ompdbg::debugger

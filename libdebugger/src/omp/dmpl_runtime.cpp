@@ -254,4 +254,17 @@ dwarf::value dmpl_thread_copy(session& s, pid_t tid, const std::string& name, dw
     return v;
 }
 
+dmpl_library_info dmpl_library_of(session& s) {
+    const plugins::dmpl_library& lib = dmpl_for(s, true)->library();
+    dmpl_library_info info{lib.path().string(), lib.version_string(), lib.compatibility(), lib.initialiser(), {}};
+    if (auto n = lib.rtl_names(DMPL_lang_c)) {
+        info.rtl_names = std::make_pair(n->main_task_dispatcher, n->microtask_invoker);
+    }
+    return info;
+}
+
+void require_dmpl(session& s) {
+    dmpl_for(s, true);
+}
+
 }  // namespace ompdbg::debugger

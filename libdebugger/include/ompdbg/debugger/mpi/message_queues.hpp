@@ -20,6 +20,19 @@
 
 namespace ompdbg::debugger {
 
+/// What the message-queue DLL reports, as the model hands it to the front ends (which see
+/// the DLL only through this header, issue 19): plain data, filled by the plugin host's
+/// wrapper (plugins/msgq.hpp) and by ompdbg's own reader of Open MPI's ob1 PML.
+using queue_status = plugins::msgq_status;
+using queue_kind = plugins::msgq_queue;
+using queue_operation = plugins::msgq_operation;
+using queue_contents = plugins::msgq_queue_contents;
+using queue_peer_sequence = plugins::msgq_peer_sequence;
+using queue_communicator = plugins::msgq_communicator;
+
+/// "pending", "matched", "complete".
+std::string to_string(queue_status st);
+
 /// One rank as gather_job_queues() found it.
 struct rank_queue_state {
     int rank = 0;
@@ -33,7 +46,7 @@ struct rank_queue_state {
     rank_activity activity = rank_activity::running;
     /// True when `communicators` holds what the message-queue DLL reported.
     bool queues_read = false;
-    std::vector<plugins::msgq_communicator> communicators;
+    std::vector<queue_communicator> communicators;
     /// Why the queues of a live rank could not be read (the DLL's or the host's one-line
     /// message: no DLL, types missing from a stripped MPI library...); empty otherwise.
     std::string queue_error;

@@ -40,6 +40,24 @@ runtime_kind runtime_of(session& s);
 /// be loaded.
 plugins::dmpl_process* dmpl_for(session& s, bool required);
 
+/// The DMPL library of the session's target as `omp info` shows it.
+struct dmpl_library_info {
+    std::string path;
+    std::string version_string;  ///< DMPL_version_string(), "" when null
+    int compatibility = 0;       ///< DMPL_version_compatibility()
+    std::string initialiser;     ///< "DMPL_initialise" or "DMPL_initialize"
+    /// DMPL_get_rtl_names for C: the main task dispatcher and the microtask invoker.
+    std::optional<std::pair<std::string, std::string>> rtl_names;
+};
+
+/// The dmpl_library_info of the session's target's DMPL library; throws as
+/// dmpl_for(s, true) does.
+dmpl_library_info dmpl_library_of(session& s);
+
+/// Whether the session's target can use a DMPL library (as dmpl_for(s, true): throws one
+/// line saying why not).
+void require_dmpl(session& s);
+
 /// As dmpl_for, but a library that cannot be loaded is logged and gives nullptr (for views
 /// that work without DMPL).
 plugins::dmpl_process* dmpl_quiet(session& s);

@@ -36,6 +36,11 @@
 
 namespace ompdbg::debugger {
 
+/// Which directories debugger plugins (libompd, DMPL libraries, the MPI message-queue DLL)
+/// may be loaded from (`--plugin-path`, `set plugin-path`), as the front ends name it: they
+/// see plugins only through the model (issue 19).
+using plugin_trust_policy = plugins::plugin_policy;
+
 class evaluation_hooks;   // eval/evaluation_hooks.hpp
 
 class session {
