@@ -4,6 +4,7 @@
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 
+#include "internal/elf_file_impl.hpp"
 #include "internal/elf_handle.hpp"
 #include "internal/section_inflate.hpp"
 
@@ -142,70 +143,6 @@ void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool 
 }
 
 }  // namespace
-
-struct elf_file::impl {
-    fs::path path;
-    // Every elf_file that open() returns is a thin handle on one shared reader per file:
-    // the processes of a session (MPI ranks of one executable, the same libc everywhere)
-    // and every helper that opens the file read its symbols and index its DWARF once.
-    std::shared_ptr<const elf_file> shared;
-    elf_handle main;
-    GElf_Ehdr ehdr{};
-    std::optional<std::string> build_id;
-    std::vector<section_info> sections;
-    std::optional<tls_segment> tls;
-    std::pair<std::uint64_t, std::uint64_t> load_range{0, 0};
-    std::vector<load_segment> segments;
-    bool text_relocations = false;
-
-    // Symbols, read on first use.
-    mutable std::once_flag symbols_once;
-    mutable std::vector<symbol> symbols;
-    mutable std::vector<std::size_t> by_name;   // indexes sorted by name
-    mutable std::vector<std::size_t> by_addr;   // code/data symbols sorted by address
-    mutable std::atomic<bool> symbols_loaded{false};
-
-    // The string tables of the symbol tables load_symbols reads, kept to answer "no such
-    // symbol" without reading and sorting every symbol (attach asks each module for the
-    // MPIR/MPI2DD names).
-    mutable std::once_flag strtabs_once;
-    mutable std::optional<elf_handle> symtab_file;   // separate debug file holding .symtab
-    mutable std::vector<std::string_view> strtabs;
-
-    // GOT slot -> symbol name, from the dynamic relocations, read on first use.
-    mutable std::once_flag got_once;
-    mutable std::map<std::uint64_t, std::string> got_names;
-
-    // PLT stubs by address ("name@plt"), read on first use.
-    mutable std::once_flag plt_once;
-    mutable std::map<std::uint64_t, symbol> plt_stubs;
-
-    // DWARF, read on first use.
-    mutable std::once_flag debug_once;
-    mutable std::optional<elf_handle> debug_file;   // separate debug file, when used
-    mutable internal::inflated_sections inflated;    // its compressed sections, inflated
-    mutable std::optional<fs::path> debug_path;
-    mutable Dwarf* dwarf = nullptr;
-    mutable std::unique_ptr<debug_info> info;
-    std::vector<fs::path> debug_dirs;
-
-    mutable std::once_flag separate_once;
-    mutable std::optional<fs::path> separate_path;
-
-    ~impl() {
-        info.reset();
-        if (dwarf != nullptr) {
-            dwarf_end(dwarf);
-        }
-    }
-
-    void read_headers(const fs::path& p);
-    void load_symbols() const;
-    bool strtabs_may_name(std::string_view name) const;
-    static bool file_crc32_matches(const fs::path& p, std::uint32_t crc);
-    void load_debug() const;
-    const std::optional<fs::path>& find_separate_debug_file() const;
-};
 
 elf_file::elf_file() : impl_(std::make_unique<impl>()) {}
 elf_file::~elf_file() = default;
@@ -354,10 +291,6 @@ void elf_file::impl::read_headers(const fs::path& p) {
     log::write(log::channel::dwarf, "opened {} ({} sections)", path.string(), d.sections.size());
 }
 
-// Handles forward to the shared reader (impl::shared); the reader itself has none.
-#define OMPDBG_FORWARD(call) \
-    if (impl_->shared) return impl_->shared->call
-
 const fs::path& elf_file::path() const { return impl_->path; }
 std::optional<std::string> elf_file::build_id() const {
     OMPDBG_FORWARD(build_id());
@@ -463,120 +396,6 @@ void elf_file::impl::load_symbols() const {
         if (x.value != y.value) return x.value < y.value;
         return rank(x) < rank(y);   // best last
     });
-}
-
-std::optional<std::string> elf_file::got_slot_symbol(std::uint64_t slot) const {
-    OMPDBG_FORWARD(got_slot_symbol(slot));
-    std::call_once(impl_->got_once, [&] {
-        const elf_handle& h = impl_->main;
-        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
-            GElf_Shdr shdr;
-            if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_RELA || !h.section_in_bounds(shdr)) {
-                continue;
-            }
-            Elf_Scn* symtab = elf_getscn(h.get(), shdr.sh_link);
-            GElf_Shdr sym_shdr;
-            Elf_Data* rel = elf_getdata(scn, nullptr);
-            Elf_Data* syms = symtab != nullptr ? elf_getdata(symtab, nullptr) : nullptr;
-            if (rel == nullptr || syms == nullptr || gelf_getshdr(symtab, &sym_shdr) == nullptr ||
-                shdr.sh_entsize == 0) {
-                continue;
-            }
-            std::size_t n = shdr.sh_size / shdr.sh_entsize;
-            for (std::size_t i = 0; i < n; ++i) {
-                GElf_Rela r;
-                if (gelf_getrela(rel, static_cast<int>(i), &r) == nullptr) {
-                    break;
-                }
-                auto type = GELF_R_TYPE(r.r_info);
-                if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) {
-                    continue;
-                }
-                GElf_Sym sym;
-                if (gelf_getsym(syms, static_cast<int>(GELF_R_SYM(r.r_info)), &sym) == nullptr) {
-                    continue;
-                }
-                const char* name = elf_strptr(h.get(), sym_shdr.sh_link, sym.st_name);
-                if (name != nullptr && *name != '\0') {
-                    std::string_view n(name);
-                    impl_->got_names[r.r_offset] = std::string(n.substr(0, n.find('@')));
-                }
-            }
-        }
-    });
-    auto it = impl_->got_names.find(slot);
-    if (it == impl_->got_names.end()) {
-        return std::nullopt;
-    }
-    return it->second;
-}
-
-std::optional<symbol> elf_file::plt_symbol_at(std::uint64_t addr) const {
-    OMPDBG_FORWARD(plt_symbol_at(addr));
-    std::call_once(impl_->plt_once, [&] {
-        const elf_handle& h = impl_->main;
-        std::size_t shstrndx = 0;
-        if (elf_getshdrstrndx(h.get(), &shstrndx) != 0) {
-            return;
-        }
-        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
-            GElf_Shdr shdr;
-            if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_PROGBITS) {
-                continue;
-            }
-            const char* n = elf_strptr(h.get(), shstrndx, shdr.sh_name);
-            std::string_view name = n != nullptr ? n : "";
-            if (name != ".plt" && name != ".plt.sec" && name != ".plt.got") {
-                continue;
-            }
-            Elf_Data* d = elf_getdata(scn, nullptr);
-            if (d == nullptr || d->d_buf == nullptr || d->d_size != shdr.sh_size) {
-                continue;
-            }
-            // Entries are 16 bytes (.plt.got: 8 without IBT); a stub jumps through its slot
-            // with `[endbr64] [bnd] jmp *rel32(%rip)` (ff 25).
-            std::uint64_t entry = shdr.sh_entsize != 0 ? shdr.sh_entsize : 16;
-            if (name == ".plt.got" && shdr.sh_entsize == 0 && shdr.sh_size % 16 != 0) {
-                entry = 8;
-            }
-            const auto* bytes = static_cast<const unsigned char*>(d->d_buf);
-            for (std::uint64_t at = 0; at + entry <= shdr.sh_size; at += entry) {
-                for (std::uint64_t i = 0; i + 6 <= entry; ++i) {
-                    if (bytes[at + i] != 0xff || bytes[at + i + 1] != 0x25) {
-                        continue;
-                    }
-                    std::int32_t rel = 0;
-                    std::memcpy(&rel, bytes + at + i + 2, 4);
-                    std::uint64_t slot = shdr.sh_addr + at + i + 6 + static_cast<std::int64_t>(rel);
-                    if (auto target = got_slot_symbol(slot)) {
-                        impl_->plt_stubs[shdr.sh_addr + at] =
-                            symbol{*target + "@plt", shdr.sh_addr + at, entry, symbol_kind::function, false, false,
-                                   section_kind::code};
-                    }
-                    break;
-                }
-            }
-        }
-    });
-    auto it = impl_->plt_stubs.upper_bound(addr);
-    if (it == impl_->plt_stubs.begin()) {
-        return std::nullopt;
-    }
-    --it;
-    if (addr >= it->second.value + it->second.size) {
-        return std::nullopt;
-    }
-    return it->second;
-}
-
-std::vector<symbol> elf_file::plt_symbols() const {
-    OMPDBG_FORWARD(plt_symbols());
-    (void)plt_symbol_at(0);   // reads the stubs once
-    std::vector<symbol> out;
-    for (const auto& [addr, sym] : impl_->plt_stubs) {
-        out.push_back(sym);
-    }
-    return out;
 }
 
 const std::vector<symbol>& elf_file::symbols() const {
