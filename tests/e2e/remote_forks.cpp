@@ -22,13 +22,13 @@ namespace {
 
 constexpr auto step_timeout = 60s;
 
-/// ompdbg and gdb on the same script: the agent of node1 runs examples/procs with `mode`.
+/// ompdbg and gdb on the same script: the agent of node1 runs `program` (examples/procs).
 struct both_runs {
     run_result ours, theirs;
 };
 
-both_runs run_both(const simulated_cluster& cluster, const std::vector<std::string>& cmds) {
-    const std::string program = example_path("procs");
+both_runs run_both(const simulated_cluster& cluster, const std::vector<std::string>& cmds,
+                   const std::string& program = example_path("procs")) {
     auto args = ex_args(cmds);
     args.push_back(program);
     both_runs r;
@@ -61,7 +61,7 @@ std::string reports(const std::string& out) {
 std::string inferior_reports(const std::string& out) {
     static const std::vector<std::string> prefixes{"[New inferior", "[Detaching after", "[Detaching vfork",
                                                    "[Inferior ", "  Num  ", "* ", "  1 ", "  2 ", "\tis vfork",
-                                                   "[Switching to inferior", "Thread 1.1 ", "Thread 2.1 "};
+                                                   "[Switching to inferior", "Thread 1.1 ", "Thread 1 \"", "Thread 2.1 "};
     std::vector<std::string> keep;
     for (auto l : lines_of(out)) {
         bool wanted = false;
@@ -75,6 +75,9 @@ std::string inferior_reports(const std::string& out) {
         l = std::regex_replace(l, std::regex(R"(process \d+ {2,})"), "process N  ");
         l = std::regex_replace(l, std::regex(R"(process \d+)"), "process N");
         l = std::regex_replace(l, std::regex("0x[0-9a-f]+"), "0xADDR");
+        // gdb forgets an exited inferior 2 when inferior 1 resumes, and then names the
+        // parent's thread "Thread 1"; ompdbg lists it until `info inferiors` ("Thread 1.1").
+        l = std::regex_replace(l, std::regex(R"(^Thread 1\.1 ")"), "Thread 1 \"");
         // gdb numbers a breakpoint's location per inferior ("Breakpoint 1.2").
         keep.push_back(std::regex_replace(l, std::regex(R"(Breakpoint (\d+)\.\d+,)"), "Breakpoint $1,"));
     }
@@ -210,4 +213,39 @@ TEST_CASE("detach-on-fork off on a process of another host: both processes are i
     REQUIRE(std::regex_search(r.ours.out, m, std::regex(R"(\[New inferior 2 \(process (\d+)\)\])")));
     CHECK(has_line(r.ours.err, "child " + m[1].str()));
     CHECK(has_line(r.ours.err, "parent: child exited 7"));
+}
+
+TEST_CASE("a followed vfork child of a process of another host: its breakpoints leave the memory it shared with the "
+          "parent when it exits or execs, and a parent kept by detach-on-fork off hits its own, as gdb",
+          "[cli][remote][fork]") {
+    auto how = GENERATE(std::string("exit"), std::string("exec"), std::string("kept"));
+    CAPTURE(how);
+    simulated_cluster cluster({"node1"});
+    // examples/vfork_follow: the child adds 5 to `shared` in child_step and exits 7 (or
+    // execs the program, which exits 3); the parent reads `shared` through child_step(0),
+    // where a breakpoint of the child left in its memory would kill it with SIGTRAP.
+    std::vector<std::string> cmds{"target extended-remote " + cluster.agent("node1"), "set follow-fork-mode child",
+                                  "break child_step", "run " + std::string(how == "exec" ? "exec" : "exit"),
+                                  "info inferiors", "continue"};
+    if (how == "kept") {
+        cmds.insert(cmds.begin() + 1, "set detach-on-fork off");
+        cmds.insert(cmds.end(), {"info inferiors", "inferior 1", "continue", "continue"});
+    } else {
+        cmds.push_back("shell sleep 2");   // the detached parent's line comes before the agent closes
+    }
+    auto r = run_both(cluster, cmds, example_path("vfork_follow"));
+    INFO("ompdbg:\n" << r.ours.out << r.ours.err << "\ngdb:\n" << r.theirs.out << r.theirs.err);
+    REQUIRE_FALSE(r.ours.timed_out);
+    CHECK(r.ours.ok());
+    const std::string expected = inferior_reports(r.theirs.out);
+    REQUIRE(expected.find("\tis vfork parent of inferior 2") != std::string::npos);
+    CHECK(inferior_reports(r.ours.out) == expected);
+    CHECK(r.ours.out.find("hit Breakpoint 1, child_step (x=5)") != std::string::npos);
+    const std::string end = how == "exec" ? "3" : "7";
+    CHECK(has_line(r.ours.err, "parent: child exited " + end + ", shared 5"));
+    if (how == "kept") {
+        // The parent hit child_step itself (x=0) once the child had exited.
+        CHECK(r.ours.out.find("hit Breakpoint 1, child_step (x=0)") != std::string::npos);
+        CHECK(std::regex_search(r.ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+    }
 }
