@@ -5,8 +5,10 @@
 // become the stop_reasons a local process gives (process_forks.cpp), as gdb's remote.c and
 // infrun.c handle them: the child's copies of our breakpoints removed (z0 with the child
 // selected: the agent cloned the parent's breakpoints into it) and the child detached
-// (D;PID); a vfork child shares the parent's memory, so the breakpoints leave the parent
-// until its vforkdone; an exec drops the old image's breakpoints (the agent forgot them).
+// (D;PID), or kept, held by the agent, for adopt_fork_child (follow-fork-mode child,
+// detach-on-fork off); a vfork child shares the parent's memory, so the breakpoints leave
+// the parent until its vforkdone; an exec drops the old image's breakpoints (the agent
+// forgot them).
 #include "ompdbg/tracer/remote_process.hpp"
 
 #include <algorithm>
@@ -97,6 +99,7 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
                     try {
                         rsp().remove_breakpoint(child, addr);
                     } catch (const error&) {
+                        // Not cloned into the child: nothing of ours there to forget.
                     }
                 }
             }

@@ -295,7 +295,8 @@ private:
     /// Forks, vforks and execs (remote_forks.cpp): gdbserver stops at each (fork-events+)
     /// and holds the child stopped until told. The stop reply `r` of such an event as a
     /// stop_reason (`why`: its thread), the child cleaned of our breakpoints and let go
-    /// (at the next resume when the fork is reported); nullopt for any other stop.
+    /// (at the next resume when the fork is reported) or kept for adopt_fork_child
+    /// (set_keep_fork_children); nullopt for any other stop.
     std::optional<stop_reason> process_event(const rsp::stop_reply& r, stop_reason why, bool asked);
     /// Detaches the fork children whose fork was reported (`D;PID`), before any resume.
     void release_children();
