@@ -5,10 +5,13 @@
 // become the stop_reasons a local process gives (process_forks.cpp), as gdb's remote.c and
 // infrun.c handle them: the child's copies of our breakpoints removed (z0 with the child
 // selected: the agent cloned the parent's breakpoints into it) and the child detached
-// (D;PID); a vfork child shares the parent's memory, so the breakpoints leave the parent
-// until its vforkdone; an exec drops the old image's breakpoints (the agent forgot them).
+// (D;PID), or kept, held by the agent, for adopt_fork_child (follow-fork-mode child,
+// detach-on-fork off); a vfork child shares the parent's memory, so the breakpoints leave
+// the parent until its vforkdone; an exec drops the old image's breakpoints (the agent
+// forgot them).
 #include "ompdbg/tracer/remote_process.hpp"
 
+#include <algorithm>
 #include <span>
 #include <utility>
 
@@ -28,6 +31,7 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
         } catch (const error& e) {
             log::write(log::channel::ptrace, "process {}: exec stop with a malformed path: {}", pid_, e.what());
         }
+        restore_vfork_parent_memory();
         // A new image: the old one's breakpoints, watchpoints and threads are gone, in the
         // agent as here (it mourns the old process and makes a new one of the same pid).
         sites_.clear();
@@ -75,6 +79,7 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
         restart_ = !asked;
         return why;
     }
+    const bool keep = is_vfork ? keep_vfork_children_ : keep_children_;
     if (is_vfork) {
         // The child runs in our memory until it execs or exits: our breakpoints leave it
         // (through the parent, whose z0 restores the shared bytes) until vforkdone.
@@ -85,6 +90,19 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
                 }
             }
             vfork_lifted_ = true;
+        }
+        if (keep) {
+            // The agent's copy of our breakpoints in the child (already out of the shared
+            // memory) must go, or the child's own would be taken for planted.
+            for (auto& [addr, s] : sites_) {
+                if (s->enabled_) {
+                    try {
+                        rsp().remove_breakpoint(child, addr);
+                    } catch (const error&) {
+                        // Not cloned into the child: nothing of ours there to forget.
+                    }
+                }
+            }
         }
     } else {
         // The child's copy of the memory has our int3s: the agent cloned our breakpoints
@@ -102,10 +120,15 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
             }
         }
     }
-    released_children_.push_back(child);
     why.kind = stop_kind::fork;
     why.new_tid = child;
     why.is_vfork = is_vfork;
+    if (keep) {
+        // Held by the agent for adopt_fork_child; always reported, as locally.
+        kept_children_.push_back(child);
+        return why;
+    }
+    released_children_.push_back(child);
     if (!report_forks_) {
         // Not reported (no catch fork, no announcement): the child goes at once, and the
         // process runs on unless an interrupt was asked meanwhile.
@@ -119,7 +142,42 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
     return why;
 }
 
+std::unique_ptr<remote_process> remote_process::adopt_fork_child(pid_t child, pid_t vfork_parent) {
+    auto it = std::find(kept_children_.begin(), kept_children_.end(), child);
+    if (it == kept_children_.end()) {
+        error::send(fmt::format("process {} is not a fork child held for process {}.", child, pid_));
+    }
+    kept_children_.erase(it);
+    std::unique_ptr<remote_process> p(new remote_process(conn_, child, elves_));
+    p->exe_ = exe_;   // the same image until it execs
+    p->vfork_parent_ = vfork_parent;
+    p->report_forks_ = report_forks_;
+    return p;
+}
+
+void remote_process::restore_vfork_parent_memory() {
+    const pid_t parent = std::exchange(vfork_parent_, 0);
+    if (parent == 0) {
+        return;
+    }
+    for (auto& [addr, s] : sites_) {
+        if (!s->enabled_) {
+            continue;
+        }
+        try {
+            const std::byte saved = s->saved_;
+            rsp().write_memory(parent, addr, std::span<const std::byte>(&saved, 1));
+        } catch (const error& e) {
+            log::write(log::channel::ptrace, "vfork parent {}: restoring {:#x}: {}", parent, addr, e.what());
+        }
+    }
+}
+
 void remote_process::release_children() {
+    for (pid_t child : kept_children_) {
+        released_children_.push_back(child);   // never adopted (a step ran meanwhile)
+    }
+    kept_children_.clear();
     for (pid_t child : std::exchange(released_children_, {})) {
         try {
             rsp().detach(child);

@@ -257,6 +257,7 @@ stop_reason remote_process::take_stop(const rsp::stop_reply& r, bool asked) {
         why.signo = r.signo;
     }
     if (why.is_process_end()) {
+        restore_vfork_parent_memory();
         alive_ = false;
         end_ = why;
         threads_.clear();
@@ -356,7 +357,14 @@ std::optional<rsp::stop_reply> remote_process::step_over_sites() {
         if (e->reply.what != rsp::stop_reply::kind::stopped || e->reply.signo != SIGTRAP ||
             e->reply.is_process_event() || watch_of(e->reply, watched)) {
             // A signal or the end came during the step, the instruction forked or exec'ed,
-            // or it wrote a watched value (a debug register triggered): the next stop.
+            // or it wrote a watched value (a debug register triggered): the next stop. A
+            // signal that stopped the thread before the instruction ran (the SIGCHLD of a
+            // fork child that exited meanwhile) leaves it on the site: it steps over it
+            // again when resumed, or it would hit the breakpoint it stopped at.
+            if (e->reply.what == rsp::stop_reply::kind::stopped && e->reply.signo != SIGTRAP &&
+                !e->reply.is_process_event()) {
+                reported_pcs_[t->tid()] = pc;
+            }
             return e->reply;
         }
     }
@@ -493,15 +501,6 @@ stop_reason remote_process::wait_for_stop() {
 
 void remote_process::interrupt() {
     stop_wanted_ = true;
-}
-
-void remote_process::set_keep_fork_children(bool on, bool) {
-    if (on) {
-        // gdb follows the child through the agent; ompdbg lets every child of a remote
-        // process go (detach-on-fork on, follow-fork-mode parent).
-        error::send("follow-fork-mode child and detach-on-fork off are not supported on remote processes: "
-                    "set follow-fork-mode parent and set detach-on-fork on.");
-    }
 }
 
 // gdbserver's QCatchSyscalls: the agent stops the process at the calls it names (sent

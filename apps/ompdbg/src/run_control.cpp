@@ -214,7 +214,8 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
                     // say "[Switching to ...]" (it switched as the resume began).
                     s.current_inferior().selected_tid = pending.why.new_tid;
                 }
-            } else {
+            } else if (dynamic_cast<tracer::remote_process*>(s.process()) == nullptr) {
+                // (A remote parent lets its kept child go itself, at its next resume.)
                 try {
                     tracer::process::adopt_fork_child(pending.why.new_tid, s.elf_provider())->detach();
                 } catch (const std::exception& e) {

@@ -144,6 +144,14 @@ public:
     /// from the stop reply of `?`. Throws when the agent holds none.
     static std::unique_ptr<remote_process> current(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
     ~remote_process() override;
+    /// Takes over the fork child `child` that this process kept (set_keep_fork_children)
+    /// and reported: the agent holds it stopped and it is a member of the same connection
+    /// already (no vAttach), its memory cleaned of our breakpoints, with none of its own.
+    /// `vfork_parent`: this process's pid when `child` was vforked (0 for a fork child):
+    /// until it execs or exits, its breakpoints are in the memory it shares with this
+    /// process, and the original bytes go back into that memory then. Throws when `child`
+    /// is not a kept child of this process.
+    std::unique_ptr<remote_process> adopt_fork_child(pid_t child, pid_t vfork_parent = 0);
 
     remote_connection& connection_object() { return *conn_; }
     /// Resumed and its stop not yet reported (process_group polls remote members by this).
@@ -184,7 +192,10 @@ public:
     /// Async-signal-safe: only records the request; the next wait sends it (vCont;t).
     void interrupt() override;
     void set_report_forks(bool on) override { report_forks_ = on; }
-    void set_keep_fork_children(bool on, bool vfork_too) override;
+    void set_keep_fork_children(bool on, bool vfork_too) override {
+        keep_children_ = on;
+        keep_vfork_children_ = on && vfork_too;
+    }
     void finish_vfork() override {}
     void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
     std::optional<siginfo_t> last_siginfo(pid_t) const override { return std::nullopt; }
@@ -284,7 +295,8 @@ private:
     /// Forks, vforks and execs (remote_forks.cpp): gdbserver stops at each (fork-events+)
     /// and holds the child stopped until told. The stop reply `r` of such an event as a
     /// stop_reason (`why`: its thread), the child cleaned of our breakpoints and let go
-    /// (at the next resume when the fork is reported); nullopt for any other stop.
+    /// (at the next resume when the fork is reported) or kept for adopt_fork_child
+    /// (set_keep_fork_children); nullopt for any other stop.
     std::optional<stop_reason> process_event(const rsp::stop_reply& r, stop_reason why, bool asked);
     /// Detaches the fork children whose fork was reported (`D;PID`), before any resume.
     void release_children();
@@ -292,6 +304,18 @@ private:
     void restart();
     bool report_forks_ = false;
     std::vector<pid_t> released_children_;   ///< cleaned, detached at the next resume
+    /// set_keep_fork_children: fork (vfork) children stay held by the agent for
+    /// adopt_fork_child, and every fork is reported.
+    bool keep_children_ = false;
+    bool keep_vfork_children_ = false;
+    /// Kept children not adopted yet: let go (as released_children_) at the next resume.
+    std::vector<pid_t> kept_children_;
+    /// A vfork child not yet exec'ed or exited: the parent whose memory it shares, where
+    /// the original bytes of our sites go back at its exec or exit (the agent forgets them
+    /// with the old image without writing them back).
+    pid_t vfork_parent_ = 0;
+    /// Puts back the original bytes of our sites in the vfork parent's memory.
+    void restore_vfork_parent_memory();
     /// A vfork child shares our memory: our breakpoints are out of it (the agent's z0 in the
     /// parent) until the parent's `vforkdone`; sites set meanwhile are planted then.
     bool vfork_lifted_ = false;
