@@ -40,6 +40,13 @@ both_runs run_both(const simulated_cluster& cluster, const std::vector<std::stri
     return r;
 }
 
+/// A `shell` command that returns once the oldest process named `name` on node1 has ended
+/// (tail --pid waits for it; nothing when none is left): the session waits for a detached
+/// parent to print its last line before the agent, whose output it writes to, goes away.
+std::string wait_for_exit_on_node1(const simulated_cluster& cluster, const std::string& name) {
+    return "shell " + cluster.rsh() + " node1 'tail --pid=$(pgrep -o -x " + name + ") -f /dev/null 2>/dev/null'";
+}
+
 /// The debugger's reports of the run (catchpoints, breakpoints, detaches, the exec, the
 /// end), pids and addresses masked; a catchpoint's frame is cut after the function (gdb
 /// names a vfork by another alias of the same code).
@@ -161,7 +168,7 @@ TEST_CASE("follow-fork-mode child on a process of another host: the child is inf
                                   "break in_child", "run " + mode, "info inferiors", "bt", "continue",
                                   // The detached parent reports the child's exit once it is
                                   // gone: the session waits for it before the agent closes.
-                                  "shell sleep 2"};
+                                  wait_for_exit_on_node1(cluster, "procs")};
     auto r = run_both(cluster, cmds);
     INFO("ompdbg:\n" << r.ours.out << r.ours.err << "\ngdb:\n" << r.theirs.out << r.theirs.err);
     REQUIRE_FALSE(r.ours.timed_out);
@@ -231,7 +238,7 @@ TEST_CASE("a followed vfork child of a process of another host: its breakpoints 
         cmds.insert(cmds.begin() + 1, "set detach-on-fork off");
         cmds.insert(cmds.end(), {"info inferiors", "inferior 1", "continue", "continue"});
     } else {
-        cmds.push_back("shell sleep 2");   // the detached parent's line comes before the agent closes
+        cmds.push_back(wait_for_exit_on_node1(cluster, "vfork_follow"));   // the detached parent's last line
     }
     auto r = run_both(cluster, cmds, example_path("vfork_follow"));
     INFO("ompdbg:\n" << r.ours.out << r.ours.err << "\ngdb:\n" << r.theirs.out << r.theirs.err);
