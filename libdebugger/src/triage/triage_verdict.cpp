@@ -71,9 +71,9 @@ std::size_t runnable_samples(const std::vector<snapshot>& snaps, int rank, pid_t
 /// in a short sleep (a page fault, a write of its log), and a thread that spins with
 /// sched_yield among many may get no CPU time at all over a second while staying runnable.
 /// Its share of the CPU is no measure for the same reason.
-bool busy(const std::vector<snapshot>& snaps, int rank, pid_t tid, double cpu_seconds) {
-    std::size_t runnable = runnable_samples(snaps, rank, tid);
-    return runnable == snaps.size() || (cpu_seconds > 0 && 2 * runnable >= snaps.size());
+/// `runnable`: runnable_samples of the thread, out of `samples`.
+bool busy(std::size_t runnable, std::size_t samples, double cpu_seconds) {
+    return runnable == samples || (cpu_seconds > 0 && 2 * runnable >= samples);
 }
 
 /// Messages between two readings of a rank's sequence numbers (modulo their widths).
@@ -114,13 +114,13 @@ movement compare(const std::vector<snapshot>& snaps) {
             if (t.cpu_ticks && it != first_cpu.end()) {
                 double seconds = static_cast<double>(*t.cpu_ticks - it->second) / ticks_per_second;
                 m.cpu[{p.rank, t.tid}] = seconds;
-                if (busy(snaps, p.rank, t.tid, seconds)) {
+                const std::size_t runnable = runnable_samples(snaps, p.rank, t.tid);
+                if (busy(runnable, snaps.size(), seconds)) {
                     m.busy.insert({p.rank, t.tid});
                 }
                 // A thread running the program's own code, runnable all along, that got no
                 // CPU time: whether it computes cannot be seen in its stack.
-                if (*t.cpu_ticks == it->second && t.in_program &&
-                    runnable_samples(snaps, p.rank, t.tid) == snaps.size()) {
+                if (*t.cpu_ticks == it->second && t.in_program && runnable == snaps.size()) {
                     m.cpu_starved.insert({p.rank, t.tid});
                 }
             }
