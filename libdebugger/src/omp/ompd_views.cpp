@@ -93,6 +93,18 @@ std::vector<omp_thread_row> omp_thread_rows(session& s) {
 
 namespace {
 
+/// The index of the node whose handle the runtime calls the same as `h` (OMPD handles of
+/// one region or task differ by thread: only ompd_*_handle_compare tells).
+template <typename Node, typename Handle>
+std::optional<std::size_t> index_of_same(ompd_address_space& as, const std::vector<Node>& nodes, const Handle& h) {
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (as.same(nodes[i].handle, h)) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
 struct region_node {
     omp_parallel handle;
     std::optional<std::int64_t> level, team_size;
@@ -134,14 +146,7 @@ std::vector<omp_region> omp_regions(session& s) {
     auto team_icv = as.find_icv("team-size-var");
     std::vector<region_node> nodes;
     // Every OpenMP thread's current region and its enclosing chain, merged into one tree.
-    auto index_of = [&](const omp_parallel& p) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            if (as.same(nodes[i].handle, p)) {
-                return i;
-            }
-        }
-        return std::nullopt;
-    };
+    auto index_of = [&](const omp_parallel& p) { return index_of_same(as, nodes, p); };
     for (tracer::thread* th : as.target().threads()) {
         auto t = as.thread_of(th->tid());
         if (!t) {
@@ -191,14 +196,7 @@ std::vector<omp_task_row> omp_task_rows(session& s) {
         std::optional<pid_t> running_on;
     };
     std::vector<task_node> tasks;
-    auto index_of = [&](const omp_task& t) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < tasks.size(); ++i) {
-            if (as.same(tasks[i].handle, t)) {
-                return i;
-            }
-        }
-        return std::nullopt;
-    };
+    auto index_of = [&](const omp_task& t) { return index_of_same(as, tasks, t); };
     for (tracer::thread* th : as.target().threads()) {
         auto t = as.thread_of(th->tid());
         if (!t) {
