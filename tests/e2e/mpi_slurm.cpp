@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -58,6 +59,21 @@ public:
     }
     slurm_cluster(const slurm_cluster&) = delete;
     slurm_cluster& operator=(const slurm_cluster&) = delete;
+
+    /// Holds the start of the next step in the cluster's Prolog (slurm_cluster.sh) until
+    /// open_spawn_gate(): srun has sent its launch request, its tasks do not exist yet.
+    void hold_spawn() {
+        REQUIRE(::mkfifo((dir_ + "/spawn-gate").c_str(), 0600) == 0);
+        REQUIRE(::mkfifo((dir_ + "/prolog-reached").c_str(), 0600) == 0);
+    }
+    /// Waits until the Prolog holds the step (it writes "reached" to prolog-reached).
+    bool spawn_held() const {
+        background_process reader({"timeout", "60", "cat", dir_ + "/prolog-reached"});
+        return reader.wait_for_line(std::regex("^reached$"), std::chrono::seconds(60)).has_value();
+    }
+    void open_spawn_gate() const {
+        run({"timeout", "60", "sh", "-c", "echo go > \"$0\"", dir_ + "/spawn-gate"});
+    }
 
     bool is_up() const { return up_; }
     const std::string& up_output() const { return up_output_; }
@@ -234,4 +250,71 @@ TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg
     CHECK(has_line(r.out, "[MPI job: 2 ranks detached]"));
     CHECK(r.out.find("The environment variable OMPDBG_MPI_LOCAL_HOSTS") != std::string::npos);
     check_tasks_released(job, 2);
+}
+
+TEST_CASE("slurm: attach to an srun whose tasks have not started yet (pids missing from MPIR_proctable) waits "
+          "for them, then acquires the job",
+          "[e2e][mpi][slurm]") {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    slurm_cluster cluster;
+    INFO(cluster.up_output());
+    REQUIRE(cluster.is_up());
+    cluster.hold_spawn();
+    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster.options());
+    REQUIRE(cluster.spawn_held());
+    background_process dbg({ompdbg_binary, "--batch", "-ex", "set mpi-local-hosts ompdbgnode", "-ex",
+                            "attach " + std::to_string(job.pid()), "-ex", "mpi ranks", "-ex", "rank all", "-ex",
+                            "print released = 1", "-ex", "detach"},
+                           cluster.options());
+    // srun is attached and its table is not complete: ompdbg says it waits...
+    auto waiting = dbg.wait_for_line(
+        std::regex(R"(^Waiting for srun \(process \d+\) to start its MPI job's tasks: \d of 3 started\.\.\.$)"),
+        std::chrono::seconds(60));
+    INFO(dbg.stderr_text());
+    REQUIRE(waiting);
+    // ... and acquires the job once the step goes on and the tasks answer.
+    cluster.open_spawn_gate();
+    auto r = dbg.wait_exit(std::chrono::seconds(120));
+    REQUIRE(r);
+    INFO(r->all());
+    CHECK(r->ok());
+    CHECK(has_line(r->out, "[MPI job: 3 ranks of " + task_program() + " acquired]"));
+    CHECK(has_line(r->out, "[MPI job: 3 ranks detached]"));
+    auto printed = wait_for_tasks(job, 3);
+    check_ranks_listed(r->out, printed);
+    check_tasks_released(job, 3);
+}
+
+TEST_CASE("slurm: attach to an srun whose tasks do not start within mpi-spawn-timeout says so and debugs srun alone",
+          "[e2e][mpi][slurm]") {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    slurm_cluster cluster;
+    INFO(cluster.up_output());
+    REQUIRE(cluster.is_up());
+    cluster.hold_spawn();
+    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster.options());
+    REQUIRE(cluster.spawn_held());
+    auto r = ompdbg_batch({"-ex", "set mpi-spawn-timeout 1", "-ex", "show mpi-spawn-timeout", "-ex",
+                           "attach " + std::to_string(job.pid()), "-ex", "info inferiors", "-ex", "detach"},
+                          cluster.options());
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(r.ok());
+    CHECK(has_line(r.out, "Attaching to an MPI starter waits 1 seconds for its tasks to start."));
+    CHECK(std::regex_search(r.err, std::regex(R"(warning: srun \(process \d+\) has not started its MPI job's )"
+                                              R"(tasks \(0 of 2 in MPIR_proctable after 1 s\): debugging srun alone\.)")));
+    CHECK(r.out.find("MPI job:") == std::string::npos);
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +process \d+ .*/usr/bin/srun)")));
+    // srun was let go unharmed: once the step goes on, its tasks start and say so.
+    cluster.open_spawn_gate();
+    auto printed = wait_for_tasks(job, 2);
+    CHECK(printed.size() == 2);
 }

@@ -139,6 +139,20 @@ KillWait=2
 NodeName=$node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=ompdbg Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
 EOF
+  # A test may hold a step's start (the tasks not yet launched, srun's MPIR_proctable with
+  # entries without pids): it makes the FIFO spawn-gate, reads "reached" from the FIFO
+  # prolog-reached, and writes a line to spawn-gate to let the step go on. Each wait is
+  # bounded, so a failed test leaves no prolog behind.
+  cat >"$dir/prolog" <<EOF
+#!/bin/sh
+if [ -p "$dir/spawn-gate" ]; then
+  [ -p "$dir/prolog-reached" ] && timeout 60 sh -c 'echo reached > "$dir/prolog-reached"'
+  timeout 60 sh -c 'read -r line < "$dir/spawn-gate"'
+fi
+exit 0
+EOF
+  chmod 755 "$dir/prolog"
+  echo "Prolog=$dir/prolog" >>"$dir/slurm.conf"
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -i || fail "slurmctld did not start"
   slurmd -N "$node" || fail "slurmd did not start"

@@ -299,6 +299,37 @@ void start_mpi_job(session& s, const std::filesystem::path& starter_path, const 
     adopt_job(s, std::make_unique<mpi_job>(std::move(starter), iface, std::move(table), true), std::move(ranks));
 }
 
+namespace {
+
+/// A starter attached before every task has answered its launch (srun writes each pid into
+/// MPIR_proctable as its task's answer comes; mpirun sets the table once all are spawned)
+/// runs on until the table is complete, for up to `set mpi-spawn-timeout` seconds. False,
+/// with a warning, when it is not by then: the starter alone is debugged, as a process.
+bool wait_for_tasks_started(session& s, tracer::process& starter, const tracer::mpir::interface& iface) {
+    auto progress = iface.progress(starter);
+    if (progress.complete()) {
+        return true;
+    }
+    std::string name = starter.executable().filename().string();
+    auto limit = s.settings().mpi_spawn_timeout;
+    s.out().line(fmt::format("Waiting for {} (process {}) to start its MPI job's tasks: {} of {} started...", name,
+                             starter.pid(), progress.with_pid, progress.size));
+    s.out().flush();
+    // Unlimited: a year, a deadline that cannot overflow the clock; Ctrl-C ends it.
+    std::chrono::milliseconds wait = limit ? std::chrono::seconds(*limit) : std::chrono::hours(24 * 365);
+    progress = tracer::mpir::run_until_proctable_complete(starter, iface, wait);
+    if (progress.complete()) {
+        return true;
+    }
+    s.out().error(fmt::format("warning: {} (process {}) has not started its MPI job's tasks ({} of {} in "
+                              "MPIR_proctable{}): debugging {} alone.",
+                              name, starter.pid(), progress.with_pid, progress.size,
+                              limit ? fmt::format(" after {} s", *limit) : std::string(), name));
+    return false;
+}
+
+}  // namespace
+
 bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool required) {
     auto not_starter = [&](const std::string& why) -> bool {
         if (required) {
@@ -310,6 +341,9 @@ bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool req
     auto iface = tracer::mpir::interface::find(*proc);
     if (!iface) {
         return not_starter("it has no MPIR_Breakpoint/MPIR_proctable.");
+    }
+    if (!wait_for_tasks_started(s, *proc, *iface)) {
+        return false;
     }
     std::vector<tracer::mpir::proc_desc> table;
     try {

@@ -162,6 +162,18 @@ const setting top_settings[] = {
      "The environment variable OMPDBG_MPI_LOCAL_HOSTS (the same comma-separated list) sets them when ompdbg "
      "starts:\nneeded by `ompdbg attach STARTER_PID` of a job whose host names are not this host's (Slurm's node "
      "names),\nas the attach comes before any command."},
+    // An attach to a starter whose tasks have not all answered its launch yet (their pids
+    // are missing from MPIR_proctable) waits this long for them (commands_mpi.cpp).
+    {"mpi-spawn-timeout", "Set how many seconds attaching to an MPI starter waits for its tasks to start.",
+     [](session& s, std::string_view a) {
+         auto n = parse_limit(a);
+         s.settings().mpi_spawn_timeout = n ? std::optional<unsigned>(static_cast<unsigned>(*n)) : std::nullopt;
+     },
+     [](session& s) {
+         auto& t = s.settings().mpi_spawn_timeout;
+         return "Attaching to an MPI starter waits " + (t ? std::to_string(*t) + " seconds" : std::string("unlimited")) +
+                " for its tasks to start.";
+     }},
     // LLVM's OMPD plugin for gdb has `ompd bt on|off`; here the fold is on by default, and
     // `omp bt continued` is where a worker's stack goes on in the encountering thread.
     {"omp-bt-filter", "Set whether bt folds the OpenMP runtime's frames of a parallel region into one line.",

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,16 @@ struct proc_desc {
     pid_t pid = 0;
 };
 
+/// How far a starter has filled MPIR_proctable. srun allocates every entry when it sends
+/// the launch request and writes each pid as that task's launch answer comes; mpirun sets
+/// the table once the job is spawned. A debugger that attaches in between sees entries
+/// without a pid.
+struct proctable_progress {
+    int size = 0;       ///< MPIR_proctable_size (0 while there is no table)
+    int with_pid = 0;   ///< entries whose pid is set
+    bool complete() const { return size > 0 && with_pid == size; }
+};
+
 /// Where the MPIR symbols are in one starter's address space.
 class interface {
 public:
@@ -51,6 +62,9 @@ public:
     /// *executable_name; int pid;} (24 bytes on x86-64). Throws when the table is absent,
     /// its size is implausible, or an entry cannot be read.
     std::vector<proc_desc> proctable(target& starter) const;
+    /// How many entries of MPIR_proctable have their pid yet; never throws for a table
+    /// that is absent or being filled (an implausible size counts as no table).
+    proctable_progress progress(target& starter) const;
 
 private:
     virt_addr being_debugged_, breakpoint_, debug_state_, proctable_, proctable_size_;
@@ -63,5 +77,13 @@ private:
 /// spawning the MPI job" (its own error output went to the terminal), or "... is not an
 /// MPI starter" when its libraries are loaded and no MPIR interface appeared.
 interface run_to_spawn(process& starter);
+
+/// For a starter attached while it is still starting its job's tasks: lets it run,
+/// looking at MPIR_proctable every few milliseconds, until every entry has a pid or
+/// `limit` has passed; the starter is left stopped either way. Returns the last progress
+/// seen. Signals the starter receives are passed on. Throws when the starter exits or is
+/// killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends the wait early.
+proctable_progress run_until_proctable_complete(process& starter, const interface& iface,
+                                                std::chrono::milliseconds limit);
 
 }  // namespace ompdbg::tracer::mpir

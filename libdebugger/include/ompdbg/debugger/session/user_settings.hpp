@@ -25,6 +25,9 @@ struct user_settings {
     bool unwind_on_signal = false;    ///< `set unwindonsignal`: restore a signalled call's caller
     std::string remote_shell;                 ///< `set remote-shell` (empty: OMPDBG_RSH or ssh; remote_ranks.hpp)
     std::vector<std::string> local_hosts;     ///< `set mpi-local-hosts`: more names of this machine
+    std::optional<unsigned> mpi_spawn_timeout = 30;   ///< `set mpi-spawn-timeout`: seconds an attach waits
+                                                      ///< for a starter still starting its tasks (nullopt:
+                                                      ///< unlimited, until Ctrl-C)
     std::string remote_exec_file;             ///< `set remote exec-file`: what `run` over extended-remote
                                               ///< starts on the agent's host (empty: the program's path)
 };
