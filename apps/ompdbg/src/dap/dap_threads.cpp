@@ -9,36 +9,11 @@
 #include "dap/dap_protocol.hpp"
 #include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/debugger/omp/ompd_views.hpp"
+#include "ompdbg/debugger/omp/thread_state_names.hpp"
 
 namespace ompdbg::app::dap {
 
 namespace {
-
-/// A short name for an OMPD thread state (ompt_state_wait_barrier_implicit → barrier wait).
-std::string short_state(std::string state) {
-    static const std::pair<const char*, const char*> names[] = {
-        {"work_serial", "serial"},         {"work_parallel", "working"},
-        {"work_reduction", "reduction"},   {"wait_barrier", "barrier wait"},
-        {"wait_taskwait", "taskwait"},     {"wait_taskgroup", "taskgroup wait"},
-        {"wait_mutex", "lock wait"},       {"wait_lock", "lock wait"},
-        {"wait_critical", "critical wait"}, {"wait_atomic", "atomic wait"},
-        {"wait_ordered", "ordered wait"},  {"wait_target", "target wait"},
-        {"idle", "idle"},                  {"overhead", "runtime overhead"},
-        {"undefined", "not started"},
-    };
-    if (state.rfind("ompt_state_", 0) == 0) {
-        state = state.substr(11);
-    }
-    for (const auto& [prefix, name] : names) {
-        if (state.rfind(prefix, 0) == 0) {
-            return name;
-        }
-    }
-    for (auto& c : state) {
-        c = c == '_' ? ' ' : c;
-    }
-    return state;
-}
 
 /// OpenMP labels of the current inferior's threads by LWP ("OMP 2 · barrier wait"), from
 /// the model's OpenMP thread view (OMPD). A libgomp program has none (no OMPD: its threads'
@@ -63,7 +38,7 @@ std::map<pid_t, std::string> openmp_labels(session& s) {
             label += " " + std::to_string(*row.thread_num);
         }
         if (!row.state.empty()) {
-            label += " \u00b7 " + short_state(row.state);
+            label += " \u00b7 " + omp_state_short_name(row.state);
         }
         out[row.tid] = label;
     }
