@@ -44,6 +44,14 @@ test('a breakpoint in a nested OpenMP region shows OpenMP threads, regions, data
         assert.equal(frames[frames.length - 1].name, 'main');
         assert.ok(!frames.some((f) => /__kmp/.test(f.name)), 'no runtime frame is shown: ' + frames.map((f) => f.name));
 
+        // `set omp-bt-filter off` in the console shows the runtime's frames, as `bt` then does.
+        await a.dc.evaluateRequest({ expression: 'set omp-bt-filter off', context: 'repl' });
+        const raw = (await a.dc.stackTraceRequest({ threadId: tid })).body.stackFrames;
+        assert.ok(!raw.some((f) => f.presentationHint === 'label'), JSON.stringify(raw.map((f) => f.name)));
+        assert.ok(raw.some((f) => /__kmp/.test(f.name)), JSON.stringify(raw.map((f) => f.name)));
+        assert.ok(raw.length > frames.length, JSON.stringify(raw.map((f) => f.name)));
+        await a.dc.evaluateRequest({ expression: 'set omp-bt-filter on', context: 'repl' });
+
         // Every other thread waits in a team of the inner region: its stack ends at that
         // region's label (a team member's frames above it are its encountering thread's).
         for (const t of threads.filter((t) => t.id !== tid)) {

@@ -126,4 +126,11 @@ std::optional<std::vector<folded_entry>> folded_stack(session& s, pid_t tid, boo
     return out;
 }
 
+std::optional<std::vector<folded_entry>> bt_folded_stack(session& s, pid_t tid) {
+    if (!omp_bt_filter(s)) {
+        return std::nullopt;
+    }
+    return folded_stack(s, tid, false);
+}
+
 }  // namespace ompdbg::debugger

@@ -9,7 +9,6 @@
 #include "ompdbg/debugger/omp/folded_stack.hpp"
 #include "ompdbg/debugger/omp/ompd_views.hpp"
 #include "ompdbg/debugger/omp/outlined_locals.hpp"
-#include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
 
 namespace ompdbg::app::dap {
@@ -53,10 +52,7 @@ void stack_trace(adapter& a, request& r) {
     a.select(top);
     model_access access(a);
     session& s = access.model();
-    std::optional<std::vector<folded_entry>> folded;
-    if (omp_bt_filter(s)) {
-        folded = folded_stack(s, tid, false);
-    }
+    std::optional<std::vector<folded_entry>> folded = bt_folded_stack(s, tid);
     const std::vector<stack_frame>& stack = s.stack(tid);
     if (stack.empty()) {
         error::send("No stack.");

@@ -46,4 +46,9 @@ struct folded_entry {
 /// region routine (the plain stack applies).
 std::optional<std::vector<folded_entry>> folded_stack(session& s, pid_t tid, bool continued);
 
+/// The stack plain `bt` shows of thread `tid` when it is folded: folded_stack(s, tid, false)
+/// under `set omp-bt-filter on` (the default); nullopt when the filter is off or there is
+/// nothing to fold (the plain stack, session::stack, applies).
+std::optional<std::vector<folded_entry>> bt_folded_stack(session& s, pid_t tid);
+
 }  // namespace ompdbg::debugger
