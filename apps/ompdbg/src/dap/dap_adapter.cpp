@@ -368,6 +368,30 @@ void adapter::translate(const std::vector<nlohmann::json>& objects, stop_hint hi
     }
 }
 
+void adapter::relay_model_output() {
+    std::vector<nlohmann::json> objects = stream_.take();
+    if (!objects.empty()) {
+        command_result ignored;
+        translate(objects, stop_hint::none, ignored);
+    }
+}
+
+model_access::model_access(adapter& a) : a_(a) {
+    for (auto& inf : a.model().inferiors()) {
+        if (inf && inf->process) {
+            inf->process->forget_cached_memory();
+        }
+    }
+}
+
+// A destructor must not throw: a client gone while its output is sent is the reader's to see.
+model_access::~model_access() {
+    try {
+        a_.relay_model_output();
+    } catch (const std::exception&) {
+    }
+}
+
 void adapter::report_breakpoint_changes() {
     for (auto& [number, told] : told_verified_) {
         auto it = session_.breakpoints().find(number);

@@ -1,7 +1,10 @@
 #pragma once
-/// The state of one DAP session: the debugger session it drives (in JSON mode, so that its
-/// stops and results come back as data, docs/json.md), what the client was told (frame ids,
-/// variable references), and the translation of the session's events into DAP events.
+/// The state of one DAP session: the debugger session it drives, what the client was told
+/// (frame ids, variable references), and the translation of the session's events into DAP
+/// events. The requests that look at a stopped target (threads, stacks, variables) call the
+/// model (libdebugger) through `model_access`; those that run it or change breakpoints still
+/// run CLI commands, in JSON mode, so that their stops and results come back as data
+/// (docs/json.md), until run control and breakpoint resolution move into the model.
 
 #include <sys/types.h>
 
@@ -180,6 +183,10 @@ public:
     bool initialized() const { return initialized_; }
     void set_initialized() { initialized_ = true; }
 
+    /// What the model's observer wrote (warnings of an evaluation) since the last command,
+    /// as console output.
+    void relay_model_output();
+
 private:
     command_result run_in_focus(std::string_view line, stop_hint hint);
     void translate(const std::vector<nlohmann::json>& objects, stop_hint hint, command_result& r);
@@ -211,6 +218,21 @@ private:
     std::map<int, bool> told_verified_;
     std::set<std::string> told_modules_;
     bool initialized_ = false;
+};
+
+/// A request's use of the model without a CLI command, for its duration: the processes'
+/// memory is read afresh (as before each CLI command: the target may have run or been
+/// written since), and what the model reports meanwhile reaches the console at the end.
+class model_access {
+public:
+    explicit model_access(adapter& a);
+    ~model_access();
+    model_access(const model_access&) = delete;
+    model_access& operator=(const model_access&) = delete;
+    session& model() { return a_.model(); }
+
+private:
+    adapter& a_;
 };
 
 }  // namespace ompdbg::app::dap

@@ -1,11 +1,18 @@
 // setBreakpoints (line breakpoints, conditions, hit conditions, logpoints),
 // setFunctionBreakpoints, setExceptionBreakpoints (signals): each a set of the session's
-// logical breakpoints (`break`, `dprintf`, `handle`), replaced as a whole as DAP asks.
+// logical breakpoints, replaced as a whole as DAP asks. Breakpoints are made, conditioned
+// and deleted by the CLI's `break`, `dprintf`, `condition` and `delete` (their resolution
+// and the fast-breakpoint agent are still the CLI's: breakpoint_resolver, fast_breakpoints),
+// and described to the client from the model's breakpoint; the signals are the model's
+// signal policy.
+#include <initializer_list>
+
 #include <fmt/format.h>
 
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/run/signal_policy.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 
@@ -65,26 +72,31 @@ nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
             out["message"] = "condition: " + c.error;
         }
     }
+    // What the client is told of it is the model's breakpoint (libdebugger's
+    // breakpoints/breakpoint.hpp): pending, or its first location.
     auto& model = a.model().breakpoints();
-    if (auto it = model.find(number); it != model.end()) {
-        if (ignore) {
-            it->second.ignore_count = *ignore;
-        }
-        if (!w.log_message.empty()) {
-            it->second.commands = {"dap-log " + w.log_message};
-        }
+    auto it = model.find(number);
+    if (it == model.end()) {
+        out["message"] = "no breakpoint was set";
+        return out;
     }
-    a.note_breakpoint(number, !bp->value("pending", false) && !bp->value("locations", nlohmann::json::array()).empty());
-    if (bp->value("pending", false)) {
+    breakpoint& made = it->second;
+    if (ignore) {
+        made.ignore_count = *ignore;
+    }
+    if (!w.log_message.empty()) {
+        made.commands = {"dap-log " + w.log_message};
+    }
+    a.note_breakpoint(number, !made.pending && !made.locations.empty());
+    if (made.pending) {
         out["message"] = "pending: " + (r.error.empty() ? "no code at " + w.spec + " yet" : r.error);
         return out;
     }
-    auto locs = bp->value("locations", nlohmann::json::array());
-    out["verified"] = !locs.empty();
-    if (!locs.empty()) {
-        out["line"] = locs.front().value("line", 0);
-        if (auto f = locs.front().value("file", std::string()); !f.empty()) {
-            out["source"] = {{"path", f}};
+    out["verified"] = !made.locations.empty();
+    if (!made.locations.empty()) {
+        out["line"] = made.locations.front().line;
+        if (!made.locations.front().file.empty()) {
+            out["source"] = {{"path", made.locations.front().file}};
         }
     }
     return out;
@@ -188,15 +200,25 @@ void set_function_breakpoints(adapter& a, request& r) {
     r.respond({{"breakpoints", replace(a, "", list)}});
 }
 
+/// Whether the signals `names` stop the program and are reported (gdb's `handle NAMES
+/// stop print`, or `nostop noprint`), in the model's signal policy.
+void report_signals(session& s, std::initializer_list<const char*> names, bool on) {
+    for (const char* name : names) {
+        if (signal_row* row = s.signals().find(name)) {
+            row->stop = on;
+            row->print = on;
+        }
+    }
+}
+
 void set_exception_breakpoints(adapter& a, request& r) {
     bool fatal = false, other = false;
     for (const auto& f : r.arguments().value("filters", nlohmann::json::array())) {
         fatal = fatal || f == "fatal-signals";
         other = other || f == "other-signals";
     }
-    a.run(std::string("handle SIGSEGV SIGBUS SIGFPE SIGILL SIGABRT ") + (fatal ? "stop print" : "nostop noprint"));
-    a.run(std::string("handle SIGUSR1 SIGUSR2 SIGALRM SIGTERM SIGHUP SIGPIPE SIGQUIT ") +
-          (other ? "stop print" : "nostop noprint"));
+    report_signals(a.model(), {"SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT"}, fatal);
+    report_signals(a.model(), {"SIGUSR1", "SIGUSR2", "SIGALRM", "SIGTERM", "SIGHUP", "SIGPIPE", "SIGQUIT"}, other);
     r.respond();
 }
 

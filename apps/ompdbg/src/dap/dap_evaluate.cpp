@@ -1,5 +1,6 @@
-// evaluate: `watch` and `hover` evaluate an expression in the frame; `repl` (the debug
-// console) runs any CLI command and answers with the text it prints.
+// evaluate: `watch` and `hover` evaluate an expression in the frame through the model's
+// expression evaluator; `repl` (the debug console) runs any CLI command and answers with
+// the text it prints.
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
 #include "dap/dap_values.hpp"
@@ -47,6 +48,7 @@ void evaluate(adapter& a, request& r) {
     if (!f) {
         error::send("No frame: the program is not stopped.");
     }
+    model_access access(a);   // the evaluator's warnings reach the console with this answer
     nlohmann::json v = variable_json(a, *f, expression, expression);
     std::string value = v.value("value", std::string());
     if (value.rfind("<error: ", 0) == 0) {

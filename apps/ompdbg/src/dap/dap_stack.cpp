@@ -1,31 +1,27 @@
-// stackTrace and scopes. The stack is the one `bt` shows: in an OpenMP region the
-// runtime's frames are folded away and each region stands as a label frame
-// ("#pragma omp parallel at omp_nested.c:29 · thread 0 of 3").
-#include <regex>
+// stackTrace and scopes, from the model: the stack is the one `bt` shows (libdebugger's
+// omp/folded_stack): in an OpenMP region the runtime's frames are folded away and each
+// region stands as a label frame ("#pragma omp parallel at omp_nested.c:29 · thread 0 of 3").
+#include <fmt/format.h>
 
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
+#include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/omp/folded_stack.hpp"
+#include "ompdbg/debugger/omp/ompd_views.hpp"
+#include "ompdbg/debugger/omp/outlined_locals.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 
 namespace ompdbg::app::dap {
 
 namespace {
 
-/// "[omp parallel in main at f.c:29, thread 0 of 3]" → "#pragma omp parallel at f.c:29 ·
-/// thread 0 of 3"; other text unchanged (without its brackets).
-std::string region_label(const std::string& text) {
-    static const std::regex re(R"(^\[(omp [^\]]*?) in (.+?) at ([^,\]]+)(?:, ([^\]]*))?\]$)");
-    std::smatch m;
-    if (std::regex_match(text, m, re)) {
-        std::string out = "#pragma " + m[1].str() + " at " + m[3].str();
-        if (m[4].matched && !m[4].str().empty()) {
-            out += " \u00b7 " + m[4].str();
-        }
-        return out;
+/// "#pragma omp parallel at f.c:29 · thread 0 of 3" (without a location: "... in main").
+std::string region_label(const folded_entry& e) {
+    std::string out = "#pragma omp " + e.construct + (e.where.empty() ? " in " + e.parent : " at " + e.where);
+    if (e.position) {
+        out += fmt::format(" \u00b7 thread {} of {}", e.position->first, e.position->second);
     }
-    if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
-        return text.substr(1, text.size() - 2);
-    }
-    return text;
+    return out;
 }
 
 std::string base_name(const std::string& path) {
@@ -33,67 +29,98 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+/// A DAP StackFrame for frame `f` of thread `tid`.
+nlohmann::json frame_json(adapter& a, std::size_t inferior, pid_t tid, const stack_frame& f) {
+    const bool has_line = f.line && f.line->line > 0;
+    nlohmann::json frame{{"id", a.frame_id({inferior, tid, f.level})},
+                         {"name", frame_function_name(f)},
+                         {"line", has_line ? f.line->line : 0},
+                         {"column", has_line ? 1 : 0},
+                         {"instructionPointerReference", fmt::format("{:#x}", f.pc())}};
+    if (has_line && !f.line->file.empty()) {
+        frame["source"] = {{"name", base_name(f.line->file)}, {"path", f.line->file}};
+    } else {
+        frame["presentationHint"] = "subtle";
+    }
+    return frame;
+}
+
+// `set omp-bt-filter off` shows every frame, as `bt` does then.
 void stack_trace(adapter& a, request& r) {
     pid_t tid = r.arguments().value("threadId", 0);
     frame_ref top = a.thread_frame(tid);
     a.select(top);
-    command_result bt = a.run("backtrace");
-    if (!bt.ok) {
-        throw std::runtime_error(bt.error.empty() ? "no stack" : bt.error);
+    model_access access(a);
+    session& s = access.model();
+    std::optional<std::vector<folded_entry>> folded = bt_folded_stack(s, tid);
+    const std::vector<stack_frame>& stack = s.stack(tid);
+    if (stack.empty()) {
+        error::send("No stack.");
     }
     nlohmann::json frames = nlohmann::json::array();
-    int last_level = 0;
-    for (const auto& row : bt.result.value("frames", nlohmann::json::array())) {
-        pid_t lwp = row.value("lwp", tid);
-        if (row.contains("region")) {
-            frame_ref f{top.inferior, tid, last_level};
-            frames.push_back({{"id", a.frame_id(f)},
-                              {"name", region_label(row.value("region", std::string()))},
-                              {"line", 0},
-                              {"column", 0},
-                              {"presentationHint", "label"}});
-            continue;
+    if (!folded) {
+        for (const stack_frame& f : stack) {
+            frames.push_back(frame_json(a, top.inferior, tid, f));
         }
-        if (!row.contains("level")) {
-            continue;   // a separator row of another shape
+    } else {
+        int last_level = 0;
+        for (const folded_entry& e : *folded) {
+            if (e.what == folded_entry::kind::frame) {
+                const stack_frame& f = s.stack(e.tid)[e.index];
+                last_level = f.level;
+                frames.push_back(frame_json(a, top.inferior, e.tid, f));
+            } else if (e.what == folded_entry::kind::region) {
+                // A label frame selects the frame below it: its variables are the routine's.
+                frames.push_back({{"id", a.frame_id({top.inferior, tid, last_level})},
+                                  {"name", region_label(e)},
+                                  {"line", 0},
+                                  {"column", 0},
+                                  {"presentationHint", "label"}});
+            }
         }
-        last_level = row.value("level", 0);
-        frame_ref f{top.inferior, lwp, last_level};
-        nlohmann::json frame{{"id", a.frame_id(f)},
-                             {"name", row.value("function", std::string("??"))},
-                             {"line", row.value("line", 0)},
-                             {"column", row.contains("line") ? 1 : 0},
-                             {"instructionPointerReference", row.value("pc", std::string())}};
-        if (std::string file = row.value("file", std::string()); !file.empty()) {
-            frame["source"] = {{"name", base_name(file)}, {"path", file}};
-        } else {
-            frame["presentationHint"] = "subtle";
-        }
-        frames.push_back(frame);
     }
     r.respond({{"stackFrames", page_of(frames, r.arguments().value("startFrame", 0), r.arguments().value("levels", 0))},
                {"totalFrames", frames.size()}});
 }
 
+/// Whether the selected frame runs an outlined OpenMP routine whose locals the model names
+/// by their source names (a frame it cannot tell about is an ordinary one).
+bool outlined_frame(session& s) {
+    try {
+        return outlined_region_locals(s).has_value();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+/// Whether the selected thread has ICVs to show (an OpenMP thread, OMPD available).
+bool has_icvs(session& s) {
+    try {
+        omp_icv_rows(s, std::nullopt);
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 void scopes(adapter& a, request& r) {
     const frame_ref f = a.frame(r.arguments().value("frameId", std::int64_t{0}));
     a.select(f);
+    model_access access(a);
     nlohmann::json list = nlohmann::json::array();
-    // In an outlined OpenMP region `info locals` names the user's variables with their
-    // data-sharing (the routine's parameters are the runtime's): no Arguments scope there.
-    command_result locals = a.run("info locals");
-    bool outlined = locals.result.contains("locals");
     list.push_back({{"name", "Locals"},
                     {"presentationHint", "locals"},
                     {"variablesReference", a.variables_reference({variable_ref::kind::locals, f, {}, {}})},
                     {"expensive", false}});
-    if (!outlined) {
+    // In an outlined OpenMP region the Locals are the user's variables with their
+    // data-sharing (the routine's parameters are the runtime's): no Arguments scope there.
+    if (!outlined_frame(access.model())) {
         list.push_back({{"name", "Arguments"},
                         {"presentationHint", "arguments"},
                         {"variablesReference", a.variables_reference({variable_ref::kind::arguments, f, {}, {}})},
                         {"expensive", false}});
     }
-    if (a.run("omp icvs").ok) {
+    if (has_icvs(access.model())) {
         list.push_back({{"name", "ICVs"},
                         {"variablesReference", a.variables_reference({variable_ref::kind::icvs, f, {}, {}})},
                         {"expensive", false}});

@@ -1,5 +1,5 @@
 // threads: every thread of every process of the session (each rank of an MPI job), named
-// with its OpenMP thread number and state where OMPD (or DMPL) knows them:
+// with its OpenMP thread number and state where the model's OpenMP view (OMPD) knows them:
 // "OMP 2 · barrier wait (thread 3)", "rank 1: OMP 0 · working (thread 1)".
 #include <map>
 
@@ -7,63 +7,48 @@
 
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
+#include "ompdbg/debugger/omp/dmpl_runtime.hpp"
+#include "ompdbg/debugger/omp/ompd_views.hpp"
+#include "ompdbg/debugger/omp/thread_state_names.hpp"
 
 namespace ompdbg::app::dap {
 
 namespace {
 
-/// A short name for an OMPD thread state (ompt_state_wait_barrier_implicit → barrier wait).
-std::string short_state(std::string state) {
-    static const std::pair<const char*, const char*> names[] = {
-        {"work_serial", "serial"},         {"work_parallel", "working"},
-        {"work_reduction", "reduction"},   {"wait_barrier", "barrier wait"},
-        {"wait_taskwait", "taskwait"},     {"wait_taskgroup", "taskgroup wait"},
-        {"wait_mutex", "lock wait"},       {"wait_lock", "lock wait"},
-        {"wait_critical", "critical wait"}, {"wait_atomic", "atomic wait"},
-        {"wait_ordered", "ordered wait"},  {"wait_target", "target wait"},
-        {"idle", "idle"},                  {"overhead", "runtime overhead"},
-        {"undefined", "not started"},
-    };
-    if (state.rfind("ompt_state_", 0) == 0) {
-        state = state.substr(11);
-    }
-    for (const auto& [prefix, name] : names) {
-        if (state.rfind(prefix, 0) == 0) {
-            return name;
-        }
-    }
-    for (auto& c : state) {
-        c = c == '_' ? ' ' : c;
-    }
-    return state;
-}
-
-/// OpenMP labels of the current inferior's threads by LWP ("OMP 2 · barrier wait").
-std::map<pid_t, std::string> openmp_labels(adapter& a) {
+/// OpenMP labels of the current inferior's threads by LWP ("OMP 2 · barrier wait"), from
+/// the model's OpenMP thread view (OMPD). A libgomp program has none (no OMPD: its threads'
+/// states are unknown), nor has a program without an OpenMP runtime that can be inspected.
+std::map<pid_t, std::string> openmp_labels(session& s) {
     std::map<pid_t, std::string> out;
-    command_result r = a.run("omp threads");
-    if (!r.ok) {
-        return out;   // no OpenMP runtime, or none that can be inspected: plain names
+    std::vector<omp_thread_row> rows;
+    try {
+        if (runtime_of(s) == runtime_kind::libgomp) {
+            return out;
+        }
+        rows = omp_thread_rows(s);
+    } catch (const std::exception&) {
+        return out;   // plain names
     }
-    for (const auto& row : r.result.value("threads", nlohmann::json::array())) {
-        if (!row.value("openmp", false) || !row.contains("lwp")) {
+    for (const omp_thread_row& row : rows) {
+        if (!row.openmp) {
             continue;
         }
         std::string label = "OMP";
-        if (auto n = row.find("thread_num"); n != row.end() && n->is_number_integer()) {
-            label += " " + std::to_string(n->get<long long>());
+        if (row.thread_num) {
+            label += " " + std::to_string(*row.thread_num);
         }
-        if (std::string st = row.value("state", std::string()); !st.empty()) {
-            label += " \u00b7 " + short_state(st);
+        if (!row.state.empty()) {
+            label += " \u00b7 " + omp_state_short_name(row.state);
         }
-        out[row["lwp"].get<pid_t>()] = label;
+        out[row.tid] = label;
     }
     return out;
 }
 
 // A rank session (dap_ranks.hpp) is answered its rank's threads, without the prefix.
 void threads(adapter& a, request& r) {
-    session& s = a.model();
+    model_access access(a);
+    session& s = access.model();
     nlohmann::json list = nlohmann::json::array();
     std::map<int, nlohmann::json> per_rank;
     std::size_t current = s.current_index();
@@ -76,7 +61,7 @@ void threads(adapter& a, request& r) {
             s.switch_to(i);
         }
         s.refresh_thread_numbers();
-        auto labels = openmp_labels(a);
+        auto labels = openmp_labels(s);
         std::string prefix = infs[i]->rank >= 0 ? fmt::format("rank {}: ", infs[i]->rank) : std::string();
         for (auto* t : s.process()->threads()) {
             pid_t tid = t->tid();

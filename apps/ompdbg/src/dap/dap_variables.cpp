@@ -1,30 +1,41 @@
 // variables (the Locals, Arguments and ICVs scopes, and the children of a value) and
-// setVariable. In an outlined OpenMP region the locals are `info locals`'s: the user's
-// variables by source name, labelled with their data-sharing (private, shared, ...).
+// setVariable, from the model. In an outlined OpenMP region the locals are the user's
+// variables by source name, labelled with their data-sharing (private, shared, ...:
+// libdebugger's omp/outlined_locals).
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
 #include "dap/dap_values.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/omp/ompd_views.hpp"
+#include "ompdbg/debugger/omp/outlined_locals.hpp"
+#include "ompdbg/dwarf/expr.hpp"
 
 namespace ompdbg::app::dap {
 
 namespace {
 
+/// The outlined region's variables of frame `f`; nullopt in an ordinary frame (or one the
+/// model cannot tell about).
+std::optional<std::vector<outlined_local>> outlined_variables(adapter& a, const frame_ref& f) {
+    a.select(f);
+    try {
+        return outlined_region_locals(a.model());
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 std::vector<nlohmann::json> frame_variables(adapter& a, const frame_ref& f, bool parameters) {
     std::vector<nlohmann::json> out;
     if (!parameters) {
-        a.select(f);
-        command_result locals = a.run("info locals");
-        if (auto it = locals.result.find("locals"); it != locals.result.end()) {
-            for (const auto& row : *it) {
-                std::string name = row.value("name", std::string());
-                nlohmann::json v = variable_json(a, f, name, name);
-                // `info locals` shows a shared variable itself, not clang's reference to it.
-                v["value"] = row.value("value", v.value("value", std::string()));
-                std::string scoping = row.value("scoping", std::string());
-                if (!scoping.empty()) {
-                    v["value"] = v.value("value", std::string()) + "  (" + scoping + ")";
-                    v["presentationHint"] = {{"kind", "data"}, {"attributes", {scoping}}};
+        if (auto locals = outlined_variables(a, f)) {
+            for (const outlined_local& row : *locals) {
+                nlohmann::json v = variable_json(a, f, row.name, row.name);
+                // The model shows a shared variable itself, not clang's reference to it.
+                v["value"] = row.value;
+                if (!row.scoping.empty()) {
+                    v["value"] = row.value + "  (" + row.scoping + ")";
+                    v["presentationHint"] = {{"kind", "data"}, {"attributes", {row.scoping}}};
                 }
                 out.push_back(v);
             }
@@ -44,15 +55,20 @@ std::vector<nlohmann::json> frame_variables(adapter& a, const frame_ref& f, bool
     return out;
 }
 
+/// The selected thread's ICVs at every scope (OMPD's): the scope is the variable's type.
 std::vector<nlohmann::json> icv_variables(adapter& a, const frame_ref& f) {
     std::vector<nlohmann::json> out;
     a.select(f);
-    command_result r = a.run("omp icvs");
-    for (const auto& row : r.result.value("icvs", nlohmann::json::array())) {
-        const auto& value = row["value"];
-        out.push_back({{"name", row.value("name", std::string())},
-                       {"value", value.is_string() ? value.get<std::string>() : value.dump()},
-                       {"type", row.value("scope", std::string())},
+    std::vector<omp_icv_row> rows;
+    try {
+        rows = omp_icv_rows(a.model(), std::nullopt);
+    } catch (const std::exception&) {
+        return out;   // no longer an OpenMP thread: an empty scope
+    }
+    for (const omp_icv_row& row : rows) {
+        out.push_back({{"name", row.name},
+                       {"value", row.number ? std::to_string(*row.number) : row.value},
+                       {"type", row.scope},
                        {"variablesReference", 0}});
     }
     return out;
@@ -70,7 +86,19 @@ std::vector<nlohmann::json> list(adapter& a, const variable_ref& ref) {
 
 void variables(adapter& a, request& r) {
     variable_ref ref = a.variables(r.arguments().value("variablesReference", std::int64_t{0}));
+    model_access access(a);
     r.respond({{"variables", list(a, ref)}});
+}
+
+/// `expression = value` evaluated in frame `f`, as `set var` does.
+void assign(adapter& a, const frame_ref& f, const std::string& expression, const std::string& value) {
+    {
+        frame_context ctx = context_of(a, f);
+        dwarf::evaluate(expression + " = " + value, ctx);
+    }
+    // A register or stack slot written changes the frames: they are unwound again when next
+    // asked (gdb reinitialises its frame cache).
+    a.model().current_inferior().stacks.clear();
 }
 
 void set_variable(adapter& a, request& r) {
@@ -80,6 +108,7 @@ void set_variable(adapter& a, request& r) {
     if (ref.what == variable_ref::kind::icvs) {
         error::send("ICVs are read-only here: the program sets them (omp_set_num_threads ...)");
     }
+    model_access access(a);
     std::string expression;
     for (const auto& v : list(a, ref)) {
         if (v.value("name", std::string()) == name) {
@@ -89,11 +118,7 @@ void set_variable(adapter& a, request& r) {
     if (expression.empty()) {
         error::send("no variable named " + name + " here");
     }
-    a.select(ref.frame);
-    command_result set = a.run("set var " + expression + " = " + value);
-    if (!set.ok) {
-        error::send(set.error);
-    }
+    assign(a, ref.frame, expression, value);
     nlohmann::json now = variable_json(a, ref.frame, name, expression);
     r.respond({{"value", now.value("value", std::string())},
                {"type", now.value("type", std::string())},
