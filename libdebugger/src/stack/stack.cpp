@@ -219,8 +219,22 @@ bool pc_starts_statement(const stack_frame& f) {
     }
     // gdb's frame_show_address: mid-statement unless the pc is the address of its row and
     // that row is a statement (clang's non-statement rows of a line after a call count as
-    // mid-statement). line->addr is a file address of the frame's module.
+    // mid-statement). The row is the one gdb's line table holds for the pc: gdb does not
+    // record a row that repeats its line once the line has had a discriminator, so libc's
+    // `write` stopped at its syscall (a repeated row of line 26 there) is mid-statement.
+    // line->addr is a file address of the frame's module.
     const std::uint64_t bias = f.module != nullptr ? f.module->load_bias : 0;
+    if (f.module != nullptr && f.module->elf && f.inline_depth == 0) {
+        if (const dwarf::debug_info* dbg = f.module->elf->debug()) {
+            try {
+                if (auto span = dbg->gdb_line_span(f.pc() - bias)) {
+                    return span->row.addr + bias == f.pc() && span->row.is_stmt;
+                }
+            } catch (const ompdbg::error&) {
+                // malformed line table: judge by the frame's own row below
+            }
+        }
+    }
     return f.line->addr + bias == f.pc() && f.line->is_stmt;
 }
 
