@@ -378,11 +378,56 @@ std::optional<Dwarf_Die> find_call_site(Dwarf_Die scope, std::uint64_t return_pc
     return std::nullopt;
 }
 
+// The value of a DWARF expression (DW_AT_call_value, DW_AT_call_target) run in the
+// caller's frame; nullopt when it needs what the frame does not have.
+std::optional<std::uint64_t> value_in_caller(const location_context& caller, Dwarf_Attribute* attr,
+                                             std::optional<Dwarf_Die> frame_base_die) {
+    Dwarf_Op* ops = nullptr;
+    std::size_t n = 0;
+    if (dwarf_getlocation(attr, &ops, &n) != 0 || n == 0) {
+        return std::nullopt;
+    }
+    variable where;
+    where.frame_base_die = frame_base_die;
+    expr_machine m(caller, attr, where);
+    try {
+        location loc = m.run(ops, n);
+        if (auto* r = std::get_if<location::register_>(&loc.value)) {
+            return caller.read_register(r->dwarf_regno);
+        }
+        if (auto* mem = std::get_if<location::memory>(&loc.value)) {
+            return mem->addr;   // a value expression: the top of the stack is the value
+        }
+        if (auto* iv = std::get_if<location::implicit_value>(&loc.value); iv != nullptr && iv->bytes.size() <= 8) {
+            std::uint64_t v = 0;
+            std::memcpy(&v, iv->bytes.data(), iv->bytes.size());
+            return v;
+        }
+    } catch (const expr_machine::unavailable&) {
+    }
+    return std::nullopt;
+}
+
+// gdb's check before it trusts a call site's parameters (dwarf2/loc.c,
+// dwarf_expr_reg_to_entry_parameter): a call site without DW_AT_call_origin must name its
+// target with DW_AT_call_target, and that expression, run in the caller's frame, must give
+// the callee's entry. Registers the call clobbered usually make it unknown, and then
+// gdb prints a parameter without its "@entry" value.
+bool call_target_is(const location_context& caller, Dwarf_Die site, std::uint64_t callee_entry) {
+    Dwarf_Attribute attr;
+    if (dwarf_attr(&site, DW_AT_call_target, &attr) == nullptr &&
+        dwarf_attr(&site, DW_AT_GNU_call_site_target, &attr) == nullptr) {
+        return false;
+    }
+    auto target = value_in_caller(caller, &attr, std::nullopt);
+    return target && *target == callee_entry;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> call_site_parameter_value(const debug_info& caller_info, const location_context& caller,
                                                        std::uint64_t return_pc, const std::string& callee_name,
-                                                       int dwarf_regno) {
+                                                       std::uint64_t callee_entry, int dwarf_regno) {
     const std::uint64_t bias = caller.load_bias();
     auto chain = caller_info.function_chain_at(caller.pc() - bias);
     if (chain.empty() || return_pc < bias) {
@@ -403,6 +448,8 @@ std::optional<std::uint64_t> call_site_parameter_value(const debug_info& caller_
         if (!called.empty() && called != plain) {
             return std::nullopt;   // reached through a tail call from another function
         }
+    } else if (!call_target_is(caller, *site, callee_entry)) {
+        return std::nullopt;   // an indirect call that cannot be shown to reach the callee
     }
     Dwarf_Die param;
     if (dwarf_child(&*site, &param) != 0) {
@@ -423,29 +470,8 @@ std::optional<std::uint64_t> call_site_parameter_value(const debug_info& caller_
             dwarf_attr(&param, DW_AT_GNU_call_site_value, &attr) == nullptr) {
             return std::nullopt;
         }
-        if (dwarf_getlocation(&attr, &ops, &n) != 0 || n == 0) {
-            return std::nullopt;
-        }
         // The value expression runs in the caller's frame (its frame base for DW_OP_fbreg).
-        variable where;
-        where.frame_base_die = chain.back().frame_base_die;
-        expr_machine m(caller, &attr, where);
-        try {
-            location loc = m.run(ops, n);
-            if (auto* r = std::get_if<location::register_>(&loc.value)) {
-                return caller.read_register(r->dwarf_regno);
-            }
-            if (auto* mem = std::get_if<location::memory>(&loc.value)) {
-                return mem->addr;   // a value expression: the top of the stack is the value
-            }
-            if (auto* iv = std::get_if<location::implicit_value>(&loc.value); iv != nullptr && iv->bytes.size() <= 8) {
-                std::uint64_t v = 0;
-                std::memcpy(&v, iv->bytes.data(), iv->bytes.size());
-                return v;
-            }
-        } catch (const expr_machine::unavailable&) {
-        }
-        return std::nullopt;
+        return value_in_caller(caller, &attr, chain.back().frame_base_die);
     } while (dwarf_siblingof(&param, &param) == 0);
     return std::nullopt;
 }

@@ -176,3 +176,31 @@ TEST_CASE("after an exec the breakpoints are planted again in the new program an
     CHECK(hits(ours.out).size() == 2);
     CHECK(has_line(ours.out, "hello from write"));
 }
+
+TEST_CASE("bt at a syscall stop inside the C library is gdb's: frame #0 mid-line with its pc, callers' parameters "
+          "with @entry only where gdb can prove the call",
+          "[cli][catch][syscall][bt]") {
+    // counter's printf + fflush reach write(2) through libio's indirect calls. In libc's
+    // line table the syscall's pc has a row that repeats line 26 after a discriminator: gdb
+    // does not record it, so the pc is mid-line. _IO_new_file_write is called through a
+    // vtable: its parameters have no entry value gdb could check (no DW_AT_call_origin).
+    auto program = example_path("counter");
+    std::vector<std::string> cmds{"catch syscall write", "run", "bt", "kill"};
+    auto ours = ompdbg_cmds(program, cmds, {"1"});
+    auto gdb = gdb_cmds(program, cmds, {"1"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    auto frames = [](const std::string& out) {
+        std::vector<std::string> keep;
+        for (auto& l : lines_of(out)) {
+            if (l.rfind('#', 0) == 0) {
+                keep.push_back(l);
+            }
+        }
+        return keep;
+    };
+    auto expected = frames(gdb.out);
+    REQUIRE(expected.size() >= 4);
+    CHECK(std::regex_search(expected[0], std::regex(R"(^#0  0x[0-9a-f]+ in __GI___libc_write \()")));
+    CHECK(joined(frames(ours.out)) == joined(expected));
+}

@@ -239,13 +239,14 @@ std::optional<std::uint64_t> frame_context::entry_register_value_from(const std:
             break;
         }
     }
-    if (callee == nullptr || caller == nullptr || !callee->function || caller->module == nullptr ||
-        !caller->module->elf || caller->module->elf->debug() == nullptr) {
+    if (callee == nullptr || caller == nullptr || !callee->function || callee->module == nullptr ||
+        caller->module == nullptr || !caller->module->elf || caller->module->elf->debug() == nullptr) {
         return std::nullopt;
     }
     frame_context caller_ctx(s_, tid_, *caller);
     return dwarf::call_site_parameter_value(*caller->module->elf->debug(), caller_ctx, caller->physical.pc.addr(),
-                                            callee->function->name, dwarf_regno);
+                                            callee->function->name,
+                                            callee->function->entry_pc + callee->module->load_bias, dwarf_regno);
 }
 
 void frame_context::read_static_memory(std::uint64_t addr, std::span<std::byte> out) const {

@@ -59,11 +59,13 @@ location evaluate_location(const variable& var, const location_context& ctx);
 /// `return_pc` (run-time), from the DW_TAG_call_site (or DW_TAG_GNU_call_site) of the
 /// caller's function in `caller_info` and its parameter's DW_AT_call_value, evaluated in
 /// `caller` (the caller's frame). `callee_name` is checked against the call site's
-/// DW_AT_call_origin when it names one (a tail call in between makes the value unknown).
-/// nullopt when the caller's DWARF does not describe it, as gdb's DW_OP_entry_value.
+/// DW_AT_call_origin when it names one (a tail call in between makes the value unknown);
+/// a call site without one must have a DW_AT_call_target that gives `callee_entry`
+/// (run-time) in the caller's frame. nullopt when the caller's DWARF does not describe
+/// it, as gdb's DW_OP_entry_value.
 std::optional<std::uint64_t> call_site_parameter_value(const debug_info& caller_info, const location_context& caller,
                                                        std::uint64_t return_pc, const std::string& callee_name,
-                                                       int dwarf_regno);
+                                                       std::uint64_t callee_entry, int dwarf_regno);
 
 /// The value parameter `param` had on entry to its function (gdb's `n@entry`): its
 /// location at the function's first address `entry_pc` (run-time) when that is a single
