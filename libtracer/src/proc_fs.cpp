@@ -108,6 +108,17 @@ std::optional<pid_t> tracer_pid(pid_t pid) {
     return static_cast<pid_t>(std::atoi(s.c_str() + p + 10));
 }
 
+bool signal_queued(pid_t pid, pid_t tid, int signo) {
+    if (signo < 1 || signo > 64) {
+        return false;
+    }
+    const std::uint64_t bit = std::uint64_t{1} << (signo - 1);
+    auto has_bit = [&](std::optional<std::string> mask) {
+        return mask && (std::strtoull(mask->c_str(), nullptr, 16) & bit) != 0;
+    };
+    return has_bit(status_field(pid, 0, "ShdPnd")) || has_bit(status_field(pid, tid, "SigPnd"));
+}
+
 std::vector<map_entry> read_maps(pid_t pid) {
     std::vector<map_entry> out;
     std::istringstream in(read_small_file("/proc/" + std::to_string(pid) + "/maps"));

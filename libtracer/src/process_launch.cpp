@@ -376,8 +376,11 @@ std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {
     // Signals seen while attaching are not reported as stops, but stay pending.
     d.queue.clear();
     // A SIGSTOP sent just before we came, still pending: the job-control stop is about
-    // to begin (slurmstepd's SIGSTOP, dequeued after its PTRACE_DETACH).
-    if (auto* l = d.leader(); l && l->pending_signal == SIGSTOP) {
+    // to begin (slurmstepd's SIGSTOP, dequeued after its PTRACE_DETACH). Either we took it
+    // while stopping the threads, or the task had not run since: our interrupt's trap
+    // comes before the kernel takes a queued signal, so the SIGSTOP is still in the queue
+    // and would stop the process at its first resume (then reported as a signal).
+    if (auto* l = d.leader(); l && (l->pending_signal == SIGSTOP || internal::signal_queued(pid, pid, SIGSTOP))) {
         d.job_control_stopped = true;
     }
     d.open_mem();

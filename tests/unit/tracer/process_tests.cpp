@@ -215,6 +215,25 @@ TEST_CASE("signals are reported with their fault address and delivered on resume
     CHECK(out.contents() == "usr1\n");
 }
 
+TEST_CASE("signal_queued sees a signal sent to the process and not yet taken, and not once it is", "[tracer]") {
+    // A blocked signal stays in the queue as a SIGSTOP does until its task runs again.
+    sigset_t usr2, old;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    REQUIRE(::pthread_sigmask(SIG_BLOCK, &usr2, &old) == 0);
+    pid_t self = ::getpid();
+    pid_t tid = static_cast<pid_t>(::gettid());
+    CHECK_FALSE(proc_fs::signal_queued(self, tid, SIGUSR2));
+    REQUIRE(::kill(self, SIGUSR2) == 0);
+    CHECK(proc_fs::signal_queued(self, tid, SIGUSR2));
+    CHECK_FALSE(proc_fs::signal_queued(self, tid, SIGUSR1));
+    timespec none{0, 0};
+    CHECK(::sigtimedwait(&usr2, nullptr, &none) == SIGUSR2);
+    CHECK_FALSE(proc_fs::signal_queued(self, tid, SIGUSR2));
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    CHECK_FALSE(proc_fs::signal_queued(0x7ffffff0, 0x7ffffff0, SIGSTOP));
+}
+
 TEST_CASE("read_thread_stat gives a thread's state letter and CPU time, nothing for a gone thread", "[tracer]") {
     // This test's own thread runs and has used CPU time: at least the tests before it.
     pid_t self = ::getpid();

@@ -39,6 +39,9 @@ std::optional<pid_t> tracer_pid(pid_t pid);
 /// The value of "KEY:" in /proc/PID/status (tid 0) or /proc/PID/task/TID/status, without
 /// the surrounding blanks ("0\t0\t0\t0" for Uid); nullopt when absent or gone.
 std::optional<std::string> status_field(pid_t pid, pid_t tid, std::string_view key);
+/// Whether signal `signo` is queued and not yet taken for the process (ShdPnd of
+/// /proc/PID/status) or for its thread `tid` (SigPnd of /proc/PID/task/TID/status).
+bool signal_queued(pid_t pid, pid_t tid, int signo);
 
 /// One line of /proc/PID/maps.
 struct map_entry {
