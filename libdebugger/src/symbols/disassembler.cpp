@@ -78,9 +78,14 @@ std::string gdb_operands(std::string_view ops, unsigned imm_bits) {
                 ++j;
             }
             std::string_view tok = ops.substr(i, j - i);
+            bool immediate = i > 0 && ops[i - 1] == '$';
             if (is_decimal(tok)) {
-                bool immediate = i > 0 && ops[i - 1] == '$';
                 out += to_gdb_number(tok, immediate, imm_bits);
+            } else if (immediate && tok.size() > 3 && tok.substr(0, 3) == "-0x") {
+                // capstone's "$-0x1000": binutils writes a negative immediate as the
+                // operand's unsigned value ("$0xfffffffffffff000" against %rax).
+                out += to_gdb_number(std::to_string(-std::stoll(std::string(tok.substr(1)), nullptr, 16)), true,
+                                     imm_bits);
             } else {
                 out += tok;
             }
