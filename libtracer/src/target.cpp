@@ -22,8 +22,21 @@ std::optional<std::uint64_t> defined_symbol_value(const dwarf::elf_file& elf, st
 }
 
 const loaded_module* target::module_at(virt_addr addr) {
-    for (const auto& m : modules()) {
+    const auto& mods = modules();
+    for (const auto& m : mods) {
         if (addr.addr() >= m.start && addr.addr() < m.end) {
+            return &m;
+        }
+    }
+    // The part of a module's .bss past its file-backed pages is an anonymous mapping that
+    // /proc/PID/maps does not name: its PT_LOAD segments say it is the module's (gdb's
+    // section table does the same for `info symbol`, `x/a`, `print &var`).
+    for (const auto& m : mods) {
+        if (!m.elf || m.end == 0) {
+            continue;
+        }
+        std::uint64_t end = m.load_bias + m.elf->load_range().second;
+        if (addr.addr() >= m.end && addr.addr() < end) {
             return &m;
         }
     }
