@@ -12,6 +12,7 @@
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/language.hpp"
 #include "ompdbg/dwarf/type.hpp"
 
 namespace ompdbg::debugger {
@@ -94,6 +95,41 @@ std::optional<std::string> cplus_physname(const dwarf::function& fn) {
         params = "void";
     }
     return fn.name + "(" + params + ")";
+}
+
+/// gdb's build_address_symbolic: the out-of-line DWARF function of a C unit holding
+/// `file_addr` names the address, unless the minimal symbol there (starting at `msym_start`) starts after
+/// the function's entry (a `.cold` part). nullopt without debug information.
+std::optional<dwarf::function> labelling_function(const dwarf::elf_file& elf, std::uint64_t file_addr,
+                                                  std::optional<std::uint64_t> msym_start) {
+    auto* info = elf.has_debug_info() ? elf.debug() : nullptr;
+    if (info == nullptr) {
+        return std::nullopt;
+    }
+    try {
+        auto chain = info->function_chain_at(file_addr);
+        if (chain.empty() || chain.back().is_inlined || chain.back().entry_pc > file_addr ||
+            (msym_start && *msym_start > chain.back().entry_pc)) {
+            return std::nullopt;
+        }
+        Dwarf_Die die = chain.back().die;
+        if (dwarf::die_is_cplus(die)) {
+            return std::nullopt;   // C++ names come from the minimal symbol or the physname
+        }
+        return chain.back();
+    } catch (const ompdbg::error&) {
+        return std::nullopt;   // unreadable DWARF: the minimal symbol serves
+    }
+}
+
+/// The name gdb gives a function where it labels an address: its linkage name when it has
+/// one (the mangled C++ name; glibc's `__GI___libc_write` for `write`), else its name.
+std::string assembler_name(const dwarf::function& fn) {
+    return fn.linkage_name.empty() ? fn.name : fn.linkage_name;
+}
+
+std::string with_offset(const std::string& name, std::uint64_t offset) {
+    return offset == 0 ? name : fmt::format("{}+{}", name, offset);
 }
 
 /// The physname of the out-of-line DWARF function holding `file_addr` in a C++ unit, if any.
@@ -214,14 +250,33 @@ std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
 
 std::string symbol_label(session& s, std::uint64_t addr) {
     auto sym = symbolize_address(s, addr);
+    module_view mv = module_for(s, addr);
+    if (mv.elf && addr >= mv.bias) {
+        std::uint64_t file_addr = addr - mv.bias;
+        std::optional<std::uint64_t> msym_start;
+        if (sym) {
+            msym_start = sym->file_addr - sym->offset;
+        }
+        if (auto fn = labelling_function(*mv.elf, file_addr, msym_start)) {
+            return with_offset(assembler_name(*fn), file_addr - fn->entry_pc);
+        }
+    }
     if (!sym) {
         return {};
     }
-    return sym->offset == 0 ? sym->name : fmt::format("{}+{}", sym->name, sym->offset);
+    return with_offset(sym->name, sym->offset);
 }
 
 std::string value_symbol_label(session& s, std::uint64_t addr) {
     auto sym = symbolize_address(s, addr);
+    if (sym) {
+        // A C function's name where gdb prints a pointer: its linkage name when it has one
+        // (`<__printf>` for printf, whose ELF aliases all start there); C++: below.
+        auto fn = labelling_function(*sym->elf, sym->file_addr, sym->file_addr - sym->offset);
+        if (fn) {
+            return with_offset(assembler_name(*fn), sym->file_addr - fn->entry_pc);
+        }
+    }
     if (!sym) {
         return {};
     }
