@@ -49,6 +49,9 @@ value evaluator::unary(const expression& e) {
             value out = detail::lvalue_at(target, raw_bits(v));
             return out;
         }
+        if (is_nodebug_function(s)) {
+            return v;   // `*func` is the function, as in C
+        }
         if (detail::is_integral(s) && !detail::is_floating(s)) {
             return detail::lvalue_at(detail::long_type(), static_cast<std::uint64_t>(to_int(v)));
         }

@@ -160,6 +160,16 @@ type type::make_base(std::string name, std::uint64_t size, base_encoding enc) {
     return t;
 }
 
+namespace {
+constexpr const char* nodebug_name = "<text variable, no debug info>";
+}  // namespace
+
+type nodebug_function_type() { return type::make_base(nodebug_name, 1, base_encoding::other); }
+
+bool is_nodebug_function(const type& t) {
+    return t.kind() == type_kind::base && t.die() == nullptr && t.name() == nodebug_name;
+}
+
 type type::pointer_to(const type& target) {
     auto s = std::make_shared<synthetic_type>();
     s->kind = type_kind::pointer;

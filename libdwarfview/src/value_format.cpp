@@ -61,7 +61,7 @@ public:
                 return "(" + v.val_type.name() + ") " + any(v);
             }
         }
-        if (k == type_kind::function) {
+        if (k == type_kind::function || is_nodebug_function(s)) {
             return "{" + v.val_type.name() + "} " + code_address(v.address.value_or(0));
         }
         return any(v);
@@ -110,6 +110,9 @@ public:
             case type_kind::function:
                 return "{" + v.val_type.name() + "} " + code_address(v.address.value_or(0));
             default:
+                if (is_nodebug_function(s)) {
+                    return "{" + v.val_type.name() + "} " + code_address(v.address.value_or(0));
+                }
                 break;
         }
         fetch(v, ctx_);

@@ -260,6 +260,9 @@ std::string body(const type& t, int level) {
 std::string whatis_text(const type& t) { return "type = " + t.name(); }
 
 std::string ptype_text(const type& t) {
+    if (is_nodebug_function(t)) {
+        return "type = <unknown return type> ()";
+    }
     detail::print_style st;
     st.resolve_typedefs = true;
     st.leaf = [](const type& leaf) -> std::optional<std::string> { return body(leaf, 0); };

@@ -316,3 +316,24 @@ TEST_CASE("info sharedlibrary, info symbol and info line match gdb", "[cli]") {
     REQUIRE(expected.size() >= 10);
     CHECK(joined(grep(ours.out, pattern)) == joined(expected));
 }
+
+TEST_CASE("C library functions and symbols without debug information print, examine and disassemble as gdb's",
+          "[cli]") {
+    // counter calls printf/fflush: libc's functions have debug information (libc6-dbg)
+    // under other names (printf is __printf, puts is _IO_puts), _init has none, and
+    // __libc_single_threaded lies in the part of libc's .bss that no file maps.
+    auto program = example_path("counter");
+    std::vector<std::string> cmds{"break print_counter", "run",          "print printf",     "print puts",
+                                  "ptype printf",        "x/2i puts",    "print _init",      "ptype _init",
+                                  "whatis _init",        "x/i _init",    "print &_init",     "print *_init",
+                                  "print fflush",        "print &__libc_single_threaded",
+                                  "info symbol &__libc_single_threaded", "x/6i write",      "kill"};
+    auto ours = ompdbg_cmds(program, cmds, {"1"});
+    auto gdb = gdb_cmds(program, cmds, {"1"});
+    CAPTURE(ours.all(), gdb.all());
+    REQUIRE_FALSE(ours.timed_out);
+    const std::string pattern = R"(^\$[0-9]+ = |^type = |^   0x[0-9a-f]+ <| in section )";
+    auto expected = grep(gdb.out, pattern);
+    REQUIRE(expected.size() == 20);
+    CHECK(joined(grep(ours.out, pattern)) == joined(expected));
+}

@@ -174,7 +174,9 @@ void set_examined(session& s, std::uint64_t addr, const dwarf::type& unit, std::
 
 std::uint64_t value_as_address(const dwarf::value& v) {
     dwarf::type t = v.val_type.strip_cv_typedef();
-    if ((t.kind() == dwarf::type_kind::array || t.kind() == dwarf::type_kind::function) && v.address) {
+    if ((t.kind() == dwarf::type_kind::array || t.kind() == dwarf::type_kind::function ||
+         dwarf::is_nodebug_function(t)) &&
+        v.address) {
         return *v.address;
     }
     return static_cast<std::uint64_t>(dwarf::as_integer(v));

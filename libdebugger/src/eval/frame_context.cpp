@@ -535,6 +535,29 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
     return found(g, m);
 }
 
+namespace {
+
+/// The type of the function with debug information that an ELF symbol without any aliases
+/// (glibc's `printf` is `__printf`, `puts` is `_IO_puts`): gdb prints and calls it with
+/// that function's type. nullopt when no out-of-line function starts at `file_addr`.
+std::optional<dwarf::type> alias_function_type(const tracer::loaded_module& m, std::uint64_t file_addr) {
+    dwarf::debug_info* dbg = m.elf->debug();
+    if (dbg == nullptr) {
+        return std::nullopt;
+    }
+    try {
+        auto chain = dbg->function_chain_at(file_addr);
+        if (!chain.empty() && !chain.back().is_inlined && chain.back().entry_pc == file_addr) {
+            return dwarf::type(chain.back().die);
+        }
+    } catch (const ompdbg::error&) {
+        // unreadable DWARF: the symbol has no debug information as far as we can tell
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<dwarf::value> frame_context::lookup_function(std::string_view name) {
     auto mods = search_order();
     for (const tracer::loaded_module* m : mods) {
@@ -562,7 +585,7 @@ std::optional<dwarf::value> frame_context::lookup_function(std::string_view name
                 continue;
             }
             dwarf::value v;
-            v.val_type = dwarf::type::make_base("<text variable, no debug info>", 1, dwarf::base_encoding::other);
+            v.val_type = alias_function_type(*m, sym.value).value_or(dwarf::nodebug_function_type());
             v.address = m->to_runtime(sym.value).addr();
             return v;
         }

@@ -50,7 +50,7 @@ std::vector<dwarf::value> frame_context::lookup_functions(std::string_view name)
         for (const dwarf::symbol& sym : m->elf->plt_symbols()) {
             if (sym.name == stub) {
                 dwarf::value v;
-                v.val_type = dwarf::type::make_base("<text variable, no debug info>", 1, dwarf::base_encoding::other);
+                v.val_type = dwarf::nodebug_function_type();
                 v.address = m->to_runtime(sym.value).addr();
                 out.push_back(v);
                 return out;

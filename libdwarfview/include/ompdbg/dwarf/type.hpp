@@ -146,4 +146,10 @@ inline type member::get_type() const {
     return synthetic ? *synthetic : type_die ? type(*type_die) : type();
 }
 
+/// gdb's type of a function known only by its ELF symbol: `print` shows
+/// "{<text variable, no debug info>} 0x401000 <_init>", `ptype` "<unknown return type> ()";
+/// its value is the function's address, as a function's is.
+type nodebug_function_type();
+bool is_nodebug_function(const type& t);
+
 }  // namespace ompdbg::dwarf
