@@ -295,22 +295,32 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     return proc;
 }
 
-std::unique_ptr<process> process::adopt_fork_child(pid_t child, elf_provider elves, pid_t vfork_parent) {
-    // release_fork_child(keep) waited for the child's first stop and cleaned its memory.
+std::unique_ptr<process> ptrace_process::adopt_fork_child(pid_t child, bool vforked) {
+    // impl::release_fork_child(keep) waited for the child's first stop and cleaned its memory.
     std::unique_ptr<ptrace_process> proc(new ptrace_process());
     auto& d = *proc->impl_;
     d.pid = child;
     d.attached = false;
+    const pid_t vfork_parent = vforked ? impl_->pid : 0;
     d.vfork_parent = vfork_parent;
     // A scratch page mapped in the shared memory would stay in the parent's: single-step
     // over breakpoints until exec (which clears ool_disabled).
     d.ool_disabled = vfork_parent != 0;
-    d.elves = std::move(elves);
+    d.elves = impl_->elves;
     d.add_thread(child, tstate::stopped);
     d.open_mem();
     d.init_shared_libraries();
     log::write(log::channel::ptrace, "adopted fork child {}", child);
     return proc;
+}
+
+void ptrace_process::release_fork_child(pid_t child) {
+    // Traced by us and stopped: taken over only to detach it (its memory is clean already).
+    try {
+        adopt_fork_child(child, false)->detach();
+    } catch (const std::exception& e) {
+        log::write(log::channel::ptrace, "letting fork child {} of {} go: {}", child, impl_->pid, e.what());
+    }
 }
 
 std::unique_ptr<process> process::attach(pid_t pid, elf_provider elves) {

@@ -142,7 +142,7 @@ std::optional<stop_reason> remote_process::process_event(const rsp::stop_reply& 
     return why;
 }
 
-std::unique_ptr<remote_process> remote_process::adopt_fork_child(pid_t child, pid_t vfork_parent) {
+std::unique_ptr<process> remote_process::adopt_fork_child(pid_t child, bool vforked) {
     auto it = std::find(kept_children_.begin(), kept_children_.end(), child);
     if (it == kept_children_.end()) {
         error::send(fmt::format("process {} is not a fork child held for process {}.", child, pid_));
@@ -150,9 +150,18 @@ std::unique_ptr<remote_process> remote_process::adopt_fork_child(pid_t child, pi
     kept_children_.erase(it);
     std::unique_ptr<remote_process> p(new remote_process(conn_, child, elves_));
     p->exe_ = exe_;   // the same image until it execs
-    p->vfork_parent_ = vfork_parent;
+    p->vfork_parent_ = vforked ? pid_ : 0;
     p->report_forks_ = report_forks_;
     return p;
+}
+
+void remote_process::release_fork_child(pid_t child) {
+    auto it = std::find(kept_children_.begin(), kept_children_.end(), child);
+    if (it == kept_children_.end()) {
+        return;   // not kept (or let go already): nothing held for us
+    }
+    kept_children_.erase(it);
+    released_children_.push_back(child);
 }
 
 void remote_process::restore_vfork_parent_memory() {

@@ -2,7 +2,9 @@
 # `architecture: include arrows point down`): a layer includes the public headers of the
 # layers below it only, and no front end (apps/) includes a plugin API header or any header of
 # the plugin host (ompdbg/plugins/...): the front ends see plugins through the model
-# (libdebugger) only (issue 19).
+# (libdebugger) only (issue 19). libdebugger's public headers (libdebugger/include) include
+# none of those either, so that no front end reaches a plugin type through them: what only
+# the model's own files need lives in libdebugger/src.
 #
 #   cmake -DSOURCE_DIR=<repository> -P check_layers.cmake
 cmake_minimum_required(VERSION 3.25)
@@ -39,6 +41,10 @@ foreach(layer IN LISTS layers)
         elseif(NOT lib IN_LIST allowed_${layer})
           string(APPEND problems "${file}: includes ${header}, a layer above ${layer}\n")
         endif()
+      endif()
+      if(file MATCHES "^libdebugger/include/" AND (header MATCHES "^ompdbg/plugins/" OR header IN_LIST plugin_api_headers))
+        string(APPEND problems "${file}: a public header of the model includes ${header}, of the plugin host; "
+                               "move what needs it to libdebugger/src\n")
       endif()
       if(layer STREQUAL "apps" AND header IN_LIST plugin_api_headers)
         string(APPEND problems "${file}: includes the plugin API header ${header}; go through ompdbg::debugger\n")

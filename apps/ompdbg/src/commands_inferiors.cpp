@@ -277,13 +277,7 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
     const char* how = why.is_vfork ? "vfork" : "fork";
     std::unique_ptr<tracer::process> child;
     try {
-        const pid_t vfork_parent = why.is_vfork ? parent_pid : 0;
-        // A remote child is held by the parent's agent already: a process of that connection.
-        if (auto* remote = dynamic_cast<tracer::remote_process*>(parent)) {
-            child = remote->adopt_fork_child(why.new_tid, vfork_parent);
-        } else {
-            child = tracer::process::adopt_fork_child(why.new_tid, s.elf_provider(), vfork_parent);
-        }
+        child = parent->adopt_fork_child(why.new_tid, why.is_vfork);
     } catch (const std::exception& e) {
         s.out().error(fmt::format("Cannot debug fork child {}: {}", why.new_tid, e.what()));
         return;

@@ -18,7 +18,6 @@
 
 #include "command_prefix.hpp"
 #include "commands_omp_state.hpp"
-#include "ompdbg/debugger/omp/ompd_tls.hpp"
 #include "ompdbg/debugger/omp/ompd_views.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
@@ -200,7 +199,7 @@ void cmd_omp_icvs(session& s, std::string_view args) {
         } else if (want == "task") {
             only = icv_scope::task;
         } else {
-            require_ompd(s);  // as before: no OpenMP says so before a bad scope does
+            check_inspectable(s);  // as before: no OpenMP says so before a bad scope does
             error::send("Unknown ICV scope \"" + std::string(want) +
                         "\": use address-space, thread, parallel or task.");
         }

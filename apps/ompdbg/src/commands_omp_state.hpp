@@ -1,7 +1,7 @@
 #pragma once
-// Shared by the commands_omp*.cpp files: the OMPD state of the model (libdebugger's
-// omp/ompd_state.hpp: the library, each process's address space, require_ompd) and the
-// helpers that every OpenMP command uses to print (thread labels, numbers).
+// Shared by the commands_omp*.cpp files: the helpers that every OpenMP command uses to
+// print (thread labels, numbers). The OMPD state is the model's (libdebugger's
+// omp/ompd_views.hpp reads it for them).
 
 #include <sys/types.h>
 
@@ -12,12 +12,8 @@
 
 #include "command_args.hpp"
 #include "session.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 
 namespace ompdbg::app::omp_impl {
-
-/// The model's OMPD state and require_ompd, by the names the commands knew.
-using namespace debugger::ompd;
 
 /// gdb's thread number of an LWP as text ("?" when unknown).
 std::string thread_label(session& s, std::optional<pid_t> lwp);

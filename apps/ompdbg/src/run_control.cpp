@@ -214,13 +214,8 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
                     // say "[Switching to ...]" (it switched as the resume began).
                     s.current_inferior().selected_tid = pending.why.new_tid;
                 }
-            } else if (dynamic_cast<tracer::remote_process*>(s.process()) == nullptr) {
-                // (A remote parent lets its kept child go itself, at its next resume.)
-                try {
-                    tracer::process::adopt_fork_child(pending.why.new_tid, s.elf_provider())->detach();
-                } catch (const std::exception& e) {
-                    log::write(log::channel::cli, "letting fork child {} go: {}", pending.why.new_tid, e.what());
-                }
+            } else if (s.process()) {
+                s.process()->release_fork_child(pending.why.new_tid);
             }
         }
         // The current process may change on the way: a followed fork child.

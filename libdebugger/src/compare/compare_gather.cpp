@@ -1,6 +1,7 @@
 // Members and frames of the compare commands (compare_gather.hpp).
 
 #include "ompdbg/debugger/compare/compare_gather.hpp"
+#include "omp/ompd_state.hpp"
 
 #include <algorithm>
 #include <set>
@@ -9,7 +10,6 @@
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/expr_effects.hpp"

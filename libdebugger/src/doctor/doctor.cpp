@@ -4,6 +4,7 @@
 // program), never from LD_LIBRARY_PATH guesses.
 #include "ompdbg/debugger/doctor/doctor.hpp"
 #include "doctor/doctor_checks.hpp"
+#include "session/plugin_trust_host.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -333,7 +334,8 @@ bool defines(const dwarf::elf_file& f, std::string_view symbol) { return !f.find
 
 using namespace doctor_impl;
 
-std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy) {
+std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin_trust_policy& trust) {
+    const plugins::plugin_policy& policy = plugin_host_policy(trust);
     findings f;
     f.pid = subject.pid;
     if (subject.host) {

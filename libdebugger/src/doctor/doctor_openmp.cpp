@@ -3,7 +3,7 @@
 // process or of the program run until its first region), and ompdbg's DMPL plugins.
 
 #include "doctor/doctor_checks.hpp"
-#include "ompdbg/debugger/omp/ompd_tls.hpp"
+#include "omp/ompd_tls.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

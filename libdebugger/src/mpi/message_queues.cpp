@@ -5,6 +5,7 @@
 // report.
 
 #include "ompdbg/debugger/mpi/message_queues.hpp"
+#include "session/plugin_trust_host.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -24,6 +25,71 @@
 namespace ompdbg::debugger {
 
 namespace {
+
+/// The model's copy of one operation the plugin host reported.
+queue_operation model_operation(const plugins::msgq_operation& op) {
+    queue_operation out;
+    switch (op.queue) {
+    case plugins::msgq_queue::pending_sends: out.queue = queue_kind::pending_sends; break;
+    case plugins::msgq_queue::pending_receives: out.queue = queue_kind::pending_receives; break;
+    case plugins::msgq_queue::unexpected_messages: out.queue = queue_kind::unexpected_messages; break;
+    }
+    switch (op.status) {
+    case plugins::msgq_status::pending: out.status = queue_status::pending; break;
+    case plugins::msgq_status::matched: out.status = queue_status::matched; break;
+    case plugins::msgq_status::complete: out.status = queue_status::complete; break;
+    }
+    out.desired_local_rank = op.desired_local_rank;
+    out.desired_global_rank = op.desired_global_rank;
+    out.tag_wild = op.tag_wild;
+    out.desired_tag = op.desired_tag;
+    out.desired_length = op.desired_length;
+    out.system_buffer = op.system_buffer;
+    out.buffer = op.buffer;
+    out.actual_local_rank = op.actual_local_rank;
+    out.actual_global_rank = op.actual_global_rank;
+    out.actual_tag = op.actual_tag;
+    out.actual_length = op.actual_length;
+    out.extra_text = op.extra_text;
+    out.count = op.count;
+    out.datatype = op.datatype;
+    return out;
+}
+
+queue_contents model_queue(const plugins::msgq_queue_contents& q) {
+    queue_contents out;
+    out.available = q.available;
+    out.unavailable_reason = q.unavailable_reason;
+    for (const auto& op : q.operations) {
+        out.operations.push_back(model_operation(op));
+    }
+    out.reader = q.reader;
+    return out;
+}
+
+/// The model's copy of what the plugin host read of one rank's communicators (the front
+/// ends see only the model's types, issue 19).
+std::vector<queue_communicator> model_communicators(const std::vector<plugins::msgq_communicator>& comms) {
+    std::vector<queue_communicator> out;
+    for (const auto& c : comms) {
+        queue_communicator m;
+        m.unique_id = c.unique_id;
+        m.name = c.name;
+        m.local_rank = c.local_rank;
+        m.size = c.size;
+        m.world_ranks = c.world_ranks;
+        m.sends = model_queue(c.sends);
+        m.receives = model_queue(c.receives);
+        m.unexpected = model_queue(c.unexpected);
+        for (const auto& sq : c.sequences) {
+            m.sequences.push_back(queue_peer_sequence{sq.peer_local, sq.peer_global, sq.sent, sq.arrived});
+        }
+        m.sequences_read = c.sequences_read;
+        m.sequences_note = c.sequences_note;
+        out.push_back(std::move(m));
+    }
+    return out;
+}
 
 /// One rank the queue commands look at.
 struct queue_rank {
@@ -136,7 +202,7 @@ plugins::msgq_process& msgq_of(session& s, const queue_rank& r) {
     st.process.reset();
     msgq_library_state& lib = s.model_state().get<msgq_library_state>();
     if (!lib.library) {
-        lib.library = plugins::msgq_library::load_for(*r.target, s.plugin_policy());
+        lib.library = plugins::msgq_library::load_for(*r.target, plugin_host_policy(s.plugin_policy()));
     }
     st.process = std::make_unique<plugins::msgq_process>(lib.library, *r.target, r.rank);
     st.target = r.target;
@@ -213,7 +279,7 @@ std::string unmatched_note(const rank_queue_state& r) {
             }
             bool awaited_peer = false, matches = false;
             for (const auto& op : c.receives.operations) {
-                if (op.status != plugins::msgq_status::pending) {
+                if (op.status != queue_status::pending) {
                     continue;
                 }
                 bool peer = op.desired_local_rank < 0 || op.desired_global_rank == u.actual_global_rank;
@@ -265,7 +331,7 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
         // Every live rank's queues: a blocked rank's waits depend on its peers' queues too
         // (wait_edges.hpp); only a blocked rank's failure matters to `mpi deadlock`.
         try {
-            st.communicators = msgq_of(s, r).communicators();
+            st.communicators = model_communicators(msgq_of(s, r).communicators());
             st.queues_read = true;
         } catch (const std::exception& e) {
             if (opts.all_queues || st.activity == rank_activity::blocked_p2p) {
@@ -294,7 +360,12 @@ job_queue_report gather_job_queues(session& s, const queue_gather_options& opts)
 }
 
 std::string to_string(queue_status st) {
-    return plugins::to_string(st);
+    switch (st) {
+    case queue_status::pending: return "pending";
+    case queue_status::matched: return "matched";
+    case queue_status::complete: return "complete";
+    }
+    return "unknown";
 }
 
 }  // namespace ompdbg::debugger

@@ -64,6 +64,7 @@ struct host_attach {
     std::vector<std::unique_ptr<tracer::process>> procs;   ///< index as in `rows`, null when failed
     std::vector<std::string> errors;                       ///< index as in `rows`, empty when attached
     std::string agent_error;                               ///< the agent did not start
+    std::shared_ptr<tracer::remote_connection> conn;       ///< the host's agent, null when it did not start
 };
 
 host_attach attach_on_host(const std::string& spec, const std::string& host, const std::vector<pid_t>& pids,
@@ -78,6 +79,7 @@ host_attach attach_on_host(const std::string& spec, const std::string& host, con
         out.agent_error = e.what();
         return out;
     }
+    out.conn = conn;
     for (std::size_t i = 0; i < pids.size(); ++i) {
         try {
             // Asked first, so that the one line says what a table's stale pid is.
@@ -214,9 +216,7 @@ std::vector<std::string> attach_remote_ranks(session& s, const std::vector<remot
         for (std::size_t k = 0; k < index.size(); ++k) {
             auto& row = rows[index[k]];
             if (got.procs[k]) {
-                if (auto* rp = dynamic_cast<tracer::remote_process*>(got.procs[k].get())) {
-                    announce_remote_files(s, rp->connection_object());
-                }
+                announce_remote_files(s, *got.conn);   // the host's agent, which attached it
                 row.inf->process = std::move(got.procs[k]);
             } else {
                 row.inf->lost = got.errors[k];

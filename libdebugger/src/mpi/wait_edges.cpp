@@ -11,15 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "ompdbg/plugins/msgq.hpp"
-
 namespace ompdbg::debugger {
 
 namespace {
-
-using plugins::msgq_communicator;
-using plugins::msgq_operation;
-using plugins::msgq_status;
 
 const rank_queue_state* rank_state(const std::vector<rank_queue_state>& ranks, std::int64_t rank) {
     for (const auto& r : ranks) {
@@ -30,7 +24,7 @@ const rank_queue_state* rank_state(const std::vector<rank_queue_state>& ranks, s
     return nullptr;
 }
 
-const msgq_communicator* same_communicator(const rank_queue_state& r, const msgq_communicator& c) {
+const queue_communicator* same_communicator(const rank_queue_state& r, const queue_communicator& c) {
     for (const auto& other : r.communicators) {
         if (other.unique_id == c.unique_id && other.size == c.size) {
             return &other;
@@ -39,7 +33,7 @@ const msgq_communicator* same_communicator(const rank_queue_state& r, const msgq
     return nullptr;
 }
 
-std::int64_t local_rank_of(const msgq_communicator& c, std::int64_t world) {
+std::int64_t local_rank_of(const queue_communicator& c, std::int64_t world) {
     for (std::size_t i = 0; i < c.world_ranks.size(); ++i) {
         if (c.world_ranks[i] == world) {
             return static_cast<std::int64_t>(i);
@@ -55,8 +49,8 @@ struct message_flow {
     std::uint32_t sent = 0;
     std::uint16_t on_their_way = 0;
 };
-std::optional<message_flow> flow_between(const rank_queue_state& receiver, const msgq_communicator& rc,
-                                          const rank_queue_state& sender, const msgq_communicator& sc) {
+std::optional<message_flow> flow_between(const rank_queue_state& receiver, const queue_communicator& rc,
+                                          const rank_queue_state& sender, const queue_communicator& sc) {
     if (!rc.sequences_read || !sc.sequences_read) {
         return std::nullopt;
     }
@@ -76,12 +70,12 @@ std::optional<message_flow> flow_between(const rank_queue_state& receiver, const
     return message_flow{sent, static_cast<std::uint16_t>(static_cast<std::uint16_t>(sent) - arrived)};
 }
 
-std::string tag_text(const msgq_operation& op) {
+std::string tag_text(const queue_operation& op) {
     return op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag);
 }
 
 /// Why receive `op` of `r` from `peer` is no wait ("" when it is one).
-std::string receive_cleared(const rank_queue_state& r, const msgq_communicator& c, const msgq_operation& op,
+std::string receive_cleared(const rank_queue_state& r, const queue_communicator& c, const queue_operation& op,
                             const rank_queue_state* peer) {
     auto tag_fits = [&](std::int64_t tag) { return op.tag_wild || op.desired_tag == tag; };
     for (const auto& u : c.unexpected.operations) {
@@ -90,12 +84,12 @@ std::string receive_cleared(const rank_queue_state& r, const msgq_communicator& 
                                u.actual_tag);
         }
     }
-    const msgq_communicator* pc = peer == nullptr ? nullptr : same_communicator(*peer, c);
+    const queue_communicator* pc = peer == nullptr ? nullptr : same_communicator(*peer, c);
     if (pc == nullptr) {
         return {};
     }
     for (const auto& s : pc->sends.operations) {
-        if (s.status != msgq_status::complete && s.desired_global_rank == r.rank && tag_fits(s.desired_tag)) {
+        if (s.status != queue_status::complete && s.desired_global_rank == r.rank && tag_fits(s.desired_tag)) {
             return fmt::format("rank {} has started the message (its pending send, tag {})", peer->rank, s.desired_tag);
         }
     }
@@ -107,17 +101,17 @@ std::string receive_cleared(const rank_queue_state& r, const msgq_communicator& 
 }
 
 /// Why send `op` of `r` to `peer` is no wait ("" when it is one).
-std::string send_cleared(const rank_queue_state& r, const msgq_communicator& c, const msgq_operation& op,
+std::string send_cleared(const rank_queue_state& r, const queue_communicator& c, const queue_operation& op,
                          const rank_queue_state* peer) {
-    const msgq_communicator* pc = peer == nullptr ? nullptr : same_communicator(*peer, c);
+    const queue_communicator* pc = peer == nullptr ? nullptr : same_communicator(*peer, c);
     if (pc == nullptr) {
         return {};
     }
     for (const auto& rv : pc->receives.operations) {
-        bool from_r = rv.status == msgq_status::pending
+        bool from_r = rv.status == queue_status::pending
                           ? rv.desired_local_rank < 0 || rv.desired_global_rank == r.rank
-                          : rv.status == msgq_status::matched && rv.actual_global_rank == r.rank;
-        bool tag = rv.status == msgq_status::matched ? rv.actual_tag == op.desired_tag
+                          : rv.status == queue_status::matched && rv.actual_global_rank == r.rank;
+        bool tag = rv.status == queue_status::matched ? rv.actual_tag == op.desired_tag
                                                      : rv.tag_wild || rv.desired_tag == op.desired_tag;
         if (from_r && tag) {
             return fmt::format("rank {}'s posted receive matches it", peer->rank);
@@ -160,9 +154,9 @@ std::vector<cleared_wait> add_wait_edges(wait_for_graph& g, const std::vector<ra
         bool plain = call == "MPI_Recv" || call == "MPI_Send" || call == "MPI_Ssend" || call == "MPI_Bsend" ||
                      call == "MPI_Rsend";
         for (const auto& c : r.communicators) {
-            auto add = [&](const plugins::msgq_queue_contents& q, bool is_send) {
+            auto add = [&](const queue_contents& q, bool is_send) {
                 for (const auto& op : q.operations) {
-                    if (op.status != msgq_status::pending) {
+                    if (op.status != queue_status::pending) {
                         continue;
                     }
                     std::string tag = tag_text(op);

@@ -4,6 +4,8 @@
 // per-thread data), and a thread's copy of a threadprivate variable.
 
 #include "ompdbg/debugger/omp/dmpl_runtime.hpp"
+#include "omp/dmpl_process.hpp"
+#include "session/plugin_trust_host.hpp"
 
 #include <filesystem>
 #include <memory>
@@ -110,7 +112,7 @@ plugins::dmpl_process* dmpl_for(session& s, bool required) {
     dmpl_library_state& lib = library_state(s);
     if (!lib.library) {
         fs::path file = lib.library_setting ? *lib.library_setting : default_library(rt.kind);
-        lib.library = plugins::dmpl_library::load(file, s.plugin_policy());
+        lib.library = plugins::dmpl_library::load(file, plugin_host_policy(s.plugin_policy()));
     }
     plugins::pthread_key_reader keys = [&s](pid_t tid, std::uint64_t key) -> std::optional<std::uint64_t> {
         try {
@@ -163,7 +165,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> omp_position(session& s, pi
             if (probe.what != plugins::omp_runtime_probe::kind::llvm_ompd || !probe.debug_enabled) {
                 return std::nullopt;
             }
-            auto lib = plugins::load_ompd_library(probe, s.plugin_policy(), std::nullopt);
+            auto lib = plugins::load_ompd_library(probe, plugin_host_policy(s.plugin_policy()), std::nullopt);
             plugins::tls_resolver tls = [&s](pid_t t, const tracer::loaded_module& m,
                                              std::uint64_t off) -> std::optional<std::uint64_t> {
                 try {

@@ -3,6 +3,7 @@
 // model of `omp threads` and `omp parallel` of libgomp and of `ompdbg triage`'s labels.
 
 #include "ompdbg/debugger/omp/stack_folding.hpp"
+#include "omp/dmpl_process.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -2,6 +2,8 @@
 // watch on ompd_dll_locations_valid (ompd_events.hpp; from the CLI, issue 19).
 
 #include "ompdbg/debugger/omp/ompd_events.hpp"
+#include "omp/ompd_state.hpp"
+#include "session/plugin_trust_host.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -16,7 +18,6 @@
 
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
 #include "ompdbg/dwarf/expr.hpp"
@@ -385,7 +386,7 @@ std::optional<ompd_dll_locations_outcome> on_ompd_dll_locations_valid(session& s
         return out;
     }
     try {
-        ompd::ensure_library(st, probe, s.plugin_policy());
+        ompd::ensure_library(st, probe, plugin_host_policy(s.plugin_policy()));
         out.loaded = ompd_library_loaded{st.library->path().string(), st.library_source, st.library->api_version(),
                                          st.library->version_string()};
     } catch (const std::exception& e) {

@@ -3,6 +3,8 @@
 // construct, continued into the encountering thread's stack (as gdb's OMPD plugin does with
 // `ompd bt on continued`). Every frame keeps its number in its own thread's stack.
 
+#include "omp/ompd_state.hpp"
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 #include "ompdbg/debugger/omp/ompd_views.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/plugins/ompd.hpp"

@@ -1,13 +1,14 @@
 // The OMPD state of a session and of its processes (ompd_state.hpp).
 
-#include "ompdbg/debugger/omp/ompd_state.hpp"
+#include "omp/ompd_state.hpp"
+#include "omp/ompd_tls.hpp"
+#include "session/plugin_trust_host.hpp"
 
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/debugger/omp/ompd_tls.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -68,7 +69,7 @@ plugins::ompd_address_space& require_ompd(session& s) {
         error::send(probe.problem);
     }
     omp_library_state& lib = library_state(s);
-    ensure_library(lib, probe, s.plugin_policy());
+    ensure_library(lib, probe, plugin_host_policy(s.plugin_policy()));
     // TLS symbols (__kmp_gtid): the session's libthread_db (it lives as long as the
     // process), else the host walks glibc's DTV itself.
     plugins::tls_resolver tls = make_tls_resolver([&s] { return s.thread_db(); });

@@ -1,4 +1,4 @@
-#include "ompdbg/debugger/omp/ompd_tls.hpp"
+#include "omp/ompd_tls.hpp"
 
 namespace ompdbg::debugger {
 

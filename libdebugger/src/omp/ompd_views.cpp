@@ -3,6 +3,7 @@
 // returns what the front end prints.
 
 #include "ompdbg/debugger/omp/ompd_views.hpp"
+#include "omp/ompd_state.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -10,7 +11,6 @@
 #include <vector>
 
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/plugins/ompd.hpp"
 
@@ -27,6 +27,10 @@ std::string openmp_runtime_path(session& s) {
         error::send("The program is not being run.");
     }
     return plugins::probe_openmp_runtime(*tgt).runtime_path.string();
+}
+
+void check_inspectable(session& s) {
+    ompd::require_ompd(s);
 }
 
 void set_ompd_library(session& s, const std::string& path) {

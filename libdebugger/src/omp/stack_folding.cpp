@@ -3,6 +3,7 @@
 // library's names of the runtime's dispatcher and outlined routines.
 
 #include "ompdbg/debugger/omp/stack_folding.hpp"
+#include "omp/dmpl_process.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,6 +2,8 @@
 // issue 19): native TLS through libthread_db, or the copy the OpenMP runtime keeps through
 // its DMPL library (DMPL_get_tls_address).
 
+#include "omp/dmpl_process.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>

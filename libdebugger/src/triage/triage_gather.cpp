@@ -5,6 +5,7 @@
 // /dev/null: its ELF cache gives every rank of one executable the same DWARF index.
 
 #include "ompdbg/debugger/triage/triage_model.hpp"
+#include "omp/ompd_state.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -28,7 +29,6 @@
 #include "ompdbg/debugger/mpi/message_queues.hpp"
 #include "ompdbg/debugger/mpi/mpi_job_base.hpp"
 #include "ompdbg/debugger/mpi/remote_ranks.hpp"
-#include "ompdbg/debugger/omp/ompd_state.hpp"
 #include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
@@ -214,7 +214,7 @@ void take_queues(process_view& pv, const rank_queue_state& st) {
     pv.queues_read = true;
     pv.communicators = st.communicators;
     for (const auto& c : pv.communicators) {
-        auto queue = [&](const char* title, const plugins::msgq_queue_contents& q, bool send) {
+        auto queue = [&](const char* title, const queue_contents& q, bool send) {
             for (const auto& op : q.operations) {
                 pv.queue_lines.push_back(fmt::format("{} {}: {}", c.name, title, queue_operation_text(op, send)));
             }
@@ -227,12 +227,12 @@ void take_queues(process_view& pv, const rank_queue_state& st) {
 
 }  // namespace
 
-std::string queue_operation_text(const plugins::msgq_operation& op, bool send) {
+std::string queue_operation_text(const queue_operation& op, bool send) {
     std::string peer = !send && op.desired_local_rank < 0 ? "from any source"
                                                            : fmt::format("{} rank {}", send ? "to" : "from",
                                                                          op.desired_global_rank);
     return fmt::format("{}, {}, {} bytes, {}", peer, op.tag_wild ? "any tag" : fmt::format("tag {}", op.desired_tag),
-                       op.desired_length, plugins::to_string(op.status));
+                       op.desired_length, to_string(op.status));
 }
 
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // The live process libtracer drives with ptrace on this host: the implementation of
-// `process` behind process::launch, process::attach and process::adopt_fork_child. Its
+// `process` behind process::launch, process::attach and adopt_fork_child. Its
 // state (`impl`) is process_impl.hpp, shared by the files that implement it.
 
 #include <memory>
@@ -40,6 +40,8 @@ public:
     void interrupt() override;
     void set_report_forks(bool on) override;
     void set_keep_fork_children(bool on, bool vfork_too) override;
+    std::unique_ptr<process> adopt_fork_child(pid_t child, bool vforked) override;
+    void release_fork_child(pid_t child) override;
     void finish_vfork() override;
     void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
     std::optional<siginfo_t> last_siginfo(pid_t tid) const override;
@@ -63,7 +65,7 @@ public:
     std::string connection() const override { return "native"; }
 
 private:
-    friend class process;          // launch/attach/adopt_fork_child fill impl_
+    friend class process;          // launch/attach fill impl_
     friend class thread_record;
     friend class process_group;   // polls members without draining the shared wake-up pipe
     struct impl;

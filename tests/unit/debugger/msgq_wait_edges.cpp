@@ -12,9 +12,9 @@ using ompdbg::debugger::add_wait_edges;
 using ompdbg::debugger::rank_activity;
 using ompdbg::debugger::rank_queue_state;
 using ompdbg::debugger::wait_for_graph;
-using ompdbg::plugins::msgq_operation;
-using ompdbg::plugins::msgq_peer_sequence;
-using ompdbg::plugins::msgq_status;
+using ompdbg::debugger::queue_operation;
+using ompdbg::debugger::queue_peer_sequence;
+using ompdbg::debugger::queue_status;
 
 namespace {
 
@@ -38,8 +38,8 @@ rank_queue_state rank_in(int rank, const std::string& call) {
     return st;
 }
 
-msgq_operation op(int peer, int tag, msgq_status status = msgq_status::pending) {
-    msgq_operation o;
+queue_operation op(int peer, int tag, queue_status status = queue_status::pending) {
+    queue_operation o;
     o.desired_local_rank = o.desired_global_rank = peer;
     o.desired_tag = tag;
     o.status = status;
@@ -47,7 +47,7 @@ msgq_operation op(int peer, int tag, msgq_status status = msgq_status::pending) 
 }
 
 void sequences(rank_queue_state& st, int peer, std::uint32_t sent, std::uint16_t arrived) {
-    st.communicators[0].sequences.push_back(msgq_peer_sequence{peer, peer, sent, arrived});
+    st.communicators[0].sequences.push_back(queue_peer_sequence{peer, peer, sent, arrived});
 }
 
 wait_for_graph::report analyze(const std::vector<rank_queue_state>& states,
@@ -111,7 +111,7 @@ TEST_CASE("wait edges: eager data in the peer's unexpected queue frees the send,
     a.communicators[0].sends.operations.push_back(op(1, 1));
     b.communicators[0].sends.operations.push_back(op(0, 2));
     auto unexpected = [](int from, int tag, std::uint64_t data) {
-        msgq_operation u = op(from, tag);
+        queue_operation u = op(from, tag);
         u.actual_global_rank = u.actual_local_rank = from;
         u.actual_tag = tag;
         u.buffer = data;

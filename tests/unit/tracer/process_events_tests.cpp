@@ -167,7 +167,7 @@ TEST_CASE("a kept vfork child hits its breakpoints in the shared memory, and the
     auto r = wait_stop(*p);
     REQUIRE(r.kind == stop_kind::fork);
     REQUIRE(r.is_vfork);
-    auto child = process::adopt_fork_child(r.new_tid, {}, p->pid());
+    auto child = p->adopt_fork_child(r.new_tid, true);
     // The memory is the child's now: the parent's int3 is out of it.
     std::byte at_tick{};
     child->read_memory(tick, std::span(&at_tick, 1));

@@ -48,14 +48,6 @@ public:
     /// /proc/PID/task until no new thread appears) and stops them all. Throws
     /// "ptrace: No such process." / "ptrace: Operation not permitted." (gdb's wording).
     static std::unique_ptr<process> attach(pid_t pid, elf_provider elves = {});
-    /// Takes over the fork child `child` that a process with set_keep_fork_children(true)
-    /// reported (traced by this thread, stopped): a launched-like process (kill() ends it)
-    /// with one stopped thread, its shared libraries read from its memory, no breakpoints.
-    /// `vfork_parent`: the pid of the process that vfork()ed `child` (0 for a fork child).
-    /// Until the child execs or exits, its breakpoint sites are in the memory it shares
-    /// with that parent (which holds none meanwhile); they are taken out of it at the
-    /// child's exec or exit. Stepping over them single-steps (no scratch page there).
-    static std::unique_ptr<process> adopt_fork_child(pid_t child, elf_provider elves = {}, pid_t vfork_parent = 0);
     ~process() override = default;
 
     // target
@@ -141,6 +133,20 @@ public:
     /// vfork() until the child execs or exits) puts them back at PTRACE_EVENT_VFORK_DONE
     /// on its next resume; breakpoint sites added meanwhile are planted then too.
     virtual void set_keep_fork_children(bool on, bool vfork_too = false) = 0;
+    /// Takes over the fork child `child` that this process kept and reported (stop_kind::fork,
+    /// `new_tid`): a process of its own reached the same way as this one (traced here, or
+    /// held by the same remote agent), launched-like (kill() ends it), with one stopped
+    /// thread, its shared libraries read from its memory, no breakpoints. `vforked`: the
+    /// child was vfork()ed: until it execs or exits, its breakpoint sites are in the memory
+    /// it shares with this process (which holds none meanwhile); they are taken out of it
+    /// at the child's exec or exit. Throws when `child` is not a kept child of this process.
+    virtual std::unique_ptr<process> adopt_fork_child(pid_t child, bool vforked = false) = 0;
+    /// Lets go the kept fork child `child` that nobody follows (a step ran after `catch
+    /// fork` reported it): it runs on, free of our breakpoints, without being adopted. A
+    /// child traced here is detached at once; one held by a remote agent is let go before
+    /// this process next runs (as a child that was never kept). Never throws (a child
+    /// that is gone already has nothing to let go).
+    virtual void release_fork_child(pid_t child) = 0;
     /// After a kept vfork child exec'ed or exited: runs the thread that vforked (stopped, the
     /// others stay so) to its PTRACE_EVENT_VFORK_DONE stop, where our breakpoints and
     /// watchpoint guards go back into the memory, and leaves it stopped there, so that a

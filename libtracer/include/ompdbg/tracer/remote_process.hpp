@@ -144,14 +144,6 @@ public:
     /// from the stop reply of `?`. Throws when the agent holds none.
     static std::unique_ptr<remote_process> current(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
     ~remote_process() override;
-    /// Takes over the fork child `child` that this process kept (set_keep_fork_children)
-    /// and reported: the agent holds it stopped and it is a member of the same connection
-    /// already (no vAttach), its memory cleaned of our breakpoints, with none of its own.
-    /// `vfork_parent`: this process's pid when `child` was vforked (0 for a fork child):
-    /// until it execs or exits, its breakpoints are in the memory it shares with this
-    /// process, and the original bytes go back into that memory then. Throws when `child`
-    /// is not a kept child of this process.
-    std::unique_ptr<remote_process> adopt_fork_child(pid_t child, pid_t vfork_parent = 0);
 
     remote_connection& connection_object() { return *conn_; }
     /// Resumed and its stop not yet reported (process_group polls remote members by this).
@@ -196,6 +188,13 @@ public:
         keep_children_ = on;
         keep_vfork_children_ = on && vfork_too;
     }
+    /// The agent holds the kept child stopped and it is a member of the same connection
+    /// already (no vAttach), its memory cleaned of our breakpoints. A vforked child's
+    /// breakpoints are taken out of the memory it shares with this process (their original
+    /// bytes written back there) at its exec or exit.
+    std::unique_ptr<process> adopt_fork_child(pid_t child, bool vforked) override;
+    /// Not let go at once: with `D;PID` before this process next runs (release_children).
+    void release_fork_child(pid_t child) override;
     void finish_vfork() override {}
     void set_syscall_catch(std::optional<std::vector<int>> numbers) override;
     std::optional<siginfo_t> last_siginfo(pid_t) const override { return std::nullopt; }

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ompdbg/plugins/plugin_library.hpp"
+#include "ompdbg/debugger/session/plugin_trust_policy.hpp"
 #include "ompdbg/tracer/rsp_client.hpp"
 
 namespace ompdbg::debugger {
@@ -43,7 +43,7 @@ struct doctor_subject {
 
 /// Runs every check for `subject`. Never throws: a check that cannot be done is itself a
 /// finding. `policy` is the session's plugin policy (--plugin-path).
-std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugins::plugin_policy& policy);
+std::vector<doctor_check> run_doctor(const doctor_subject& subject, const plugin_trust_policy& policy);
 
 /// The qSupported features ompdbg needs of a gdbserver agent that `have` lacks, spelled as
 /// gdbserver announces them ("qXfer:libraries-svr4:read+"), in a fixed order.

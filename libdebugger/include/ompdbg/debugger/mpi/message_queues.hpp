@@ -14,24 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "ompdbg/debugger/mpi/queue_data.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
-#include "ompdbg/plugins/msgq.hpp"
 
 namespace ompdbg::debugger {
-
-/// What the message-queue DLL reports, as the model hands it to the front ends (which see
-/// the DLL only through this header, issue 19): plain data, filled by the plugin host's
-/// wrapper (plugins/msgq.hpp) and by ompdbg's own reader of Open MPI's ob1 PML.
-using queue_status = plugins::msgq_status;
-using queue_kind = plugins::msgq_queue;
-using queue_operation = plugins::msgq_operation;
-using queue_contents = plugins::msgq_queue_contents;
-using queue_peer_sequence = plugins::msgq_peer_sequence;
-using queue_communicator = plugins::msgq_communicator;
-
-/// "pending", "matched", "complete".
-std::string to_string(queue_status st);
 
 /// One rank as gather_job_queues() found it.
 struct rank_queue_state {

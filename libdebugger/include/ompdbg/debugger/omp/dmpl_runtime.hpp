@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "ompdbg/dwarf/value.hpp"
-#include "ompdbg/plugins/dmpl_host.hpp"
 #include "ompdbg/tracer/target.hpp"
 
 namespace ompdbg::debugger {
@@ -35,11 +34,6 @@ runtime_info find_runtime(tracer::target& tgt);
 /// The runtime of the session's target (none without a target).
 runtime_kind runtime_of(session& s);
 
-/// The DMPL view of the session's target, created on first use; nullptr when the target has
-/// no OpenMP runtime (`required`: throw instead). Throws one line when the library cannot
-/// be loaded.
-plugins::dmpl_process* dmpl_for(session& s, bool required);
-
 /// The DMPL library of the session's target as `omp info` shows it.
 struct dmpl_library_info {
     std::string path;
@@ -50,17 +44,13 @@ struct dmpl_library_info {
     std::optional<std::pair<std::string, std::string>> rtl_names;
 };
 
-/// The dmpl_library_info of the session's target's DMPL library; throws as
-/// dmpl_for(s, true) does.
+/// The dmpl_library_info of the session's target's DMPL library; throws as require_dmpl
+/// does.
 dmpl_library_info dmpl_library_of(session& s);
 
-/// Whether the session's target can use a DMPL library (as dmpl_for(s, true): throws one
-/// line saying why not).
+/// Whether the session's target can use a DMPL library: throws one line saying why not (no
+/// OpenMP runtime, a library that cannot be loaded).
 void require_dmpl(session& s);
-
-/// As dmpl_for, but a library that cannot be loaded is logged and gives nullptr (for views
-/// that work without DMPL).
-plugins::dmpl_process* dmpl_quiet(session& s);
 
 /// Drops the DMPL view of the current inferior's process (made again on next use).
 void forget_dmpl_view(session& s);

@@ -21,6 +21,11 @@ class session;
 /// program is not being run." without a target.
 std::string openmp_runtime_path(session& s);
 
+/// Whether OpenMP can be inspected in the session's target through OMPD: throws one line
+/// saying why not (no process, libgomp, a stripped runtime, OMP_DEBUG not set, no usable
+/// libompd, an OMPD error), as every view here does before it reads anything.
+void check_inspectable(session& s);
+
 /// `--ompd-library PATH` / `set ompd-library PATH`: the libompd to use when the runtime names
 /// none that loads; the loaded library and every process's address space are dropped (made
 /// again on next use).

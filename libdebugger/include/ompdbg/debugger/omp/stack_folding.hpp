@@ -19,8 +19,11 @@
 #include "ompdbg/debugger/omp/dmpl_runtime.hpp"
 #include "ompdbg/debugger/omp/gomp_team_reader.hpp"
 #include "ompdbg/debugger/stack/stack_frame.hpp"
-#include "ompdbg/plugins/dmpl_host.hpp"
 #include "ompdbg/tracer/target.hpp"
+
+namespace ompdbg::plugins {
+class dmpl_library;   // plugins/dmpl_host.hpp: only libdebugger's files use it
+}
 
 namespace ompdbg::debugger {
 

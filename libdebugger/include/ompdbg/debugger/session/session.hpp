@@ -21,13 +21,13 @@
 #include "ompdbg/debugger/mpi/mpi_job_base.hpp"
 #include "ompdbg/debugger/run/signal_policy.hpp"
 #include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/debugger/session/plugin_trust_policy.hpp"
 #include "ompdbg/debugger/session/session_observer.hpp"
 #include "ompdbg/debugger/session/state_slots.hpp"
 #include "ompdbg/debugger/session/user_settings.hpp"
 #include "ompdbg/debugger/stack/stack_frame.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
-#include "ompdbg/plugins/plugin_library.hpp"
 #include "ompdbg/tracer/core_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
@@ -35,11 +35,6 @@
 #include "ompdbg/tracer/thread_db.hpp"
 
 namespace ompdbg::debugger {
-
-/// Which directories debugger plugins (libompd, DMPL libraries, the MPI message-queue DLL)
-/// may be loaded from (`--plugin-path`, `set plugin-path`), as the front ends name it: they
-/// see plugins only through the model (issue 19).
-using plugin_trust_policy = plugins::plugin_policy;
 
 class evaluation_hooks;   // eval/evaluation_hooks.hpp
 
@@ -138,7 +133,7 @@ public:
 
     // ---- debugger plugins (libompd, DMPL, the MPI message-queue DLL) ----
     /// The one trust policy every plugin of this session is loaded under.
-    plugins::plugin_policy& plugin_policy() { return plugin_policy_; }
+    plugin_trust_policy& plugin_policy() { return plugin_policy_; }
     /// `--plugin-path DIR` / `set plugin-path DIR`: allows plugins from DIR. Throws when DIR
     /// is empty or not a directory.
     void allow_plugin_directory(const std::string& dir);
@@ -198,7 +193,7 @@ private:
     int start_count_ = 0;
     signal_policy signals_;
     process_event_settings process_events_;
-    plugins::plugin_policy plugin_policy_;
+    plugin_trust_policy plugin_policy_;
     /// Last: destroyed first, while everything its objects might name still exists.
     state_slots model_state_;
 };

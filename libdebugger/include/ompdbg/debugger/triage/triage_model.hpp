@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "ompdbg/debugger/mpi/queue_data.hpp"
 #include "ompdbg/debugger/mpi/wait_for_graph.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
-#include "ompdbg/plugins/msgq.hpp"
 
 namespace ompdbg::debugger::triage {
 
@@ -82,7 +82,7 @@ struct process_view {
     rank_activity activity = rank_activity::running;
     /// True when `communicators` holds the message queues the message-queue DLL reported.
     bool queues_read = false;
-    std::vector<plugins::msgq_communicator> communicators;
+    std::vector<queue_communicator> communicators;
     std::string queues_error;
     std::string error;           ///< the process could not be gathered
     /// Every pending operation, "COMM pending send: to rank 1, tag 7, 4 bytes, pending"
@@ -93,7 +93,7 @@ struct process_view {
 
 /// One pending operation of a message queue: "to rank 1, tag 7, 4 bytes, pending" (`send`:
 /// a pending send; else a receive or an unexpected message).
-std::string queue_operation_text(const plugins::msgq_operation& op, bool send);
+std::string queue_operation_text(const queue_operation& op, bool send);
 
 struct snapshot {
     std::string kind;            ///< "process", "mpi-job", "core"

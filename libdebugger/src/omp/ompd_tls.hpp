@@ -1,7 +1,7 @@
 #pragma once
-/// The TLS resolver the OMPD host needs (__kmp_gtid and the like): libthread_db's answer
-/// for a thread's TLS block. Shared by `require_ompd` (commands_omp.cpp) and `ompdbg
-/// doctor`'s live OMPD query.
+// The TLS resolver the OMPD host needs (__kmp_gtid and the like): libthread_db's answer
+// for a thread's TLS block. Shared by `require_ompd` (ompd_state.cpp) and `ompdbg
+// doctor`'s live OMPD query. Not a public header: a plugin host type.
 
 #include <functional>
 

@@ -1,7 +1,8 @@
 #pragma once
-/// The OMPD state of a session and of each of its processes: the libompd library (the
-/// runtime's ompd_dll_locations, or `set ompd-library`) and each process's OMPD address
-/// space, on which every OpenMP command and `ompdbg triage` read the runtime.
+// The OMPD state of a session and of each of its processes: the libompd library (the
+// runtime's ompd_dll_locations, or `set ompd-library`) and each process's OMPD address
+// space, on which every OpenMP view and `ompdbg triage` read the runtime. Not a public
+// header: it holds the plugin host's objects (the front ends ask omp/ompd_views.hpp).
 
 #include <sys/types.h>
 
