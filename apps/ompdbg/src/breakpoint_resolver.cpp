@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "breakpoint_resolver.hpp"
 #include "ompdbg/debugger/eval/printf_format.hpp"
 #include "commands_mpi.hpp"

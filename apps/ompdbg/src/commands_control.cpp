@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "breakpoint_resolver.hpp"
 #include "commands_inferiors.hpp"

@@ -19,7 +19,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "mpi_step.hpp"
 #include "remote_ranks.hpp"
 #include "run_control.hpp"

@@ -14,7 +14,7 @@
 #include "breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"

@@ -1,6 +1,6 @@
 #include "stop_printer.hpp"
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 
 #include "commands_inferiors.hpp"
 #include "command_block.hpp"
