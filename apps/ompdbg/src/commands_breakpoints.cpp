@@ -11,7 +11,7 @@
 
 #include "command_args.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "ompdbg/debugger/eval/printf_format.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"

@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_omp.hpp"
 #include "commands_omp_state.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"

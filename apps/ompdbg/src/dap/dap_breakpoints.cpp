@@ -2,9 +2,9 @@
 // setFunctionBreakpoints, setExceptionBreakpoints (signals): each a set of the session's
 // logical breakpoints, replaced as a whole as DAP asks. Breakpoints are made, conditioned
 // and deleted by the CLI's `break`, `dprintf`, `condition` and `delete` (their resolution
-// and the fast-breakpoint agent are still the CLI's: breakpoint_resolver, fast_breakpoints),
-// and described to the client from the model's breakpoint; the signals are the model's
-// signal policy.
+// and the fast-breakpoint agent are the model's, libdebugger's breakpoints/, which those
+// commands call), and described to the client from the model's breakpoint; the signals are
+// the model's signal policy.
 #include <initializer_list>
 
 #include <fmt/format.h>
