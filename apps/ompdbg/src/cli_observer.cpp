@@ -30,4 +30,18 @@ void cli_observer::remote_file_fetch(const std::string& host, const std::filesys
                fmt::format("Reading {} from remote target...", host_path.string()));
 }
 
+void cli_observer::agent_unused(std::string_view why) {
+    out_.line(fmt::format("Fast breakpoints: {}; conditions are evaluated by the debugger at each stop.", why));
+}
+
+void cli_observer::agent_loaded(const std::filesystem::path& agent, pid_t pid) {
+    out_.line(fmt::format("Fast breakpoints: loaded the agent {} into process {}.", agent.string(), pid));
+}
+
+void cli_observer::target_lines(std::string_view text) {
+    out_.flush();   // what is buffered goes first, on its own
+    out_.partial(text);
+    out_.flush();
+}
+
 }  // namespace ompdbg::app

@@ -19,6 +19,9 @@ public:
     void warning(std::string_view text) override;
     void expression_warning(std::string_view text) override;
     void remote_file_fetch(const std::string& host, const std::filesystem::path& host_path) override;
+    void agent_unused(std::string_view why) override;
+    void agent_loaded(const std::filesystem::path& agent, pid_t pid) override;
+    void target_lines(std::string_view text) override;
 
 private:
     output& out_;

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "command_args.hpp"
-#include "fast_breakpoints.hpp"
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_edits.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "ompdbg/debugger/eval/printf_format.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
@@ -92,20 +93,20 @@ int create_breakpoint(session& s, std::string_view args, bool temporary, std::st
         spec = hex(frames[static_cast<std::size_t>(std::max(0, s.selected_frame()))].pc());
         spec = "*" + spec;
     }
-    std::string why;
-    auto locs = resolve_spec(s, spec, why);
-    const char* what = !dprintf_command.empty() ? "Dprintf" : temporary ? "Temporary breakpoint" : "Breakpoint";
-    breakpoint bp;
-    bp.spec = spec;
-    bp.temporary = temporary;
+    breakpoint_request asked;
+    asked.spec = spec;
+    asked.condition = cond;
+    asked.temporary = temporary;
     if (!dprintf_command.empty()) {
-        bp.dprintf = true;
-        bp.commands = {std::move(dprintf_command)};
+        asked.dprintf = true;
+        asked.commands = {std::move(dprintf_command)};
     }
-    bp.condition = cond;
-    bp.thread_tid = thread_tid;
-    bp.ranks = ranks ? *ranks : breakpoint_ranks_of_focus(s);
-    if (locs.empty()) {
+    asked.thread_tid = thread_tid;
+    asked.ranks = ranks;
+    std::string why;
+    breakpoint bp = make_breakpoint(s, asked, why);
+    const char* what = bp.dprintf ? "Dprintf" : temporary ? "Temporary breakpoint" : "Breakpoint";
+    if (bp.pending) {
         // gdb's `set breakpoint pending`: auto asks, on makes it pending, off refuses.
         const auto pending = s.settings().breakpoint_pending;
         if (pending == false) {
@@ -121,17 +122,12 @@ int create_breakpoint(session& s, std::string_view args, bool temporary, std::st
                 error::send(why);
             }
         }
-        bp.pending = true;
         bp.number = s.next_breakpoint_number();
         s.out().line(fmt::format("{} {} ({}) pending.", what, bp.number, spec));
         s.out().field("breakpoint", {{"number", bp.number}, {"pending", true}, {"spec", spec}});
-        int number = bp.number;
-        s.breakpoints()[number] = std::move(bp);
-        return number;
+        return add_breakpoint(s, std::move(bp));
     }
-    bp.spec = bind_line_spec(s, spec);
     bp.number = s.next_breakpoint_number();
-    bp.locations = std::move(locs);
     const auto& first = bp.locations.front();
     if (bp.locations.size() > 1) {
         s.out().line(fmt::format("{} {} at {}: {}. ({} locations)", what, bp.number, hex(first.address.addr()),
@@ -148,17 +144,7 @@ int create_breakpoint(session& s, std::string_view args, bool temporary, std::st
                       {"file", l.file}, {"line", l.line}});
     }
     s.out().field("breakpoint", {{"number", bp.number}, {"spec", spec}, {"locations", jl}});
-    int number = bp.number;
-    s.breakpoints()[number] = std::move(bp);
-    if (!cond.empty() || s.breakpoints()[number].dprintf) {
-        load_agent_on_demand(s);   // an attached process's first condition (dprintf) brings the agent
-    }
-    try {
-        sync_breakpoint_sites(s);
-    } catch (const std::exception& e) {
-        error::send(fmt::format("Cannot insert breakpoint {}.\n{}", number, e.what()));
-    }
-    return number;
+    return add_breakpoint(s, std::move(bp));   // plants its sites ("Cannot insert breakpoint N.")
 }
 
 /// gdb's `dprintf LOCATION,"FORMAT",ARG...`: a breakpoint whose hits print and go on.
@@ -449,18 +435,7 @@ void register_breakpoint_commands(command_table& t) {
                } catch (const std::logic_error&) {
                    error::send(fmt::format("Bad breakpoint argument: '{}'", args));
                }
-               auto it = s.breakpoints().find(n);
-               if (it == s.breakpoints().end()) {
-                   error::send(fmt::format("No breakpoint number {}.", n));
-               }
-               if (!cond.empty()) {
-                   dwarf::parse_expression(cond);   // syntax errors now, as gdb does
-               }
-               it->second.condition = cond;
-               if (!cond.empty()) {
-                   load_agent_on_demand(s);
-               }
-               sync_fast_sites(s);   // a pad evaluating the old condition would miss hits
+               set_breakpoint_condition(s, n, cond);   // the agent gets the new one
                if (cond.empty() && from_terminal(s)) {
                    s.out().line(fmt::format("Breakpoint {} now unconditional.", n));
                }

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "command_args.hpp"
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_inferiors.hpp"
 #include "commands_mpi.hpp"
 #include "commands_mpi2dd.hpp"

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "command_args.hpp"
 #include "commands_watch.hpp"
 #include "frame_line.hpp"

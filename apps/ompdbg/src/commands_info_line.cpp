@@ -4,7 +4,7 @@
 // range for "F".`; LOCATION is FILE:LINE, LINE, FUNCTION or *ADDR.
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "command_args.hpp"
 #include "commands_data.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"

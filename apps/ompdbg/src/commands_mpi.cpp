@@ -16,10 +16,10 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi2dd.hpp"
 #include "commands_omp.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "mpi_step.hpp"
 #include "remote_ranks.hpp"
 #include "run_control.hpp"

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"

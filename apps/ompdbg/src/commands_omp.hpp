@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "command_table.hpp"
-#include "ompdbg/dwarf/agent_expr.hpp"
 
 namespace ompdbg::tracer {
 struct loaded_module;
@@ -26,16 +25,6 @@ void register_omp_commands(command_table& t);
 /// The report of a `catch omp EVENT` hit in thread `tid` ("parallel-begin", ...): the region
 /// or task that begins or ends, with its team size and source location. Never throws.
 std::string omp_describe_event(session& s, pid_t tid, std::string_view event);
-
-/// The fields of `catch omp EVENT if COND` (catch_what "omp EVENT") as the agent reads them
-/// at the event's ompd_bp_* function in `runtime`, a module of the current process (fast
-/// breakpoints compile COND with them): at parallel-begin reached from __kmp_fork_call,
-/// team_size and level of the team it forks, at parallel-end reached from __kmp_join_call
-/// those of the team it ends, as the debugger reads them at a stop. Every
-/// other field is listed without return addresses, so that the agent refuses it and the
-/// debugger evaluates such a condition at each stop.
-std::vector<dwarf::agent_caller_field> omp_event_agent_fields(session& s, const tracer::loaded_module& runtime,
-                                                              std::string_view catch_what);
 
 /// Called after every library event of the live process: when an OMPD-enabled OpenMP
 /// runtime appears, plants the internal breakpoint on its ompd_dll_locations_valid.

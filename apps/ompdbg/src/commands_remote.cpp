@@ -9,7 +9,7 @@
 #include "command_args.hpp"
 #include "commands_inferiors.hpp"
 #include "remote_ranks.hpp"
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "session.hpp"
 #include "frame_line.hpp"
 #include "stop_printer.hpp"

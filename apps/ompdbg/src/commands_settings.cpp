@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "command_args.hpp"
 #include "command_prefix.hpp"
 #include "ompdbg/debugger/omp/stack_folding.hpp"

@@ -9,11 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_omp.hpp"
 #include "commands_signals.hpp"
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "mpi_step.hpp"
 #include "stop_printer.hpp"
 #include "user_hooks.hpp"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 #include "ompdbg/debugger/stack/inline_frames.hpp"

@@ -1,6 +1,6 @@
 #include "stop_printer.hpp"
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 
 #include "commands_inferiors.hpp"
 #include "command_block.hpp"
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "command_args.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/stack/inline_frames.hpp"

@@ -234,6 +234,21 @@ command_result adapter::run_resuming_in_process(std::string_view line, stop_hint
     return run_resuming(line, hint);
 }
 
+void adapter::call_in_process(const std::function<void()>& f) {
+    auto report = [this] {
+        command_result ignored;
+        translate(stream_.take(), stop_hint::none, ignored);
+    };
+    focus_scope narrowed(session_);
+    try {
+        f();
+    } catch (...) {
+        report();
+        throw;
+    }
+    report();
+}
+
 command_result adapter::run_in_focus(std::string_view line, stop_hint hint) {
     if (!pause_pending_) {
         take_interrupt_request();   // a Ctrl-C that came when nothing ran must not end this

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -79,6 +80,10 @@ public:
     command_result run_resuming(std::string_view line, stop_hint hint);
     /// run_resuming() in the selected process only: a rank session's console acts on its rank.
     command_result run_resuming_in_process(std::string_view line, stop_hint hint);
+    /// Calls the model (`f`) as run() runs a command: in the selected process only (in an
+    /// MPI job: the selected thread's rank), then sends what the model reported meanwhile
+    /// (output events: the agent loaded or not used). Exceptions of `f` propagate.
+    void call_in_process(const std::function<void()>& f);
     /// Whether a resuming command is under way (the server's reader thread asks).
     bool is_resuming() const { return resuming_; }
     /// Marks a resume as under way before its request is answered, so that a `pause` that

@@ -1,16 +1,17 @@
 // setBreakpoints (line breakpoints, conditions, hit conditions, logpoints),
 // setFunctionBreakpoints, setExceptionBreakpoints (signals): each a set of the session's
 // logical breakpoints, replaced as a whole as DAP asks. Breakpoints are made, conditioned
-// and deleted by the CLI's `break`, `dprintf`, `condition` and `delete` (their resolution
-// and the fast-breakpoint agent are still the CLI's: breakpoint_resolver, fast_breakpoints),
-// and described to the client from the model's breakpoint; the signals are the model's
-// signal policy.
+// and deleted through the model (libdebugger's breakpoints/: breakpoint_edits, which the
+// CLI's `break`, `dprintf` and `condition` call too; resolution and the fast-breakpoint
+// agent are its), and described to the client from the model's breakpoint; the signals are
+// the model's signal policy.
 #include <initializer_list>
 
 #include <fmt/format.h>
 
 #include "dap/dap_adapter.hpp"
 #include "dap/dap_protocol.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_edits.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/run/signal_policy.hpp"
 #include "ompdbg/base/error.hpp"
@@ -45,7 +46,9 @@ std::optional<int> ignore_count_of(const std::string& hit) {
     return std::nullopt;
 }
 
-/// Creates one breakpoint; its DAP description (verified, line, message).
+/// Creates one breakpoint through the model (breakpoints/breakpoint_edits.hpp); its DAP
+/// description (verified, line, message). A location without code yet makes it pending
+/// (unless `set breakpoint pending off`), as the CLI's `break` does when it does not ask.
 nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
     nlohmann::json out{{"verified", false}};
     std::optional<int> ignore;
@@ -56,21 +59,47 @@ nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
             return out;
         }
     }
-    std::string line = w.log_message.empty() ? "break " + w.spec : "dprintf " + w.spec + ",\"logpoint\\n\"";
-    command_result r = a.run(line);
-    auto bp = r.result.find("breakpoint");
-    if (!r.ok || bp == r.result.end()) {
-        out["message"] = r.error.empty() ? "no breakpoint was set" : r.error;
-        return out;
+    breakpoint_request asked;
+    asked.spec = w.spec;
+    if (!w.log_message.empty()) {
+        asked.dprintf = true;   // its hits print the message and go on
+        asked.commands = {"dap-log " + w.log_message};
     }
-    int number = bp->value("number", 0);
+    std::string why;
+    std::string problem;
+    int number = 0;
+    try {
+        a.call_in_process([&] {
+            breakpoint made = make_breakpoint(a.model(), asked, why);
+            if (made.pending && a.model().settings().breakpoint_pending == false) {
+                error::send(why);
+            }
+            if (!w.condition.empty()) {
+                try {
+                    dwarf::parse_expression(w.condition);   // syntax errors now, as gdb does
+                    made.condition = w.condition;
+                } catch (const std::exception& e) {
+                    problem = std::string("condition: ") + e.what();
+                }
+            }
+            if (ignore) {
+                made.ignore_count = *ignore;
+            }
+            made.number = a.model().next_breakpoint_number();
+            number = made.number;
+            add_breakpoint(a.model(), std::move(made));
+        });
+    } catch (const std::exception& e) {
+        if (number == 0) {
+            out["message"] = e.what();
+            return out;
+        }
+        problem = e.what();   // kept, but a site could not be planted
+    }
     numbers.push_back(number);
     out["id"] = number;
-    if (!w.condition.empty()) {
-        command_result c = a.run(fmt::format("condition {} {}", number, w.condition));
-        if (!c.ok) {
-            out["message"] = "condition: " + c.error;
-        }
+    if (!problem.empty()) {
+        out["message"] = problem;
     }
     // What the client is told of it is the model's breakpoint (libdebugger's
     // breakpoints/breakpoint.hpp): pending, or its first location.
@@ -80,16 +109,10 @@ nlohmann::json create(adapter& a, const wanted& w, std::vector<int>& numbers) {
         out["message"] = "no breakpoint was set";
         return out;
     }
-    breakpoint& made = it->second;
-    if (ignore) {
-        made.ignore_count = *ignore;
-    }
-    if (!w.log_message.empty()) {
-        made.commands = {"dap-log " + w.log_message};
-    }
+    const breakpoint& made = it->second;
     a.note_breakpoint(number, !made.pending && !made.locations.empty());
     if (made.pending) {
-        out["message"] = "pending: " + (r.error.empty() ? "no code at " + w.spec + " yet" : r.error);
+        out["message"] = "pending: " + (why.empty() ? "no code at " + w.spec + " yet" : why);
         return out;
     }
     out["verified"] = !made.locations.empty();
@@ -152,9 +175,7 @@ nlohmann::json replace(adapter& a, const std::string& key, const std::vector<wan
     a.breakpoint_requests()[key] = json_of(list);
     auto& numbers = a.breakpoint_sets()[key];
     for (int n : numbers) {
-        if (a.model().breakpoints().count(n) != 0) {
-            a.run("delete " + std::to_string(n));
-        }
+        a.call_in_process([&] { delete_breakpoint(a.model(), n); });
     }
     numbers.clear();
     nlohmann::json out = nlohmann::json::array();

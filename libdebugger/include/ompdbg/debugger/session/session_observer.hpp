@@ -2,6 +2,8 @@
 /// How the model tells its front end what happens: the model calls, the front end renders
 /// (text, JSON, DAP events). The model never waits for an answer and never prints.
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -31,6 +33,19 @@ public:
         (void)host;
         (void)host_path;
     }
+    /// Fast breakpoints (breakpoints/fast_breakpoints.hpp) go without ompdbg's agent in the
+    /// target, for reason `why` ("the agent is missing", ...): conditions are evaluated by
+    /// the debugger at each stop.
+    virtual void agent_unused(std::string_view why) { (void)why; }
+    /// The agent `agent` was loaded (dlopen) into the attached process `pid`.
+    virtual void agent_loaded(const std::filesystem::path& agent, pid_t pid) {
+        (void)agent;
+        (void)pid;
+    }
+    /// Whole lines the program printed through the agent (dprintf lines it formatted),
+    /// in order, at most 4096 bytes: the front end writes them in one write of their own,
+    /// after what it has buffered, so that the program's output never lands inside a line.
+    virtual void target_lines(std::string_view text) { (void)text; }
 };
 
 }  // namespace ompdbg::debugger

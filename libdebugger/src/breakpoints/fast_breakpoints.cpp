@@ -1,16 +1,14 @@
 // Fast breakpoints (fast_breakpoints.hpp): the agent in the target, its control block, and
 // the jump pads of the tracer, matched to the session's breakpoints.
 
-#include "fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 
-#include "fast_agent.hpp"
+#include "breakpoints/fast_agent.hpp"
 
-#include "breakpoint_resolver.hpp"
-#include "commands_mpi.hpp"
-#include "commands_omp.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
-#include "session.hpp"
-#include "frame_line.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/stack/stack.hpp"
 
 #include "ompdbg/agent/agent_abi.h"
 #include "ompdbg/base/log.hpp"
@@ -34,7 +32,7 @@
 #define OMPDBG_AGENT_LIBRARY ""
 #endif
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace fs = std::filesystem;
 
@@ -317,7 +315,7 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
 }
 
 void say_no_agent(session& s, const std::string& why) {
-    s.out().line("Fast breakpoints: " + why + "; conditions are evaluated by the debugger at each stop.");
+    s.observer().agent_unused(why);
 }
 
 /// The agent library when it may be loaded; else empty and `why`.
@@ -429,7 +427,7 @@ void load_agent_on_demand(session& s) {
         say_no_agent(s, std::string("the agent could not be loaded: ") + e.what());
         return;
     }
-    s.out().line(fmt::format("Fast breakpoints: loaded the agent {} into process {}.", agent.string(), proc->pid()));
+    s.observer().agent_loaded(agent, proc->pid());
 }
 
 bool fast_breakpoints_on(session& s) {
@@ -654,4 +652,4 @@ std::vector<std::string> rank_path_notes(session& s, const breakpoint& bp) {
     return out;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -1,22 +1,38 @@
-#include "breakpoint_resolver.hpp"
+// Breakpoint resolution (breakpoint_resolver.hpp): location specs to addresses in every
+// module, and the sites planted to match the enabled locations.
+#include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
-#include "fast_breakpoints.hpp"
-#include "command_args.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/symbols/symbolizer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
+
+/// `s` without leading and trailing white space.
+std::string trim_copy(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
+        s.remove_suffix(1);
+    }
+    return std::string(s);
+}
 
 bool all_digits(std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
@@ -418,4 +434,4 @@ std::vector<std::pair<breakpoint*, std::size_t>> breakpoints_at(session& s, std:
     return out;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

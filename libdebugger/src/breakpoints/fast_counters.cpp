@@ -2,10 +2,10 @@
 // to the breakpoints' hit counts, and the ignore counts it decremented back to the
 // breakpoints, at every stop; ignore counts the user changed go to the agent.
 
-#include "fast_agent.hpp"
-#include "fast_breakpoints.hpp"
+#include "breakpoints/fast_agent.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 
-#include "session.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
 #include "ompdbg/base/log.hpp"
 
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -141,4 +141,4 @@ bool fast_on_internal_breakpoint(session& s, std::uint64_t addr) {
     return true;
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

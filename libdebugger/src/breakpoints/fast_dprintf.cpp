@@ -2,10 +2,10 @@
 // and argument bytecode, and the ring of finished lines ompdbg drains while it waits for
 // the program and at every stop.
 
-#include "fast_agent.hpp"
-#include "fast_breakpoints.hpp"
+#include "breakpoints/fast_agent.hpp"
+#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 
-#include "session.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/debugger/eval/printf_format.hpp"
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 namespace {
 
@@ -28,7 +28,7 @@ namespace {
 /// operand's size, the letter), or empty when only the debugger prints it the same way.
 /// `pointer`: the argument's type is a pointer; nullopt: not known yet (any type is
 /// accepted, the spelling is checked again once the argument is compiled).
-std::string agent_conversion(const debugger::printf_piece& p, std::optional<bool> pointer) {
+std::string agent_conversion(const printf_piece& p, std::optional<bool> pointer) {
     // Flags, then the width, then a precision: nothing else (no ' grouping, which reads
     // the locale), each at most a line wide.
     std::string_view text = p.text;
@@ -91,14 +91,13 @@ std::string agent_conversion(const debugger::printf_piece& p, std::optional<bool
 /// bytes, so that the program's own output on the same pipe never lands inside a line.
 constexpr std::size_t write_size = 4096;
 
-/// Writes `text` (whole lines, at most write_size bytes) in one write of its own.
+/// Hands `text` (whole lines, at most write_size bytes) to the observer, which writes it in
+/// one write of its own (session_observer::target_lines).
 void write_whole(session& s, std::string& text) {
     if (text.empty()) {
         return;
     }
-    s.out().flush();   // what is buffered goes first, on its own
-    s.out().partial(text);
-    s.out().flush();
+    s.observer().target_lines(text);
     text.clear();
 }
 
@@ -109,7 +108,7 @@ std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, s
     if (bp.commands.size() != 1 || bp.commands.front().rfind("printf", 0) != 0) {
         return "commands other than the dprintf's printf";
     }
-    debugger::printf_request req;
+    printf_request req;
     try {
         req = debugger::parse_printf(std::string_view(bp.commands.front()).substr(6));
     } catch (const std::exception&) {
@@ -243,4 +242,4 @@ tracer::stop_reason wait_draining_output(session& s, tracer::process& proc) {
     }
 }
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

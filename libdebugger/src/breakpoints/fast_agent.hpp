@@ -1,7 +1,8 @@
 #pragma once
 /// What the session knows about ompdbg's agent in one process (fast_breakpoints.hpp): its
 /// control block, and the site records it holds for the session's breakpoints. Shared by
-/// fast_breakpoints.cpp (pads, records) and fast_counters.cpp (counters, ignore counts).
+/// fast_breakpoints.cpp (pads, records), fast_counters.cpp (counters, ignore counts),
+/// fast_dprintf.cpp (the dprintf ring) and fast_omp_events.cpp (catch omp fields).
 
 #include "ompdbg/agent/agent_abi.h"
 
@@ -9,22 +10,20 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <sys/types.h>
 
 #include "ompdbg/debugger/session/session_fwd.hpp"
+#include "ompdbg/dwarf/agent_expr.hpp"
+#include "ompdbg/tracer/process.hpp"
 
-namespace ompdbg::tracer {
-class process;
-}
 namespace ompdbg::dwarf {
 class debug_info;
 }
 
-namespace ompdbg::app {
-
-class session;
-using debugger::breakpoint;
+namespace ompdbg::debugger {
 
 /// One site record of the agent in use for a breakpoint location.
 struct fast_record {
@@ -80,4 +79,14 @@ std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, s
 /// were last read or written (all threads stopped).
 void push_ignore_counts(session& s, agent_state& a);
 
-}  // namespace ompdbg::app
+/// The fields of `catch omp EVENT if COND` (catch_what "omp EVENT") as the agent reads them
+/// at the event's ompd_bp_* function in `runtime`, a module of the current process (fast
+/// breakpoints compile COND with them): at parallel-begin reached from __kmp_fork_call,
+/// team_size and level of the team it forks, at parallel-end reached from __kmp_join_call
+/// those of the team it ends, as the debugger reads them at a stop. Every
+/// other field is listed without return addresses, so that the agent refuses it and the
+/// debugger evaluates such a condition at each stop.
+std::vector<dwarf::agent_caller_field> omp_event_agent_fields(session& s, const tracer::loaded_module& runtime,
+                                                              std::string_view catch_what);
+
+}  // namespace ompdbg::debugger

@@ -10,7 +10,8 @@
 /// thread that is not temporary, ignores, counts and prints (dprintf) hits itself;
 /// `collect_fast_counters` brings its counts and lines back at every stop, and
 /// `wait_draining_output` the lines while the program runs. `info breakpoints` says which
-/// path a condition and a dprintf use.
+/// path a condition and a dprintf use. What the user is told (the agent loaded or refused,
+/// the lines the agent printed) goes to the session's observer; the rest is returned.
 
 #include <cstdint>
 #include <string>
@@ -23,22 +24,19 @@ class process;
 struct stop_reason;
 }  // namespace ompdbg::tracer
 
-namespace ompdbg::app {
-
-class session;
-using debugger::breakpoint;
+namespace ompdbg::debugger {
 
 /// Whether fast breakpoints are on (the setting, else OMPDBG_FAST_BREAKPOINTS, else on).
 bool fast_breakpoints_on(session& s);
 /// The launch environment additions `env` plus the agent's LD_PRELOAD when it is wanted;
-/// says on the session's output why not when the agent is refused or cannot work.
+/// tells the observer why not (agent_unused) when the agent is refused or cannot work.
 std::vector<std::string> agent_launch_environment(session& s, std::vector<std::string> env);
 /// Plants or removes pads so that they match the breakpoints (see above). Never throws.
 void sync_fast_sites(session& s);
 /// In an attached process, which was not started with the agent: loads it with a call of
 /// dlopen in the selected thread when a condition wants it (once per process; not while a
-/// thread is inside the loader or the allocator, whose locks dlopen takes). Says what it
-/// did or why not. Call it at the prompt (all threads stopped), before sync_fast_sites.
+/// thread is inside the loader or the allocator, whose locks dlopen takes). Tells the
+/// observer what it did or why not (agent_loaded, agent_unused). Call it at the prompt (all threads stopped), before sync_fast_sites.
 void load_agent_on_demand(session& s);
 /// Whether the breakpoint's commands only count its hits: `silent` then `continue`.
 bool only_counts(const breakpoint& bp);
@@ -73,12 +71,12 @@ std::string print_path_note(session& s, const breakpoint& bp);
 /// path, "\tranks 0-2: target evaluation", "\trank 3: host evaluation (no agent)",
 /// "\tranks 0,1: printed in the target"; else none (gdb's listing).
 std::vector<std::string> rank_path_notes(session& s, const breakpoint& bp);
-/// Prints the dprintf lines the agent finished, in order, and frees their room in its
-/// ring. The process may be running (`at_stop` false: a poll while waiting). Returns true
+/// Gives the observer the dprintf lines the agent finished (target_lines), in order, and
+/// frees their room in its ring. The process may be running (`at_stop` false: a poll while waiting). Returns true
 /// when it read the ring, having forgotten the process's memory cache first. Never throws.
 bool drain_fast_output(session& s, bool at_stop = true);
 /// proc.wait_for_stop(), draining the agent's dprintf lines every few milliseconds while
 /// the process runs when a record prints.
 tracer::stop_reason wait_draining_output(session& s, tracer::process& proc);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

@@ -3,12 +3,16 @@
 /// addresses: against every loaded module of the live process, or the program's ELF alone
 /// before `run` (file addresses, as gdb shows them before the program starts).
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "session.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
 
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 enum class spec_kind { function, file_line, line, address };
 
@@ -46,4 +50,4 @@ void sync_breakpoint_sites(session& s);
 /// run-time address `addr`.
 std::vector<std::pair<breakpoint*, std::size_t>> breakpoints_at(session& s, std::uint64_t addr);
 
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger
