@@ -208,9 +208,12 @@ void rank_sessions::send_stop(rank_connection& c) {
     }
 }
 
-void rank_sessions::configured(rank_connection& c) {
+void rank_sessions::configured(rank_connection& c, const std::function<void()>& respond) {
     std::lock_guard lock(lock_);
+    // Configured before the answer leaves: the client may make the job run as soon as it
+    // has it (the parent's configurationDone), and that `continued` must reach this session.
     c.configured_ = true;
+    respond();
     send_stop(c);
 }
 

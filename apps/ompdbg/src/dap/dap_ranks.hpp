@@ -95,8 +95,9 @@ public:
     /// `attach` of a rank session: binds the connection to `rank`; false (and why) for a
     /// rank that is not in the job.
     bool bind(rank_connection& c, const nlohmann::json& arguments, std::string& why);
-    /// `configurationDone`: a job stopped now is reported to the new session.
-    void configured(rank_connection& c);
+    /// `configurationDone`: the session is marked configured, then `respond` answers it,
+    /// then a job stopped now is reported to it.
+    void configured(rank_connection& c, const std::function<void()>& respond);
     /// `disconnect` or the end of the stream: the session gets no more events.
     void closed(rank_connection& c);
     /// `terminate` of a rank session: it ends (`terminated`), the job goes on.

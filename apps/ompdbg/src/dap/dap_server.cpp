@@ -51,8 +51,7 @@ bool handle_rank_request(rank_sessions& ranks, rank_connection& c, const nlohman
     } else if (c.rank() < 0) {
         r.fail("'" + command + "' before 'attach' in a rank's session: send 'attach' with the rank first");
     } else if (command == "configurationDone") {
-        r.respond();
-        ranks.configured(c);
+        ranks.configured(c, [&] { r.respond(); });
     } else if (command == "terminate") {
         r.respond();
         ranks.terminate(c);
