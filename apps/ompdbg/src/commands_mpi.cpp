@@ -21,7 +21,7 @@
 #include "commands_omp.hpp"
 #include "fast_breakpoints.hpp"
 #include "mpi_step.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
 #include "frame_line.hpp"
@@ -29,6 +29,7 @@
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/debugger/mpi/rank_focus.hpp"
 
 namespace ompdbg::app {
 
@@ -218,24 +219,13 @@ bool is_mpi_session(session& s) {
 }
 
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn) {
-    std::size_t saved = s.current_index();
-    std::vector<std::size_t> focus = s.focus();
-    struct restore {
-        session& s;
-        std::size_t i;
-        ~restore() { s.switch_to(i); }
-    } r{s, saved};
-    for (std::size_t i : focus) {
-        if (i >= s.inferiors().size()) {
-            continue;
-        }
-        s.switch_to(i);
-        auto& inf = *s.inferiors()[i];
-        if (label && focus.size() > 1) {
+    bool labelled = label && s.focus().size() > 1;
+    debugger::for_each_focused_rank(s, [&](inferior& inf) {
+        if (labelled) {
             s.out().line(rank_label(inf));
         }
         fn(inf);
-    }
+    });
 }
 
 bool is_job_wide_command(const std::string& name, std::string_view args) {

@@ -51,9 +51,9 @@ job_options cli_job_options(session& s, bool launching);
 
 /// Whether the session debugs an MPI job (ranks are inferiors).
 bool is_mpi_session(session& s);
-/// Runs `fn` with each focused rank current in turn (alive or not; `fn` checks), restoring
-/// the current inferior afterwards. `label`: prints "[rank N]" before each when more than
-/// one rank is focused.
+/// The model's for_each_focused_rank (ompdbg/debugger/mpi/rank_focus.hpp): `fn` with each
+/// focused rank current in turn, the current inferior restored afterwards. `label`: prints
+/// "[rank N]" before each when more than one rank is focused.
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
 /// "stopped", "exited(N)", "SIGSEGV", "gone": the State column of `mpi ranks`.
 std::string rank_state(const inferior& inf);

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "commands_mpi.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 
