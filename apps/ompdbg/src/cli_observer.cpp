@@ -6,6 +6,9 @@
 
 #include "ompdbg/debugger/mpi/job_events.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/run/signal_names.hpp"
+#include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
 
@@ -129,6 +132,28 @@ void cli_observer::job_tables_changed(const debugger::mpi2dd_tables_changed& e) 
 void cli_observer::job_ended(std::size_t ranks, bool killed) {
     out_.event(killed ? "mpi-job-killed" : "mpi-job-detached", {{"ranks", ranks}},
                fmt::format("[MPI job: {} ranks {}]", ranks, killed ? "killed" : "detached"));
+}
+
+void cli_observer::rank_ended(const debugger::inferior& inf, const tracer::stop_reason& why) {
+    std::string label = fmt::format("[rank {}]", inf.rank);
+    if (why.connection_lost) {
+        out_.event("rank-lost", {{"rank", inf.rank}, {"pid", inf.pid}, {"host", inf.host}, {"reason", why.lost_reason}},
+                   fmt::format("{} process {} on host {} is lost: {}", label, inf.pid, inf.host, why.lost_reason));
+        return;
+    }
+    std::string text = why.kind == tracer::stop_kind::exited
+                           ? fmt::format("{} process {} exited with code {:02o}", label, inf.pid, why.exit_code)
+                           : fmt::format("{} process {} was killed by signal {}, {}", label, inf.pid,
+                                         debugger::signal_name(why.signo), debugger::signal_description(why.signo));
+    out_.event(why.kind == tracer::stop_kind::exited ? "rank-exited" : "rank-terminated",
+               {{"rank", inf.rank}, {"pid", inf.pid}, {"exit_code", why.exit_code}, {"signal", why.signo}}, text);
+}
+
+void cli_observer::starter_ended(const std::string& starter, const tracer::stop_reason& why) {
+    out_.event("starter-exited", {{"exit_code", why.exit_code}, {"signal", why.signo}},
+               why.kind == tracer::stop_kind::exited
+                   ? fmt::format("[{} exited with code {:02o}]", starter, why.exit_code)
+                   : fmt::format("[{} was killed by signal {}]", starter, debugger::signal_name(why.signo)));
 }
 
 }  // namespace ompdbg::app

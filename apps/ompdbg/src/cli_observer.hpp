@@ -31,6 +31,8 @@ public:
     void job_acquired(const debugger::acquired_job& j) override;
     void job_tables_changed(const debugger::mpi2dd_tables_changed& e) override;
     void job_ended(std::size_t ranks, bool killed) override;
+    void rank_ended(const debugger::inferior& rank, const tracer::stop_reason& why) override;
+    void starter_ended(const std::string& starter, const tracer::stop_reason& why) override;
 
 private:
     output& out_;

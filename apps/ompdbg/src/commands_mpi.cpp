@@ -111,60 +111,6 @@ job_interrupt_scope::~job_interrupt_scope() {
 
 namespace {
 
-inferior* inferior_of(session& s, tracer::process* p) {
-    for (auto& inf : s.inferiors()) {
-        if (inf->process.get() == p) {
-            return inf.get();
-        }
-    }
-    return nullptr;
-}
-
-/// A rank ended: report it, keep it listed; the others go on.
-void report_rank_end(session& s, inferior& inf, const tracer::stop_reason& why) {
-    s.switch_to(index_of(s, inf));
-    inf.end = why;
-    if (why.connection_lost) {
-        // Not an end of the rank: the agent of its host is gone, and the rank with it.
-        inf.lost = why.lost_reason;
-        inf.end.reset();
-        s.out().event("rank-lost", {{"rank", inf.rank}, {"pid", inf.pid}, {"host", inf.host}, {"reason", why.lost_reason}},
-                      fmt::format("{} process {} on host {} is lost: {}", rank_label(inf), inf.pid, inf.host,
-                                  why.lost_reason));
-        s.drop_process();
-        return;
-    }
-    std::string text =
-        why.kind == tracer::stop_kind::exited
-            ? fmt::format("{} process {} exited with code {:02o}", rank_label(inf), inf.pid, why.exit_code)
-            : fmt::format("{} process {} was killed by signal {}, {}", rank_label(inf), inf.pid,
-                          signal_name(why.signo), signal_description(why.signo));
-    s.out().event(why.kind == tracer::stop_kind::exited ? "rank-exited" : "rank-terminated",
-                  {{"rank", inf.rank}, {"pid", inf.pid}, {"exit_code", why.exit_code}, {"signal", why.signo}},
-                  text);
-    s.drop_process();
-}
-
-}  // namespace
-
-bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why) {
-    auto* st = job.starter();
-    if (why.is_process_end()) {
-        std::string name = st ? st->executable().filename().string() : "mpirun";
-        s.out().event("starter-exited", {{"exit_code", why.exit_code}, {"signal", why.signo}},
-                      why.kind == tracer::stop_kind::exited
-                          ? fmt::format("[{} exited with code {:02o}]", name, why.exit_code)
-                          : fmt::format("[{} was killed by signal {}]", name, signal_name(why.signo)));
-        return true;
-    }
-    if (why.kind == tracer::stop_kind::signal && (why.signo == SIGINT || why.signo == SIGTRAP)) {
-        st->set_pending_signal(why.tid, 0);   // our Ctrl-C, not the starter's
-    }
-    return false;
-}
-
-namespace {
-
 /// Whether `continue` must keep waiting: a focused rank still runs, or every rank of the
 /// job ended and the starter is finishing (its last output, its exit status).
 bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job) {
@@ -202,7 +148,7 @@ void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::proc
             continue;
         }
         if (k.why.is_process_end()) {
-            report_rank_end(s, *other, k.why);
+            record_rank_end(s, *other, k.why);
         } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
             other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
         } else if (k.why.kind == tracer::stop_kind::thread_created ||
@@ -413,7 +359,7 @@ void mpi_continue_until_stop(session& s) {
             s.switch_to(index_of(s, *inf));
             if (!forced && e->why.is_process_end()) {
                 group.remove(*e->proc);
-                report_rank_end(s, *inf, e->why);
+                record_rank_end(s, *inf, e->why);
                 if (!focused_rank_running(s, group, job)) {
                     return;
                 }
@@ -446,19 +392,6 @@ void mpi_continue_until_stop(session& s) {
             return;
         }
     }
-}
-
-std::string rank_state(const inferior& inf) {
-    if (inf.process && inf.process->is_alive()) {
-        return "stopped";
-    }
-    if (inf.end && inf.end->kind == tracer::stop_kind::exited) {
-        return fmt::format("exited({})", inf.end->exit_code);
-    }
-    if (inf.end) {
-        return signal_name(inf.end->signo);
-    }
-    return inf.lost.empty() ? "gone" : "lost";
 }
 
 namespace {

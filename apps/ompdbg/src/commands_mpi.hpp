@@ -20,6 +20,7 @@
 #include "command_table.hpp"
 #include "ompdbg/debugger/mpi/job_acquisition.hpp"
 #include "ompdbg/debugger/mpi/mpi_job.hpp"
+#include "ompdbg/debugger/mpi/rank_ends.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
@@ -55,8 +56,12 @@ bool is_mpi_session(session& s);
 /// focused rank current in turn, the current inferior restored afterwards. `label`: prints
 /// "[rank N]" before each when more than one rank is focused.
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
-/// "stopped", "exited(N)", "SIGSEGV", "gone": the State column of `mpi ranks`.
-std::string rank_state(const inferior& inf);
+// How ranks and the starter end, and a rank's state: the model's
+// (ompdbg/debugger/mpi/rank_ends.hpp).
+using debugger::handle_starter_event;
+using debugger::inferior_of;
+using debugger::rank_state;
+using debugger::record_rank_end;
 // The rank lists of the model (ompdbg/debugger/mpi/rank_list.hpp).
 using debugger::breakpoint_ranks_of_focus;
 using debugger::format_rank_list;
@@ -98,9 +103,6 @@ private:
     struct sigaction old_ {};
 };
 
-/// An event of the starter while ranks run: passed on silently (our own SIGINT/SIGTRAP
-/// dropped); its end is reported. True when the starter ended (the caller drops it).
-bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why);
 /// Events that processes of the job produced while stop_all stopped them, or that arrive
 /// for a process nobody waits for: ends are reported, breakpoint hits kept for the next
 /// `continue`, MPI2DD events acted on, thread and library events consumed.

@@ -9,8 +9,13 @@
 #include <string>
 #include <string_view>
 
+namespace ompdbg::tracer {
+struct stop_reason;
+}
+
 namespace ompdbg::debugger {
 
+struct inferior;
 struct pending_tasks;           // mpi/job_events.hpp
 struct acquired_job;            // mpi/job_events.hpp
 struct mpi2dd_tables_changed;   // mpi/job_events.hpp
@@ -58,6 +63,18 @@ public:
     virtual void job_acquired(const acquired_job& j) { (void)j; }
     /// An MPI2DD table event while the job ran, and the ranks acquired on it.
     virtual void job_tables_changed(const mpi2dd_tables_changed& e) { (void)e; }
+    /// A rank of the running job ended (`why`: exited, killed by a signal) or was lost with
+    /// its host's agent (`why.connection_lost`, `rank.lost` says why); it stays listed and
+    /// the others go on (mpi/rank_ends.hpp).
+    virtual void rank_ended(const inferior& rank, const tracer::stop_reason& why) {
+        (void)rank;
+        (void)why;
+    }
+    /// The job's starter (its file name) ended (`why`: exited or killed).
+    virtual void starter_ended(const std::string& starter, const tracer::stop_reason& why) {
+        (void)starter;
+        (void)why;
+    }
     /// `detach`/`kill` of a job ended `ranks` live ranks and the starter.
     virtual void job_ended(std::size_t ranks, bool killed) {
         (void)ranks;
