@@ -29,6 +29,7 @@
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/debugger/mpi/merged_stacks.hpp"
 #include "ompdbg/debugger/mpi/rank_focus.hpp"
 
 namespace ompdbg::app {
@@ -490,28 +491,8 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
     } else if (!a.empty()) {
         error::send(fmt::format("Unknown argument \"{}\": mpi stacks [--dot FILE]", a));
     }
-    stack_tree tree;
-    for_each_focused_rank(s, false, [&](inferior& inf) {
-        if (!inf.process || !inf.process->is_alive()) {
-            return;
-        }
-        for (auto* t : inf.process->threads()) {
-            std::vector<stack_frame> frames;
-            try {
-                frames = s.stack(t->tid());
-            } catch (const std::exception& e) {
-                log::write(log::channel::cli, "mpi stacks rank {} thread {}: {}", inf.rank, t->tid(), e.what());
-                continue;
-            }
-            // Outermost first: the tree grows from main (or clone3 for other threads).
-            std::vector<std::string> names;
-            for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-                names.push_back(frame_function_name(*it));
-            }
-            tree.add(inf.rank, t->tid(), names);
-        }
-    });
-    std::vector<std::string> lines = tree.lines(stack_tree::tag::ranks);
+    stack_tree tree = merged_rank_stacks(s);
+    std::vector<std::string> lines = stack_tree_lines(tree, stack_tree_tag::ranks);
     std::vector<int> all(tree.root().ranks.begin(), tree.root().ranks.end());
     s.out().line(fmt::format("Merged stacks of rank {} (every thread):", format_rank_list(all)));
     for (auto& l : lines) {
@@ -524,8 +505,8 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
             error::send(fmt::format("{}: {}.", *dot_file, std::strerror(errno)));
         }
         out << "digraph mpi_stacks {\n  node [shape=box];\n";
-        tree.write_dot(
-            out, "job",
+        write_stack_tree_dot(
+            tree, out, "job",
             [](const stack_tree::node& n) {
                 return fmt::format("{}:[{}]", n.ranks.size(), format_rank_list({n.ranks.begin(), n.ranks.end()}));
             },
