@@ -576,7 +576,7 @@ mpi2dd_outcome mpi2dd_job_event(session& s, mpi_job& job, tracer::process_group*
         return mpi2dd_outcome::handled;
     }
     if (is_starter) {
-        return mpi2dd_outcome::not_mine;   // the starter's other events: commands_mpi.cpp
+        return mpi2dd_outcome::not_mine;   // the starter's other events: handle_starter_event
     }
     if (why.is_process_end()) {
         if (group) {
