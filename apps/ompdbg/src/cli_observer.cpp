@@ -4,6 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "ompdbg/debugger/mpi/job_events.hpp"
+#include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/run/signal_names.hpp"
+#include "ompdbg/debugger/session/inferior.hpp"
+#include "ompdbg/tracer/stop_reason.hpp"
+
 namespace ompdbg::app {
 
 void cli_observer::symbols_read(const std::filesystem::path& program, bool has_debug_info) {
@@ -42,6 +48,126 @@ void cli_observer::target_lines(std::string_view text) {
     out_.flush();   // what is buffered goes first, on its own
     out_.partial(text);
     out_.flush();
+}
+
+void cli_observer::job_error(std::string_view text) {
+    out_.error(text);
+}
+
+void cli_observer::job_warning(std::string_view text) {
+    out_.error("warning: " + std::string(text));
+}
+
+void cli_observer::job_tasks_waiting(const debugger::pending_tasks& p) {
+    out_.line(fmt::format("Waiting for {} (process {}) to start its MPI job's tasks: {} of {} started...", p.starter,
+                          p.pid, p.started, p.size));
+    out_.flush();
+}
+
+void cli_observer::job_starter_launched(pid_t pid) {
+    out_.field("pid", pid);
+}
+
+void cli_observer::job_interface_chosen(const std::string& starter) {
+    out_.event("mpi-interface", {{"interface", "MPI2DD"}, {"also", "MPIR"}},
+               fmt::format("[{} offers MPI2DD and MPIR: using MPI2DD]", starter));
+}
+
+void cli_observer::job_acquired(const debugger::acquired_job& j) {
+    if (!j.mpi2dd) {
+        out_.event("mpi-job", {{"ranks", j.ranks}, {"executable", j.executable}},
+                   fmt::format("[MPI job: {} ranks of {} acquired]", j.ranks, j.executable));
+        return;
+    }
+    // JSON: the processes as the tables name them, and the directories that list them.
+    nlohmann::json procs = nlohmann::json::array();
+    for (auto& p : j.processes) {
+        procs.push_back({{"rank", p.rank},
+                         {"pid", p.pid},
+                         {"comm_world", p.comm_world},
+                         {"world_rank", p.world_rank},
+                         {"listed_by", p.listed_by}});
+    }
+    std::size_t dirs = j.directory_pids.size();
+    out_.event("mpi-job",
+               {{"ranks", j.ranks}, {"executable", j.executable}, {"interface", "MPI2DD"}, {"starter", j.starter_pid},
+                {"directories", dirs}, {"processes", procs}, {"directory_pids", j.directory_pids}},
+               fmt::format("[MPI job: {} ranks of {} acquired through MPI2DD from {} (pid {}){}]", j.ranks,
+                           j.executable, j.starter, j.starter_pid,
+                           dirs ? fmt::format(", {} directory processes", dirs) : std::string()));
+}
+
+void cli_observer::job_tables_changed(const debugger::mpi2dd_tables_changed& e) {
+    nlohmann::json fields = {{"debug_state", e.debug_state},
+                             {"process", e.raised_by},
+                             {"new_ranks", e.new_ranks},
+                             {"pids", e.pids},
+                             {"new_directories", e.new_directories}};
+    if (e.unreadable) {
+        fields["warning"] = *e.unreadable;
+    }
+    if (e.listed_processes) {
+        fields["listed_processes"] = *e.listed_processes;
+    }
+    if (e.listed_directories) {
+        fields["listed_directories"] = *e.listed_directories;
+    }
+    if (e.new_ranks.empty()) {
+        // A directory whose table only shrank (the flat starter is a directory: one
+        // DIRECTORY_CHANGED per rank that ends) is not news to a user, who has seen the
+        // rank end: that event has a JSON form only (no text).
+        std::string text;
+        if (!e.new_directories.empty()) {
+            std::string pids;
+            for (pid_t p : e.new_directories) {
+                pids += fmt::format("{}{}", pids.empty() ? "" : ", ", p);
+            }
+            text = fmt::format("[MPI2DD {} in process {}: new directory process{} {}]", e.debug_state, e.raised_by,
+                               e.new_directories.size() == 1 ? "" : "es", pids);
+        }
+        out_.event("mpi2dd", fields, text);
+        return;
+    }
+    fields["comm_world"] = e.comm_world;
+    fields["in_focus"] = e.in_focus;
+    std::string origin;
+    if (e.parent) {
+        fields["parent"] = {{"comm_world", e.parent->comm_world}, {"rank", e.parent->rank}, {"sequence", e.parent->sequence}};
+        origin = fmt::format(" spawned by rank {} of {} (spawn {})", e.parent->rank, e.parent->comm_world,
+                             e.parent->sequence);
+    }
+    std::size_t n = e.new_ranks.size();
+    out_.event("mpi2dd", fields,
+               fmt::format("[MPI2DD {}: {} new process{} of {}{}: rank {}{}]", e.debug_state, n, n == 1 ? "" : "es",
+                           e.comm_world, origin, debugger::format_rank_list(e.new_ranks),
+                           e.in_focus ? "" : " (not in the focus: `rank all` includes them)"));
+}
+
+void cli_observer::job_ended(std::size_t ranks, bool killed) {
+    out_.event(killed ? "mpi-job-killed" : "mpi-job-detached", {{"ranks", ranks}},
+               fmt::format("[MPI job: {} ranks {}]", ranks, killed ? "killed" : "detached"));
+}
+
+void cli_observer::rank_ended(const debugger::inferior& inf, const tracer::stop_reason& why) {
+    std::string label = fmt::format("[rank {}]", inf.rank);
+    if (why.connection_lost) {
+        out_.event("rank-lost", {{"rank", inf.rank}, {"pid", inf.pid}, {"host", inf.host}, {"reason", why.lost_reason}},
+                   fmt::format("{} process {} on host {} is lost: {}", label, inf.pid, inf.host, why.lost_reason));
+        return;
+    }
+    std::string text = why.kind == tracer::stop_kind::exited
+                           ? fmt::format("{} process {} exited with code {:02o}", label, inf.pid, why.exit_code)
+                           : fmt::format("{} process {} was killed by signal {}, {}", label, inf.pid,
+                                         debugger::signal_name(why.signo), debugger::signal_description(why.signo));
+    out_.event(why.kind == tracer::stop_kind::exited ? "rank-exited" : "rank-terminated",
+               {{"rank", inf.rank}, {"pid", inf.pid}, {"exit_code", why.exit_code}, {"signal", why.signo}}, text);
+}
+
+void cli_observer::starter_ended(const std::string& starter, const tracer::stop_reason& why) {
+    out_.event("starter-exited", {{"exit_code", why.exit_code}, {"signal", why.signo}},
+               why.kind == tracer::stop_kind::exited
+                   ? fmt::format("[{} exited with code {:02o}]", starter, why.exit_code)
+                   : fmt::format("[{} was killed by signal {}]", starter, debugger::signal_name(why.signo)));
 }
 
 }  // namespace ompdbg::app

@@ -1,7 +1,11 @@
 #pragma once
 /// The command line's observer of the model: renders the model's events as gdb does.
 
+#include <sys/types.h>
+
+#include <cstddef>
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "output.hpp"
@@ -22,6 +26,16 @@ public:
     void agent_unused(std::string_view why) override;
     void agent_loaded(const std::filesystem::path& agent, pid_t pid) override;
     void target_lines(std::string_view text) override;
+    void job_error(std::string_view text) override;
+    void job_warning(std::string_view text) override;
+    void job_tasks_waiting(const debugger::pending_tasks& p) override;
+    void job_starter_launched(pid_t pid) override;
+    void job_interface_chosen(const std::string& starter) override;
+    void job_acquired(const debugger::acquired_job& j) override;
+    void job_tables_changed(const debugger::mpi2dd_tables_changed& e) override;
+    void job_ended(std::size_t ranks, bool killed) override;
+    void rank_ended(const debugger::inferior& rank, const tracer::stop_reason& why) override;
+    void starter_ended(const std::string& starter, const tracer::stop_reason& why) override;
 
 private:
     output& out_;

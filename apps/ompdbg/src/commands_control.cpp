@@ -114,7 +114,7 @@ void start_program(session& s, std::string_view args, first_stop stop) {
     if (is_mpi2dd_starter(*s.program())) {
         // `run -- mpi2dd-run -np N prog`: acquire every rank through MPI2DD (preferred over
         // MPIR when the starter has both).
-        start_mpi2dd_job(s, *s.program(), s.program_args());
+        start_mpi2dd_job(s, *s.program(), s.program_args(), cli_job_options(s, true));
         if (!stop_at_main) {
             continue_until_stop(s);
         }
@@ -122,7 +122,7 @@ void start_program(session& s, std::string_view args, first_stop stop) {
     }
     if (is_mpi_starter(*s.program())) {
         // `run -- mpirun -np N prog`: acquire every rank through MPIR (`start` stops there).
-        start_mpi_job(s, *s.program(), s.program_args());
+        start_mpi_job(s, *s.program(), s.program_args(), cli_job_options(s, true));
         if (!stop_at_main) {
             continue_until_stop(s);
         }
@@ -200,7 +200,8 @@ void cmd_attach(session& s, std::string_view args) {
     auto proc = s.attach_process(pid);
     // An MPI starter's ranks are attached on this host: not yet for a starter reached
     // through an agent, whose ranks live on other hosts (issue 18).
-    if (!s.remote() && (attach_mpi2dd_job(s, proc) || attach_mpi_job(s, proc, false))) {
+    if (!s.remote() && (attach_mpi2dd_job(s, proc, cli_job_options(s, false)) ||
+                         attach_mpi_job(s, proc, false, cli_job_options(s, false)))) {
         return;   // an MPI starter: its ranks are the inferiors now
     }
     take_attached_process(s, std::move(proc));

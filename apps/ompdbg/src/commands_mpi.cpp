@@ -21,7 +21,7 @@
 #include "commands_omp.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "mpi_step.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "run_control.hpp"
 #include "session.hpp"
 #include "frame_line.hpp"
@@ -29,30 +29,10 @@
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
+#include "ompdbg/debugger/mpi/merged_stacks.hpp"
+#include "ompdbg/debugger/mpi/rank_focus.hpp"
 
 namespace ompdbg::app {
-
-mpi_job::mpi_job(std::unique_ptr<tracer::process> starter, tracer::mpir::interface iface,
-                 std::vector<tracer::mpir::proc_desc> table, bool launched)
-    : starter_(std::move(starter)), mpir_(iface), table_(std::move(table)), launched_(launched) {}
-
-mpi_job::~mpi_job() {
-    if (starter_ && starter_->is_alive()) {
-        try {
-            if (launched_) {
-                starter_->kill();
-            } else {
-                starter_->detach();
-            }
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "ending the MPI starter: {}", e.what());
-        }
-    }
-}
-
-void mpi_job::drop_starter() {
-    starter_.reset();
-}
 
 namespace {
 
@@ -91,49 +71,19 @@ void sync_current_rank(session& s) {
     }
 }
 
-void install_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
-    std::size_t n = ranks.size();
-    std::string exe = ranks.empty() ? std::string() : ranks.front()->executable.string();
-    if (!s.program() && !exe.empty()) {
-        try {
-            s.set_program(exe, {});
-        } catch (const std::exception& e) {
-            s.out().error(e.what());
-        }
+job_options cli_job_options(session& s, bool launching) {
+    job_options opts;
+    if (launching) {
+        // LD_PRELOAD of the fast-breakpoint agent: a starter hands its environment to the
+        // ranks it starts on this host, so their conditions are evaluated in them.
+        opts.env = agent_launch_environment(s, omp_launch_environment({}));
+        // stdout carries only JSON objects (docs/json.md): the job writes to stderr.
+        opts.output_to_stderr = s.out().is_json();
     }
-    s.set_inferiors(std::move(ranks));
-    s.set_job(std::move(job));
-    s.count_start();
-    for (std::size_t i = 0; i < n; ++i) {
-        s.switch_to(i);
-        sync_current_rank(s);
-    }
-    s.switch_to(0);
+    return opts;
 }
 
 namespace {
-
-/// Attaches every rank of `table` (each is stopped on return) into inferiors; their
-/// modules' ELF files come from the session's cache (one reader per file for the job).
-/// Ranks of other hosts go through their host's agent (remote_ranks.hpp); one that cannot
-/// be reached is listed as lost, with one line naming its host.
-std::vector<std::unique_ptr<inferior>> attach_ranks(session& s, const std::vector<tracer::mpir::proc_desc>& table) {
-    std::vector<std::string> errors;
-    auto list = attach_job_ranks(s, table, errors);
-    for (auto& e : errors) {
-        s.out().error(e);
-    }
-    return list;
-}
-
-/// Makes the ranks the session's inferiors, plants the breakpoints in each, says so.
-void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks) {
-    std::size_t n = ranks.size();
-    std::string exe = ranks.empty() ? std::string() : ranks.front()->executable.string();
-    install_job(s, std::move(job), std::move(ranks));
-    s.out().event("mpi-job", {{"ranks", n}, {"executable", exe}},
-                  fmt::format("[MPI job: {} ranks of {} acquired]", n, exe));
-}
 
 std::atomic<tracer::process_group*> g_group{nullptr};
 
@@ -157,60 +107,6 @@ job_interrupt_scope::job_interrupt_scope(tracer::process_group& group) : previou
 job_interrupt_scope::~job_interrupt_scope() {
     sigaction(SIGINT, &old_, nullptr);
     g_group.store(previous_);
-}
-
-namespace {
-
-inferior* inferior_of(session& s, tracer::process* p) {
-    for (auto& inf : s.inferiors()) {
-        if (inf->process.get() == p) {
-            return inf.get();
-        }
-    }
-    return nullptr;
-}
-
-/// A rank ended: report it, keep it listed; the others go on.
-void report_rank_end(session& s, inferior& inf, const tracer::stop_reason& why) {
-    s.switch_to(index_of(s, inf));
-    inf.end = why;
-    if (why.connection_lost) {
-        // Not an end of the rank: the agent of its host is gone, and the rank with it.
-        inf.lost = why.lost_reason;
-        inf.end.reset();
-        s.out().event("rank-lost", {{"rank", inf.rank}, {"pid", inf.pid}, {"host", inf.host}, {"reason", why.lost_reason}},
-                      fmt::format("{} process {} on host {} is lost: {}", rank_label(inf), inf.pid, inf.host,
-                                  why.lost_reason));
-        s.drop_process();
-        return;
-    }
-    std::string text =
-        why.kind == tracer::stop_kind::exited
-            ? fmt::format("{} process {} exited with code {:02o}", rank_label(inf), inf.pid, why.exit_code)
-            : fmt::format("{} process {} was killed by signal {}, {}", rank_label(inf), inf.pid,
-                          signal_name(why.signo), signal_description(why.signo));
-    s.out().event(why.kind == tracer::stop_kind::exited ? "rank-exited" : "rank-terminated",
-                  {{"rank", inf.rank}, {"pid", inf.pid}, {"exit_code", why.exit_code}, {"signal", why.signo}},
-                  text);
-    s.drop_process();
-}
-
-}  // namespace
-
-bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why) {
-    auto* st = job.starter();
-    if (why.is_process_end()) {
-        std::string name = st ? st->executable().filename().string() : "mpirun";
-        s.out().event("starter-exited", {{"exit_code", why.exit_code}, {"signal", why.signo}},
-                      why.kind == tracer::stop_kind::exited
-                          ? fmt::format("[{} exited with code {:02o}]", name, why.exit_code)
-                          : fmt::format("[{} was killed by signal {}]", name, signal_name(why.signo)));
-        return true;
-    }
-    if (why.kind == tracer::stop_kind::signal && (why.signo == SIGINT || why.signo == SIGTRAP)) {
-        st->set_pending_signal(why.tid, 0);   // our Ctrl-C, not the starter's
-    }
-    return false;
 }
 
 namespace {
@@ -252,7 +148,7 @@ void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::proc
             continue;
         }
         if (k.why.is_process_end()) {
-            report_rank_end(s, *other, k.why);
+            record_rank_end(s, *other, k.why);
         } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
             other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
         } else if (k.why.kind == tracer::stop_kind::thread_created ||
@@ -268,114 +164,14 @@ bool is_mpi_session(session& s) {
     return s.job() != nullptr;
 }
 
-bool is_mpi_starter(const std::filesystem::path& program) {
-    // Slurm's srun implements MPIR (MPIR_proctable, MPIR_Breakpoint) as mpirun does.
-    static const std::set<std::string> names = {"mpirun", "mpiexec", "orterun", "mpirun.openmpi",
-                                                "mpiexec.openmpi", "prterun", "srun"};
-    std::error_code ec;
-    auto real = std::filesystem::canonical(program, ec);
-    return names.count(program.filename().string()) || (!ec && names.count(real.filename().string()));
-}
-
-void start_mpi_job(session& s, const std::filesystem::path& starter_path, const std::vector<std::string>& args) {
-    tracer::launch_options opts;
-    // Open MPI warns that MPIR is deprecated on every start; the user did not ask for that.
-    // LD_PRELOAD of the fast-breakpoint agent: mpirun hands its environment to the ranks
-    // it starts on this host, so their conditions are evaluated in them.
-    opts.env = agent_launch_environment(s, omp_launch_environment({}));
-    opts.env.push_back("OMPI_MPIR_DO_NOT_WARN=1");
-    // mpirun forwards its stdin to rank 0: it would eat the debugger's own commands.
-    opts.stdin_path = "/dev/null";
-    if (s.out().is_json()) {
-        // stdout carries only JSON objects (docs/json.md): mpirun and the ranks write to stderr.
-        opts.stdout_fd = 2;
-    }
-    auto starter = tracer::process::launch(starter_path, args, opts);
-    auto iface = tracer::mpir::run_to_spawn(*starter);
-    auto table = iface.proctable(*starter);
-    auto ranks = attach_ranks(s, table);
-    // The ranks wait in MPI_Init for the starter to return from MPIR_Breakpoint; they stay
-    // stopped under ptrace until the first continue releases the whole job together.
-    adopt_job(s, std::make_unique<mpi_job>(std::move(starter), iface, std::move(table), true), std::move(ranks));
-}
-
-namespace {
-
-/// A starter attached before every task has answered its launch (srun writes each pid into
-/// MPIR_proctable as its task's answer comes; mpirun sets the table once all are spawned)
-/// runs on until the table is complete, for up to `set mpi-spawn-timeout` seconds. False,
-/// with a warning, when it is not by then: the starter alone is debugged, as a process.
-bool wait_for_tasks_started(session& s, tracer::process& starter, const tracer::mpir::interface& iface) {
-    auto progress = iface.progress(starter);
-    if (progress.complete()) {
-        return true;
-    }
-    std::string name = starter.executable().filename().string();
-    auto limit = s.settings().mpi_spawn_timeout;
-    s.out().line(fmt::format("Waiting for {} (process {}) to start its MPI job's tasks: {} of {} started...", name,
-                             starter.pid(), progress.with_pid, progress.size));
-    s.out().flush();
-    // Unlimited: a year, a deadline that cannot overflow the clock; Ctrl-C ends it.
-    std::chrono::milliseconds wait = limit ? std::chrono::seconds(*limit) : std::chrono::hours(24 * 365);
-    progress = tracer::mpir::run_until_proctable_complete(starter, iface, wait);
-    if (progress.complete()) {
-        return true;
-    }
-    s.out().error(fmt::format("warning: {} (process {}) has not started its MPI job's tasks ({} of {} in "
-                              "MPIR_proctable{}): debugging {} alone.",
-                              name, starter.pid(), progress.with_pid, progress.size,
-                              limit ? fmt::format(" after {} s", *limit) : std::string(), name));
-    return false;
-}
-
-}  // namespace
-
-bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool required) {
-    auto not_starter = [&](const std::string& why) -> bool {
-        if (required) {
-            error::send(fmt::format("Process {} ({}) is not an MPI starter: {}", proc->pid(),
-                                    proc->executable().filename().string(), why));
-        }
-        return false;
-    };
-    auto iface = tracer::mpir::interface::find(*proc);
-    if (!iface) {
-        return not_starter("it has no MPIR_Breakpoint/MPIR_proctable.");
-    }
-    if (!wait_for_tasks_started(s, *proc, *iface)) {
-        return false;
-    }
-    std::vector<tracer::mpir::proc_desc> table;
-    try {
-        table = iface->proctable(*proc);
-    } catch (const std::exception& e) {
-        return not_starter(e.what());
-    }
-    iface->set_being_debugged(*proc, true);
-    auto ranks = attach_ranks(s, table);
-    adopt_job(s, std::make_unique<mpi_job>(std::move(proc), *iface, std::move(table), false), std::move(ranks));
-    return true;
-}
-
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn) {
-    std::size_t saved = s.current_index();
-    std::vector<std::size_t> focus = s.focus();
-    struct restore {
-        session& s;
-        std::size_t i;
-        ~restore() { s.switch_to(i); }
-    } r{s, saved};
-    for (std::size_t i : focus) {
-        if (i >= s.inferiors().size()) {
-            continue;
-        }
-        s.switch_to(i);
-        auto& inf = *s.inferiors()[i];
-        if (label && focus.size() > 1) {
+    bool labelled = label && s.focus().size() > 1;
+    debugger::for_each_focused_rank(s, [&](inferior& inf) {
+        if (labelled) {
             s.out().line(rank_label(inf));
         }
         fn(inf);
-    }
+    });
 }
 
 bool is_job_wide_command(const std::string& name, std::string_view args) {
@@ -399,38 +195,6 @@ bool is_job_wide_command(const std::string& name, std::string_view args) {
     }
     return once.count(name) > 0;
 }
-
-namespace {
-
-/// `detach` / `kill` of an MPI session: every rank, then the starter.
-void end_job(session& s, bool kill) {
-    std::size_t n = 0;
-    for (auto& inf : s.inferiors()) {
-        auto* p = inf->process.get();
-        if (!p || !p->is_alive()) {
-            continue;
-        }
-        try {
-            kill ? p->kill() : p->detach();
-            ++n;
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("{} {}", rank_label(*inf), e.what()));
-        }
-    }
-    if (auto* job = s.job(); job && job->starter() && job->starter()->is_alive()) {
-        try {
-            kill ? job->starter()->kill() : job->starter()->detach();
-        } catch (const std::exception& e) {
-            s.out().error(e.what());
-        }
-        job->drop_starter();
-    }
-    s.out().event(kill ? "mpi-job-killed" : "mpi-job-detached", {{"ranks", n}},
-                  fmt::format("[MPI job: {} ranks {}]", n, kill ? "killed" : "detached"));
-    s.end_target();
-}
-
-}  // namespace
 
 bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler) {
     if ((name == "detach" || name == "kill") && is_mpi_session(s)) {
@@ -595,7 +359,7 @@ void mpi_continue_until_stop(session& s) {
             s.switch_to(index_of(s, *inf));
             if (!forced && e->why.is_process_end()) {
                 group.remove(*e->proc);
-                report_rank_end(s, *inf, e->why);
+                record_rank_end(s, *inf, e->why);
                 if (!focused_rank_running(s, group, job)) {
                     return;
                 }
@@ -628,19 +392,6 @@ void mpi_continue_until_stop(session& s) {
             return;
         }
     }
-}
-
-std::string rank_state(const inferior& inf) {
-    if (inf.process && inf.process->is_alive()) {
-        return "stopped";
-    }
-    if (inf.end && inf.end->kind == tracer::stop_kind::exited) {
-        return fmt::format("exited({})", inf.end->exit_code);
-    }
-    if (inf.end) {
-        return signal_name(inf.end->signo);
-    }
-    return inf.lost.empty() ? "gone" : "lost";
 }
 
 namespace {
@@ -718,8 +469,8 @@ void cmd_mpi_attach(session& s, std::string_view args) {
         error::send("A program is being debugged already.  Kill it first (\"kill\").");
     }
     auto proc = tracer::process::attach(pid, s.elf_provider());
-    if (!attach_mpi2dd_job(s, proc)) {
-        attach_mpi_job(s, proc, true);
+    if (!attach_mpi2dd_job(s, proc, cli_job_options(s, false))) {
+        attach_mpi_job(s, proc, true, cli_job_options(s, false));
     }
 }
 
@@ -739,28 +490,8 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
     } else if (!a.empty()) {
         error::send(fmt::format("Unknown argument \"{}\": mpi stacks [--dot FILE]", a));
     }
-    stack_tree tree;
-    for_each_focused_rank(s, false, [&](inferior& inf) {
-        if (!inf.process || !inf.process->is_alive()) {
-            return;
-        }
-        for (auto* t : inf.process->threads()) {
-            std::vector<stack_frame> frames;
-            try {
-                frames = s.stack(t->tid());
-            } catch (const std::exception& e) {
-                log::write(log::channel::cli, "mpi stacks rank {} thread {}: {}", inf.rank, t->tid(), e.what());
-                continue;
-            }
-            // Outermost first: the tree grows from main (or clone3 for other threads).
-            std::vector<std::string> names;
-            for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
-                names.push_back(frame_function_name(*it));
-            }
-            tree.add(inf.rank, t->tid(), names);
-        }
-    });
-    std::vector<std::string> lines = tree.lines(stack_tree::tag::ranks);
+    stack_tree tree = merged_rank_stacks(s);
+    std::vector<std::string> lines = stack_tree_lines(tree, stack_tree_tag::ranks);
     std::vector<int> all(tree.root().ranks.begin(), tree.root().ranks.end());
     s.out().line(fmt::format("Merged stacks of rank {} (every thread):", format_rank_list(all)));
     for (auto& l : lines) {
@@ -773,8 +504,8 @@ void cmd_mpi_stacks(session& s, std::string_view args) {
             error::send(fmt::format("{}: {}.", *dot_file, std::strerror(errno)));
         }
         out << "digraph mpi_stacks {\n  node [shape=box];\n";
-        tree.write_dot(
-            out, "job",
+        write_stack_tree_dot(
+            tree, out, "job",
             [](const stack_tree::node& n) {
                 return fmt::format("{}:[{}]", n.ranks.size(), format_rank_list({n.ranks.begin(), n.ranks.end()}));
             },

@@ -1,7 +1,7 @@
 #pragma once
-/// MPI jobs (issue 6): acquisition of every rank through the starter's MPIR interface
-/// (`run -- mpirun ...`, `attach MPIRUN_PID`, `mpi attach PID`), one inferior per rank with
-/// a focus (`rank N`, `rank 0-3,6`, `rank all`), job-wide run control (continue resumes
+/// MPI jobs (issue 6) on the command line: `run -- mpirun ...`, `attach MPIRUN_PID`, `mpi
+/// attach PID` acquire every rank through the model (ompdbg/debugger/mpi/job_acquisition.hpp,
+/// mpi2dd_acquisition.hpp), one inferior per rank with a focus (`rank N`, `rank 0-3,6`, `rank all`), job-wide run control (continue resumes
 /// every focused rank and the starter, Ctrl-C stops them all), `mpi ranks` and `mpi stacks`.
 /// The message-queue commands (`mpi queues`, `mpi deadlock`) add themselves to the same
 /// `mpi` prefix (t.prefix("mpi")) and walk the ranks with for_each_focused_rank().
@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "command_table.hpp"
-#include "ompdbg/debugger/mpi/mpi_job_base.hpp"
+#include "ompdbg/debugger/mpi/job_acquisition.hpp"
+#include "ompdbg/debugger/mpi/mpi_job.hpp"
+#include "ompdbg/debugger/mpi/rank_ends.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
 #include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/mpir.hpp"
@@ -29,58 +31,37 @@ namespace ompdbg::app {
 
 class session;
 using debugger::inferior;
-class mpi2dd_job;   // commands_mpi2dd.hpp
-
-/// The starter of an MPI job (mpirun, kept traced: it forwards the ranks' output and
-/// would take a Ctrl-C meant for us), its MPIR interface and process table.
-class mpi_job final : public debugger::mpi_job_base {
-public:
-    mpi_job(std::unique_ptr<tracer::process> starter, tracer::mpir::interface iface,
-            std::vector<tracer::mpir::proc_desc> table, bool launched);
-    ~mpi_job() override;
-    /// nullptr once the starter exited.
-    tracer::process* starter() { return starter_.get(); }
-    const tracer::mpir::interface& mpir() const { return mpir_; }
-    const std::vector<tracer::mpir::proc_desc>& proctable() const { return table_; }
-    /// Launched by us (`run -- mpirun`: the job dies with the session) or attached.
-    bool launched() const override { return launched_; }
-    void drop_starter();
-    /// Set when the job was acquired through MPI2DD (then mpir() and proctable() are empty):
-    /// its directory processes and table events (commands_mpi2dd.hpp).
-    std::unique_ptr<mpi2dd_job> mpi2dd;
-
-private:
-    std::unique_ptr<tracer::process> starter_;
-    tracer::mpir::interface mpir_;
-    std::vector<tracer::mpir::proc_desc> table_;
-    bool launched_;
-};
+using debugger::mpi_job;
 
 /// Registers `mpi ranks|stacks|attach`, `rank`.
 void register_mpi_commands(command_table& t);
 
-/// True when `program` is an MPI starter run() hands to start_mpi_job (mpirun, mpiexec,
-/// orterun, after resolving symlinks such as Debian's /usr/bin/mpirun alternatives).
-bool is_mpi_starter(const std::filesystem::path& program);
-/// `run` of an MPI starter: launches it, runs it to MPIR_Breakpoint, attaches every rank
-/// (held in MPI_Init), plants the breakpoints in every rank, releases the job and
-/// continues every rank until a stop the user must see.
-void start_mpi_job(session& s, const std::filesystem::path& starter, const std::vector<std::string>& args);
-/// `attach PID`: when the freshly attached `proc` is an MPI starter whose job is running
-/// (MPIR interface, MPIR_proctable filled), attaches every rank, makes them the session's
-/// inferiors and returns true (`proc` is taken). Otherwise returns false and leaves `proc`
-/// alone, unless `required` (`mpi attach`): then throws "Process N (NAME) is not an MPI
-/// starter: ...".
-bool attach_mpi_job(session& s, std::unique_ptr<tracer::process>& proc, bool required);
+// Acquiring and ending a job: the model's (ompdbg/debugger/mpi/job_acquisition.hpp).
+using debugger::attach_mpi_job;
+using debugger::end_job;
+using debugger::install_job;
+using debugger::is_mpi_starter;
+using debugger::job_options;
+using debugger::start_mpi_job;
+
+/// What the model's job acquisition needs of the CLI: the breakpoints it plants in each
+/// rank (breakpoint_resolver's refresh_breakpoints) and, for a starter it launches
+/// (`launching`), the OpenMP and breakpoint-agent environment and, with --json, the job's
+/// stdout on stderr.
+job_options cli_job_options(session& s, bool launching);
 
 /// Whether the session debugs an MPI job (ranks are inferiors).
 bool is_mpi_session(session& s);
-/// Runs `fn` with each focused rank current in turn (alive or not; `fn` checks), restoring
-/// the current inferior afterwards. `label`: prints "[rank N]" before each when more than
-/// one rank is focused.
+/// The model's for_each_focused_rank (ompdbg/debugger/mpi/rank_focus.hpp): `fn` with each
+/// focused rank current in turn, the current inferior restored afterwards. `label`: prints
+/// "[rank N]" before each when more than one rank is focused.
 void for_each_focused_rank(session& s, bool label, const std::function<void(inferior&)>& fn);
-/// "stopped", "exited(N)", "SIGSEGV", "gone": the State column of `mpi ranks`.
-std::string rank_state(const inferior& inf);
+// How ranks and the starter end, and a rank's state: the model's
+// (ompdbg/debugger/mpi/rank_ends.hpp).
+using debugger::handle_starter_event;
+using debugger::inferior_of;
+using debugger::rank_state;
+using debugger::record_rank_end;
 // The rank lists of the model (ompdbg/debugger/mpi/rank_list.hpp).
 using debugger::breakpoint_ranks_of_focus;
 using debugger::format_rank_list;
@@ -107,12 +88,6 @@ void mpi_continue_until_stop(session& s);
 /// one job may map their libraries at different addresses); errors are printed.
 void sync_current_rank(session& s);
 
-/// Makes `ranks` the session's inferiors (the first current, the focus all of them) and
-/// `job` its job, counts a start, takes the program from the first rank's executable when
-/// none is set, and plants the breakpoints in every rank. Shared by MPIR and MPI2DD
-/// acquisition; each says what it acquired.
-void install_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique_ptr<inferior>> ranks);
-
 /// While alive, Ctrl-C stops every running member of `group` (wait_any then reports
 /// `interrupted` events) instead of the one process the prompt's handler knows; the
 /// previous handler comes back at the end. Nests.
@@ -128,9 +103,6 @@ private:
     struct sigaction old_ {};
 };
 
-/// An event of the starter while ranks run: passed on silently (our own SIGINT/SIGTRAP
-/// dropped); its end is reported. True when the starter ended (the caller drops it).
-bool handle_starter_event(session& s, mpi_job& job, const tracer::stop_reason& why);
 /// Events that processes of the job produced while stop_all stopped them, or that arrive
 /// for a process nobody waits for: ends are reported, breakpoint hits kept for the next
 /// `continue`, MPI2DD events acted on, thread and library events consumed.

@@ -8,7 +8,7 @@
 
 #include "command_args.hpp"
 #include "commands_inferiors.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "session.hpp"
 #include "frame_line.hpp"

@@ -17,7 +17,7 @@
 #include "command_prefix.hpp"
 #include "ompdbg/debugger/omp/stack_folding.hpp"
 #include "ompdbg/tracer/remote_process.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "session.hpp"
 #include "ompdbg/base/error.hpp"
 

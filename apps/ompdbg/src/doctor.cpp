@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "output.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 #include "ompdbg/debugger/doctor/doctor.hpp"
 
 namespace ompdbg::app {
@@ -58,7 +58,7 @@ int doctor_main(const std::vector<std::string>& args, bool json, const debugger:
     }
     std::string what = "this machine";
     if (subject.host) {
-        subject.rsh = remote_shell_of_environment();
+        subject.rsh = debugger::remote_shell_of_environment();
         what = fmt::format("host {}", *subject.host);
     }
     if (pid) {

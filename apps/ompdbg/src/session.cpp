@@ -9,7 +9,7 @@
 #include "commands_dmpl.hpp"
 #include "commands_mpi_queues.hpp"
 #include "commands_omp.hpp"
-#include "remote_ranks.hpp"
+#include "ompdbg/debugger/mpi/remote_ranks.hpp"
 
 
 #include <algorithm>
@@ -82,10 +82,8 @@ session::~session() {
     model_state().clear();
 }
 
-// dynamic_cast: a job the model made itself (triage's ranks without their starter) is
-// no CLI job, and the commands must not take it for one.
 mpi_job* session::job() {
-    return dynamic_cast<mpi_job*>(debugger::session::job());
+    return job_of(*this);
 }
 
 bool session::execute(std::string_view line_in, bool propagate_errors) {

@@ -24,6 +24,7 @@
 #include "script_state.hpp"
 #include "frame_line.hpp"
 #include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/core_file.hpp"
@@ -53,7 +54,6 @@ public:
     virtual std::string where() const { return {}; }
 };
 
-class mpi_job;          // commands_mpi.hpp
 class cli_eval_hooks;   // cli_eval_hooks.hpp
 
 /// The CLI's session: the model's session plus the command line's own state. Commands take
@@ -69,8 +69,8 @@ public:
     bool is_batch() const { return batch_; }
     command_table& commands() { return commands_; }
 
-    /// The MPI job with its CLI type (starter, MPIR interface, proctable, MPI2DD), or
-    /// nullptr; the model holds it (debugger::session::job).
+    /// The MPI job (starter, MPIR interface, proctable, MPI2DD), or nullptr: the model's
+    /// job_of (ompdbg/debugger/mpi/mpi_job.hpp).
     mpi_job* job();
 
     // ---- execution ----

@@ -1,4 +1,4 @@
-// The merged prefix tree of stacks (STAT), its text, JSON and Graphviz forms.
+// The text, JSON and Graphviz forms of the merged prefix tree of stacks (STAT).
 
 #include "stack_tree.hpp"
 
@@ -19,11 +19,11 @@ std::string ranks_of(const stack_tree::node& n) {
 }
 
 void text_lines(const stack_tree::node& n, const std::string& name, const std::string& indent, bool last, bool root,
-                stack_tree::tag t, std::vector<std::string>& out) {
+                stack_tree_tag t, std::vector<std::string>& out) {
     std::string next = root ? "" : indent + (last ? "   " : "|  ");
     if (!root) {
-        std::string tag = t == stack_tree::tag::ranks     ? fmt::format("rank {}", ranks_of(n))
-                          : t == stack_tree::tag::threads ? count_text(n.threads.size(), "thread")
+        std::string tag = t == stack_tree_tag::ranks     ? fmt::format("rank {}", ranks_of(n))
+                          : t == stack_tree_tag::threads ? count_text(n.threads.size(), "thread")
                                                           : fmt::format("rank {}, {}", ranks_of(n),
                                                                         count_text(n.threads.size(), "thread"));
         out.push_back(fmt::format("{}{}{} [{}]", indent, last ? "`- " : "|- ", name, tag));
@@ -35,7 +35,7 @@ void text_lines(const stack_tree::node& n, const std::string& name, const std::s
             ranks.insert(r);
             numbers.push_back(num);
         }
-        std::string whom = t == stack_tree::tag::threads
+        std::string whom = t == stack_tree_tag::threads
                                ? fmt::format("{} ({})", count_text(who.size(), "thread"), format_rank_list(numbers))
                                : fmt::format("{} in rank {}", count_text(who.size(), "thread"),
                                              format_rank_list({ranks.begin(), ranks.end()}));
@@ -89,34 +89,21 @@ void node_dot(const stack_tree::node& n, const std::string& name, int& next_id, 
 
 }  // namespace
 
-void stack_tree::add(int rank, pid_t tid, const std::vector<std::string>& frames, const std::string& label,
-                     int number) {
-    node* n = &root_;
-    n->ranks.insert(rank);
-    n->threads.insert({rank, tid});
-    for (const auto& f : frames) {
-        n = &n->children[f];
-        n->ranks.insert(rank);
-        n->threads.insert({rank, tid});
-    }
-    if (!label.empty()) {
-        n->labels[label].insert({rank, number});
-    }
-}
-
-std::vector<std::string> stack_tree::lines(tag t) const {
+std::vector<std::string> stack_tree_lines(const stack_tree& tree, stack_tree_tag t) {
     std::vector<std::string> out;
-    text_lines(root_, "", "", true, true, t, out);
+    text_lines(tree.root(), "", "", true, true, t, out);
     return out;
 }
 
-nlohmann::json stack_tree::to_json(const std::string& root_name) const { return node_json(root_, root_name); }
+nlohmann::json stack_tree_json(const stack_tree& tree, const std::string& root_name) {
+    return node_json(tree.root(), root_name);
+}
 
-void stack_tree::write_dot(std::ostream& out, const std::string& root_name,
-                           const std::function<std::string(const node&)>& who,
-                           const std::function<std::string(const node&)>& edge) const {
+void write_stack_tree_dot(const stack_tree& tree, std::ostream& out, const std::string& root_name,
+                          const std::function<std::string(const stack_tree::node&)>& who,
+                          const std::function<std::string(const stack_tree::node&)>& edge) {
     int id = 0;
-    node_dot(root_, root_name, id, -1, who, edge, out);
+    node_dot(tree.root(), root_name, id, -1, who, edge, out);
 }
 
 }  // namespace ompdbg::app

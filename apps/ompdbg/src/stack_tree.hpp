@@ -1,59 +1,37 @@
 #pragma once
-/// STAT's merged prefix tree of stacks, shared by `mpi stacks` and `ompdbg triage`: every
-/// thread's frames, outermost first, are one path from the root; a node knows the ranks and
-/// threads whose stacks pass through it and the labels of the threads that end there.
-
-#include <sys/types.h>
+/// The CLI's forms of the model's merged stack tree (ompdbg/debugger/stack/stack_tree.hpp),
+/// shared by `mpi stacks` and `ompdbg triage`: indented text, JSON and Graphviz.
 
 #include <functional>
-#include <map>
 #include <ostream>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ompdbg/debugger/stack/stack_tree.hpp"
+
 namespace ompdbg::app {
 
-class stack_tree {
-public:
-    struct node {
-        std::set<int> ranks;
-        std::set<std::pair<int, pid_t>> threads;   ///< (rank, tid)
-        std::map<std::string, node> children;     ///< by frame name: stable output
-        /// label → (rank, thread number) of the threads whose stack ends at this node.
-        std::map<std::string, std::set<std::pair<int, int>>> labels;
-    };
+using debugger::stack_tree;
 
-    /// Adds thread `tid` of `rank` (-1: not an MPI rank) with its frames outermost first;
-    /// a non-empty `label` is shown under the node where the stack ends, with `number`.
-    void add(int rank, pid_t tid, const std::vector<std::string>& frames, const std::string& label = {},
-             int number = 0);
+/// How a node is tagged in the text: its ranks ("[rank 0-3]"), its threads ("[3
+/// threads]"), or both ("[rank 0-3, 12 threads]").
+enum class stack_tree_tag { ranks, threads, ranks_and_threads };
 
-    const node& root() const { return root_; }
+/// The tree as indented text lines (`|- name [tag]`, `` `- `` for a last child), with each
+/// label as `=> 2 threads (1,4): LABEL` (by thread number) or `=> 2 threads in rank 0-1:
+/// LABEL` (with ranks).
+std::vector<std::string> stack_tree_lines(const stack_tree& tree, stack_tree_tag t);
 
-    /// How a node is tagged in the text: its ranks ("[rank 0-3]"), its threads ("[3
-    /// threads]"), or both ("[rank 0-3, 12 threads]").
-    enum class tag { ranks, threads, ranks_and_threads };
+/// The tree as JSON: {name, ranks, threads, labels: [{label, threads: [{rank, thread}]}],
+/// children} (docs/json.md, `ompdbg triage --json`).
+nlohmann::json stack_tree_json(const stack_tree& tree, const std::string& root_name);
 
-    /// The tree as indented text lines (`|- name [tag]`, `` `- `` for a last child), with
-    /// each label as `=> 2 threads (1,4): LABEL` (by thread number) or `=> 2 threads in rank
-    /// 0-1: LABEL` (with ranks).
-    std::vector<std::string> lines(tag t) const;
-
-    /// The tree as JSON: {name, ranks, threads, labels: [{label, threads: [{rank, thread}]}],
-    /// children} (docs/json.md, `ompdbg triage --json`).
-    nlohmann::json to_json(const std::string& root_name) const;
-
-    /// The tree's nodes and edges as Graphviz statements (no `digraph` around them): each
-    /// node labelled with its name and `who(node)`, each edge with `edge(child)`.
-    void write_dot(std::ostream& out, const std::string& root_name, const std::function<std::string(const node&)>& who,
-                   const std::function<std::string(const node&)>& edge) const;
-
-private:
-    node root_;
-};
+/// The tree's nodes and edges as Graphviz statements (no `digraph` around them): each node
+/// labelled with its name and `who(node)`, each edge with `edge(child)`.
+void write_stack_tree_dot(const stack_tree& tree, std::ostream& out, const std::string& root_name,
+                          const std::function<std::string(const stack_tree::node&)>& who,
+                          const std::function<std::string(const stack_tree::node&)>& edge);
 
 }  // namespace ompdbg::app

@@ -288,7 +288,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const debu
             text.push_back(fmt::format("   OpenMP runtime {}, labels from {}{}", p->openmp_runtime, p->openmp_source,
                                        p->openmp_note.empty() ? "" : " (" + p->openmp_note + ")"));
         }
-        for (auto& l : tree.lines(stack_tree::tag::threads)) {
+        for (auto& l : stack_tree_lines(tree, stack_tree_tag::threads)) {
             text.push_back(std::move(l));
         }
         if (!p->mpi_call.empty()) {
@@ -298,7 +298,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const debu
     if (job) {
         text.push_back(fmt::format("== Merged stacks of rank {} (every thread):",
                                    format_rank_list({merged.root().ranks.begin(), merged.root().ranks.end()})));
-        for (auto& l : merged.lines(stack_tree::tag::ranks_and_threads)) {
+        for (auto& l : stack_tree_lines(merged, stack_tree_tag::ranks_and_threads)) {
             text.push_back(std::move(l));
         }
     }
@@ -353,7 +353,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const debu
                        : count_text(n.threads.size(), "thread");
         };
         auto edge = [](const stack_tree::node& n) { return std::to_string(n.threads.size()); };
-        (job ? merged : per_process.front().second).write_dot(out, job ? "job" : "process", who, edge);
+        write_stack_tree_dot(job ? merged : per_process.front().second, out, job ? "job" : "process", who, edge);
         out << "}\n";
         if (last.mpi) {
             out << last.graph.to_dot();
@@ -390,7 +390,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const debu
                                 {"note", p->openmp_note}}},
                     {"mpi_call", p->mpi_call},
                     {"threads", json::array()},
-                    {"tree", tree.to_json("process")}};
+                    {"tree", stack_tree_json(tree, "process")}};
             for (const auto& t : p->threads) {
                 jp["threads"].push_back(thread_json(t, m, p->rank));
             }
@@ -402,7 +402,7 @@ int triage_main(const std::vector<std::string>& args, bool json_flag, const debu
         }
         doc["processes"] = procs;
         if (job) {
-            doc["merged_tree"] = merged.to_json("job");
+            doc["merged_tree"] = stack_tree_json(merged, "job");
         }
         if (last.mpi) {
             json jcycles = json::array();

@@ -4,9 +4,9 @@
 namespace ompdbg::debugger {
 
 /// An MPI job the session holds: the starter process and the ranks' table. Its full type
-/// (starter, MPIR interface, proctable, MPI2DD directories) is still the CLI's `mpi_job`
-/// (apps/ompdbg/src/commands_mpi.hpp), which derives from this until the MPI model moves
-/// into libdebugger (docs/architecture.md); the session owns it through this base.
+/// is mpi_job (mpi_job.hpp: starter, MPIR interface, proctable, MPI2DD directories); a job
+/// the model makes itself without a starter (triage's attached ranks) derives from this
+/// too. The session owns it through this base.
 class mpi_job_base {
 public:
     virtual ~mpi_job_base() = default;

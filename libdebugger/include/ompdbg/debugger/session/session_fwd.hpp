@@ -12,5 +12,6 @@ struct watchpoint;
 struct user_settings;
 struct stack_frame;
 class mpi_job_base;
+class mpi_job;
 
 }  // namespace ompdbg::debugger

@@ -4,11 +4,21 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
+namespace ompdbg::tracer {
+struct stop_reason;
+}
+
 namespace ompdbg::debugger {
+
+struct inferior;
+struct pending_tasks;           // mpi/job_events.hpp
+struct acquired_job;            // mpi/job_events.hpp
+struct mpi2dd_tables_changed;   // mpi/job_events.hpp
 
 /// Implemented by each front end (the CLI's in apps/ompdbg/src/cli_observer.hpp). Every
 /// call returns at once; what the front end does with it (print, queue an event, drop it)
@@ -46,6 +56,43 @@ public:
     /// in order, at most 4096 bytes: the front end writes them in one write of their own,
     /// after what it has buffered, so that the program's output never lands inside a line.
     virtual void target_lines(std::string_view text) { (void)text; }
+
+    // ---- MPI jobs (mpi/job_acquisition.hpp, mpi/mpi2dd_acquisition.hpp) ----
+    /// One part of a job could not be acquired or acted on and the rest goes on: a rank
+    /// that cannot be attached ("Cannot attach to rank 2 (pid P on HOST): ..."), a rank
+    /// whose breakpoints cannot be planted ("[rank 1] ..."). gdb-style front ends print it
+    /// as an error line.
+    virtual void job_error(std::string_view text) { (void)text; }
+    /// The same for what gdb-style front ends call a warning ("MPI2DD: not attaching to
+    /// ...", a starter that has not started its tasks): printed after "warning: ".
+    virtual void job_warning(std::string_view text) { (void)text; }
+    /// An attached starter has not started every task yet: the model waits for them.
+    virtual void job_tasks_waiting(const pending_tasks& p) { (void)p; }
+    /// A launched MPI2DD starter runs (process `pid`) to the start of its job.
+    virtual void job_starter_launched(pid_t pid) { (void)pid; }
+    /// A starter offers both MPI2DD and MPIR: MPI2DD is used.
+    virtual void job_interface_chosen(const std::string& starter) { (void)starter; }
+    /// A job was acquired: its ranks are the inferiors, the breakpoints planted in each.
+    virtual void job_acquired(const acquired_job& j) { (void)j; }
+    /// An MPI2DD table event while the job ran, and the ranks acquired on it.
+    virtual void job_tables_changed(const mpi2dd_tables_changed& e) { (void)e; }
+    /// A rank of the running job ended (`why`: exited, killed by a signal) or was lost with
+    /// its host's agent (`why.connection_lost`, `rank.lost` says why); it stays listed and
+    /// the others go on (mpi/rank_ends.hpp).
+    virtual void rank_ended(const inferior& rank, const tracer::stop_reason& why) {
+        (void)rank;
+        (void)why;
+    }
+    /// The job's starter (its file name) ended (`why`: exited or killed).
+    virtual void starter_ended(const std::string& starter, const tracer::stop_reason& why) {
+        (void)starter;
+        (void)why;
+    }
+    /// `detach`/`kill` of a job ended `ranks` live ranks and the starter.
+    virtual void job_ended(std::size_t ranks, bool killed) {
+        (void)ranks;
+        (void)killed;
+    }
 };
 
 }  // namespace ompdbg::debugger
