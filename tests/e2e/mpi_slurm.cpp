@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <regex>
 #include <set>
 #include <string>
@@ -92,6 +93,20 @@ private:
 
 std::string task_program() { return std::string(examples_dir) + "/slurm_task"; }
 
+/// A private Slurm that is up for the test, or nullptr (with a warning) where Slurm is not
+/// installed: the test then has nothing to check.
+std::unique_ptr<slurm_cluster> cluster_for_test() {
+    if (!slurm_installed()) {
+        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+        return nullptr;
+    }
+    REQUIRE(std::filesystem::exists(task_program()));
+    auto cluster = std::make_unique<slurm_cluster>();
+    INFO(cluster->up_output());
+    REQUIRE(cluster->is_up());
+    return cluster;
+}
+
 /// rank -> pid from the tasks' own "task R of N pid P" lines.
 std::map<int, int> pids_printed(const std::string& out) {
     std::map<int, int> m;
@@ -147,14 +162,10 @@ void check_tasks_released(background_process& job, int n) {
 
 TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in each, srun's exit status is shown",
           "[e2e][mpi][slurm]") {
-    if (!slurm_installed()) {
-        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+    auto cluster = cluster_for_test();
+    if (!cluster) {
         return;
     }
-    REQUIRE(std::filesystem::exists(task_program()));
-    slurm_cluster cluster;
-    INFO(cluster.up_output());
-    REQUIRE(cluster.is_up());
     // Task 2 exits with 5: srun exits with the largest exit code of its tasks.
     // The test's Slurm names its node "ompdbgnode" (NodeName), not this machine's host name,
     // as clusters may: the user says it is this machine.
@@ -164,7 +175,7 @@ TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in 
         args.push_back(a);
     }
     args.insert(args.end(), {task_program(), "2", "5"});
-    auto r = ompdbg_batch(args, cluster.options());
+    auto r = ompdbg_batch(args, cluster->options());
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(has_line(r.out, "[MPI job: 4 ranks of " + task_program() + " acquired]"));
@@ -198,21 +209,17 @@ TEST_CASE("slurm: run -- srun -O -n 4 acquires every task, a breakpoint hits in 
 
 TEST_CASE("slurm: attach to a running srun acquires every task of its step, and detach lets them finish",
           "[e2e][mpi][slurm]") {
-    if (!slurm_installed()) {
-        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+    auto cluster = cluster_for_test();
+    if (!cluster) {
         return;
     }
-    REQUIRE(std::filesystem::exists(task_program()));
-    slurm_cluster cluster;
-    INFO(cluster.up_output());
-    REQUIRE(cluster.is_up());
-    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster.options());
+    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster->options());
     auto printed = wait_for_tasks(job, 3);
     // The tasks wait in park() until `released` is set: release them from the debugger.
     // The node is "ompdbgnode", not this host's name: say so before the attach (see above).
     auto r = ompdbg_batch({"-ex", "set mpi-local-hosts ompdbgnode", "-ex", "attach " + std::to_string(job.pid()), "-ex",
                            "mpi ranks", "-ex", "rank all", "-ex", "print released = 1", "-ex", "detach"},
-                          cluster.options());
+                          cluster->options());
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
@@ -225,21 +232,17 @@ TEST_CASE("slurm: attach to a running srun acquires every task of its step, and 
 TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg attach SRUN_PID`, which no command "
           "can precede",
           "[e2e][mpi][slurm]") {
-    if (!slurm_installed()) {
-        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+    auto cluster = cluster_for_test();
+    if (!cluster) {
         return;
     }
-    REQUIRE(std::filesystem::exists(task_program()));
-    slurm_cluster cluster;
-    INFO(cluster.up_output());
-    REQUIRE(cluster.is_up());
-    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster.options());
+    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster->options());
     auto printed = wait_for_tasks(job, 2);
     // The verb form: the attach runs before every -ex command.
     auto r = ompdbg_batch({"-ex", "show mpi-local-hosts", "-ex", "mpi ranks", "-ex", "rank all", "-ex",
                            "print released = 1", "-ex", "detach", "-ex", "help set mpi-local-hosts", "attach",
                            std::to_string(job.pid())},
-                          cluster.options().set_env("OMPDBG_MPI_LOCAL_HOSTS", "othername, ompdbgnode"));
+                          cluster->options().set_env("OMPDBG_MPI_LOCAL_HOSTS", "othername, ompdbgnode"));
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
@@ -255,21 +258,17 @@ TEST_CASE("slurm: OMPDBG_MPI_LOCAL_HOSTS names the node this host before `ompdbg
 TEST_CASE("slurm: attach to an srun whose tasks have not started yet (pids missing from MPIR_proctable) waits "
           "for them, then acquires the job",
           "[e2e][mpi][slurm]") {
-    if (!slurm_installed()) {
-        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+    auto cluster = cluster_for_test();
+    if (!cluster) {
         return;
     }
-    REQUIRE(std::filesystem::exists(task_program()));
-    slurm_cluster cluster;
-    INFO(cluster.up_output());
-    REQUIRE(cluster.is_up());
-    cluster.hold_spawn();
-    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster.options());
-    REQUIRE(cluster.spawn_held());
+    cluster->hold_spawn();
+    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster->options());
+    REQUIRE(cluster->spawn_held());
     background_process dbg({ompdbg_binary, "--batch", "-ex", "set mpi-local-hosts ompdbgnode", "-ex",
                             "attach " + std::to_string(job.pid()), "-ex", "mpi ranks", "-ex", "rank all", "-ex",
                             "print released = 1", "-ex", "detach"},
-                           cluster.options());
+                           cluster->options());
     // srun is attached and its table is not complete: ompdbg says it waits...
     auto waiting = dbg.wait_for_line(
         std::regex(R"(^Waiting for srun \(process \d+\) to start its MPI job's tasks: \d of 3 started\.\.\.$)"),
@@ -277,7 +276,7 @@ TEST_CASE("slurm: attach to an srun whose tasks have not started yet (pids missi
     INFO(dbg.stderr_text());
     REQUIRE(waiting);
     // ... and acquires the job once the step goes on and the tasks answer.
-    cluster.open_spawn_gate();
+    cluster->open_spawn_gate();
     auto r = dbg.wait_exit(std::chrono::seconds(120));
     REQUIRE(r);
     INFO(r->all());
@@ -291,20 +290,16 @@ TEST_CASE("slurm: attach to an srun whose tasks have not started yet (pids missi
 
 TEST_CASE("slurm: attach to an srun whose tasks do not start within mpi-spawn-timeout says so and debugs srun alone",
           "[e2e][mpi][slurm]") {
-    if (!slurm_installed()) {
-        WARN("skipped: Slurm is not installed (scripts/bootstrap installs slurm-wlm and munge)");
+    auto cluster = cluster_for_test();
+    if (!cluster) {
         return;
     }
-    REQUIRE(std::filesystem::exists(task_program()));
-    slurm_cluster cluster;
-    INFO(cluster.up_output());
-    REQUIRE(cluster.is_up());
-    cluster.hold_spawn();
-    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster.options());
-    REQUIRE(cluster.spawn_held());
+    cluster->hold_spawn();
+    background_process job({"/usr/bin/srun", "-O", "-n", "2", task_program(), "park"}, cluster->options());
+    REQUIRE(cluster->spawn_held());
     auto r = ompdbg_batch({"-ex", "set mpi-spawn-timeout 1", "-ex", "show mpi-spawn-timeout", "-ex",
                            "attach " + std::to_string(job.pid()), "-ex", "info inferiors", "-ex", "detach"},
-                          cluster.options());
+                          cluster->options());
     INFO(r.all());
     REQUIRE_FALSE(r.timed_out);
     CHECK(r.ok());
@@ -314,7 +309,7 @@ TEST_CASE("slurm: attach to an srun whose tasks do not start within mpi-spawn-ti
     CHECK(r.out.find("MPI job:") == std::string::npos);
     CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +process \d+ .*/usr/bin/srun)")));
     // srun was let go unharmed: once the step goes on, its tasks start and say so.
-    cluster.open_spawn_gate();
+    cluster->open_spawn_gate();
     auto printed = wait_for_tasks(job, 2);
     CHECK(printed.size() == 2);
 }

@@ -12,24 +12,12 @@
 #include <fmt/format.h>
 
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/base/text.hpp"
 
 namespace ompdbg::app {
 
-/// `s` without leading and trailing white space (a view into `s`).
-inline std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-/// `trim(s)` as an owned string.
-inline std::string trim_copy(std::string_view s) {
-    return std::string(trim(s));
-}
+using ompdbg::trim;
+using ompdbg::trim_copy;
 
 /// The process id of `attach PID` (decimal, or 0x.. hex as gdb accepts); throws gdb's
 /// "Illegal process-id: ARG." for anything else.

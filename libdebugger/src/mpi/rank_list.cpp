@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/base/text.hpp"
 #include "ompdbg/debugger/session/inferior.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 
@@ -40,17 +41,6 @@ std::string format_rank_list(std::vector<int> ranks) {
 }
 
 namespace {
-
-/// `s` without leading and trailing white space.
-std::string trim_copy(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) {
-        s.remove_suffix(1);
-    }
-    return std::string(s);
-}
 
 /// Parses "3", "0-3,6" (not "all") into sorted ranks; `max_rank` < 0: no job to check
 /// against.
