@@ -282,6 +282,16 @@ TEST_CASE("mpi: attach to a running mpirun acquires every rank of its job", "[e2
         std::regex_match(*l, m, re);
         printed[std::stoi(m[1])] = std::stoi(m[2]);
     }
+    // A rank has mpirun's MPIR symbols too (libopen-rte) but no table: attached on its own,
+    // it is a plain process at once, nothing waits for tasks to start.
+    auto rank = ompdbg_batch({"-ex", "info inferiors", "-ex", "detach", "attach", std::to_string(printed[1])},
+                             run_options().timeout_after(std::chrono::seconds(20)));
+    INFO(rank.all());
+    REQUIRE_FALSE(rank.timed_out);
+    CHECK(rank.ok());
+    CHECK(rank.out.find("Waiting for") == std::string::npos);
+    CHECK(rank.out.find("MPI job:") == std::string::npos);
+    CHECK(std::regex_search(rank.out, std::regex("\\* 1 +process " + std::to_string(printed[1]) + " ")));
     // The ranks spin in park() until `released` is set: release them from the debugger.
     auto r = ompdbg_batch({"-ex", "mpi ranks", "-ex", "rank all", "-ex", "print released = 1", "-ex", "detach",
                            "attach", std::to_string(job.pid())},

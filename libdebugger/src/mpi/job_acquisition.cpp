@@ -89,7 +89,9 @@ void adopt_job(session& s, std::unique_ptr<mpi_job> job, std::vector<std::unique
 /// with a warning, when it is not by then: the starter alone is debugged, as a process.
 bool wait_for_tasks_started(session& s, tracer::process& starter, const tracer::mpir::interface& iface) {
     auto progress = iface.progress(starter);
-    if (progress.complete()) {
+    // No table in a process that is no starter: an Open MPI rank carries the same MPIR
+    // symbols (libopen-rte) and never gets one. The table's reader says why it is no job.
+    if (progress.complete() || (progress.size == 0 && !is_mpi_starter(starter.executable()))) {
         return true;
     }
     std::string name = starter.executable().filename().string();
