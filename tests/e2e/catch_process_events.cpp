@@ -190,11 +190,13 @@ TEST_CASE("bt at a syscall stop inside the C library is gdb's: frame #0 mid-line
     auto gdb = gdb_cmds(program, cmds, {"1"});
     CAPTURE(ours.all(), gdb.all());
     REQUIRE_FALSE(ours.timed_out);
+    // main's argv is on the stack, which moves with the environment (gdb adds LINES and
+    // COLUMNS, ompdbg OMP_DEBUG): it is left out.
     auto frames = [](const std::string& out) {
         std::vector<std::string> keep;
         for (auto& l : lines_of(out)) {
             if (l.rfind('#', 0) == 0) {
-                keep.push_back(l);
+                keep.push_back(std::regex_replace(l, std::regex("argv=0x[0-9a-f]+"), "argv=ADDR"));
             }
         }
         return keep;
