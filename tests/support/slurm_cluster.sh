@@ -56,16 +56,39 @@ kill_leftovers() {
   done
 }
 
+# Waits up to 10 s for processes $@ to end, then SIGKILLs what is left. A daemon removes
+# its pid file before it has ended (munged writes its seed file after): wait on the pid.
+wait_gone() {
+  local p i
+  for ((i = 0; i < 100; i++)); do
+    local alive=0
+    for p in "$@"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    ((alive)) || return 0
+    sleep 0.1
+  done
+  for p in "$@"; do kill -KILL "$p" 2>/dev/null || true; done
+  return 0
+}
+
 down() {
   [[ -d $dir ]] || return 0
+  local daemons=() p
+  for p in slurmctld slurmd; do
+    p=$(pid_of "$dir/$p.pid") && daemons+=("$p")
+  done
+  local munged_pid=""
+  munged_pid=$(pid_of "$dir/munged.pid") || munged_pid=""
   if [[ -f $dir/slurm.conf ]]; then
     SLURM_CONF=$dir/slurm.conf timeout 10 scancel --quiet --signal=KILL --full --user=root >/dev/null 2>&1 || true
     SLURM_CONF=$dir/slurm.conf timeout 10 scontrol shutdown >/dev/null 2>&1 || true
   fi
   reap "$dir/slurmctld.pid" "$dir/slurmd.pid"
+  ((${#daemons[@]} == 0)) || wait_gone "${daemons[@]}"
   kill_leftovers
-  local p
-  if p=$(pid_of "$dir/munged.pid"); then kill -TERM "$p" 2>/dev/null || true; fi
+  if [[ -n $munged_pid ]]; then
+    kill -TERM "$munged_pid" 2>/dev/null || true
+    wait_gone "$munged_pid"
+  fi
   reap "$dir/munged.pid"
   rm -rf "$dir"
 }
