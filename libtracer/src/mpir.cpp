@@ -46,6 +46,12 @@ std::string read_c_string(target& t, virt_addr a, std::size_t max = 4096) {
     return out;
 }
 
+// struct MPIR_PROCDESC { char *host_name; char *executable_name; int pid; } on x86-64.
+constexpr std::uint64_t entry_size = 24;
+constexpr std::uint64_t exe_offset = 8;
+constexpr std::uint64_t pid_offset = 16;
+constexpr std::int32_t max_plausible_size = 1'000'000;
+
 bool has_libc(target& t) {
     for (const auto& m : t.modules()) {
         if (m.path.filename().string().starts_with("libc.so")) {
@@ -97,11 +103,9 @@ std::vector<proc_desc> interface::proctable(target& starter) const {
     if (size <= 0 || table == 0) {
         error::send("The MPI starter has no process table (MPIR_proctable is empty): the job was not spawned yet.");
     }
-    if (size > 1'000'000) {
+    if (size > max_plausible_size) {
         error::send(fmt::format("MPIR_proctable_size is implausible ({}).", size));
     }
-    // struct MPIR_PROCDESC { char *host_name; char *executable_name; int pid; }
-    constexpr std::size_t entry_size = 24;
     std::vector<proc_desc> out;
     out.reserve(static_cast<std::size_t>(size));
     for (int i = 0; i < size; ++i) {
@@ -109,8 +113,8 @@ std::vector<proc_desc> interface::proctable(target& starter) const {
         proc_desc d;
         d.rank = i;
         auto host = read_scalar<std::uint64_t>(starter, e);
-        auto exe = read_scalar<std::uint64_t>(starter, virt_addr(e.addr() + 8));
-        d.pid = read_scalar<std::int32_t>(starter, virt_addr(e.addr() + 16));
+        auto exe = read_scalar<std::uint64_t>(starter, virt_addr(e.addr() + exe_offset));
+        d.pid = read_scalar<std::int32_t>(starter, virt_addr(e.addr() + pid_offset));
         d.host_name = host ? read_c_string(starter, virt_addr(host)) : std::string();
         d.executable_name = exe ? read_c_string(starter, virt_addr(exe)) : std::string();
         if (d.pid <= 0) {
@@ -119,6 +123,30 @@ std::vector<proc_desc> interface::proctable(target& starter) const {
         out.push_back(std::move(d));
     }
     return out;
+}
+
+proctable_progress interface::progress(target& starter) const {
+    proctable_progress p;
+    try {
+        auto size = read_scalar<std::int32_t>(starter, proctable_size_);
+        auto table = read_scalar<std::uint64_t>(starter, proctable_);
+        if (size <= 0 || size > max_plausible_size || table == 0) {
+            return p;
+        }
+        // The whole table in one read: this runs every few milliseconds while a starter
+        // starts its tasks.
+        std::vector<std::byte> bytes(static_cast<std::size_t>(size) * entry_size);
+        starter.read_memory(virt_addr(table), bytes);
+        p.size = size;
+        for (int i = 0; i < size; ++i) {
+            std::int32_t pid = 0;
+            std::memcpy(&pid, bytes.data() + static_cast<std::uint64_t>(i) * entry_size + pid_offset, sizeof pid);
+            p.with_pid += pid > 0 ? 1 : 0;
+        }
+    } catch (const std::exception&) {
+        return proctable_progress{};   // unreadable: no table yet as far as we can tell
+    }
+    return p;
 }
 
 interface run_to_spawn(process& starter) {

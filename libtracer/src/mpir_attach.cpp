@@ -18,13 +18,6 @@ namespace {
 // the starter, stopped for each look, runs nearly all the time.
 constexpr std::chrono::milliseconds poll_interval{20};
 
-template <typename T>
-T read_scalar_at(target& t, virt_addr a) {
-    T v{};
-    t.read_memory(a, std::span<std::byte>(reinterpret_cast<std::byte*>(&v), sizeof v));
-    return v;
-}
-
 std::string name_of(process& starter) {
     return starter.executable().filename().string();
 }
@@ -54,27 +47,6 @@ bool ends_wait(process& starter, const stop_reason& why) {
 }
 
 }  // namespace
-
-proctable_progress interface::progress(target& starter) const {
-    proctable_progress p;
-    try {
-        auto size = read_scalar_at<std::int32_t>(starter, proctable_size_);
-        auto table = read_scalar_at<std::uint64_t>(starter, proctable_);
-        if (size <= 0 || size > 1'000'000 || table == 0) {
-            return p;
-        }
-        p.size = size;
-        constexpr std::uint64_t entry_size = 24;   // {char *host_name; char *executable_name; int pid;}
-        for (int i = 0; i < size; ++i) {
-            if (read_scalar_at<std::int32_t>(starter, virt_addr(table + i * entry_size + 16)) > 0) {
-                ++p.with_pid;
-            }
-        }
-    } catch (const std::exception&) {
-        return proctable_progress{};   // unreadable: no table yet as far as we can tell
-    }
-    return p;
-}
 
 proctable_progress run_until_proctable_complete(process& starter, const interface& iface,
                                                 std::chrono::milliseconds limit) {
