@@ -115,10 +115,18 @@ std::unique_ptr<remote_process> remote_process::launch(std::shared_ptr<remote_co
 }
 
 std::unique_ptr<remote_process> remote_process::current(std::shared_ptr<remote_connection> conn, elf_provider elves) {
-    auto stop = conn->client().query_stop();
-    if (!stop || stop->what != rsp::stop_reply::kind::stopped) {
+    auto p = held(std::move(conn), std::move(elves));
+    if (!p) {
         error::send("The remote agent holds no process (start gdbserver with a program or --attach PID, or use "
                     "`target extended-remote`).");
+    }
+    return p;
+}
+
+std::unique_ptr<remote_process> remote_process::held(std::shared_ptr<remote_connection> conn, elf_provider elves) {
+    auto stop = conn->client().query_stop();
+    if (!stop || stop->what != rsp::stop_reply::kind::stopped) {
+        return nullptr;
     }
     pid_t pid = stop->pid;
     if (pid <= 0) {
@@ -139,10 +147,11 @@ void remote_process::require_alive() const {
     }
 }
 
-void remote_process::disconnect() {
+bool remote_process::disconnect() {
     conn_->forget(pid_);
     alive_ = false;
     threads_.clear();
+    return true;
 }
 
 void remote_process::refresh_threads() {

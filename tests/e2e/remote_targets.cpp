@@ -100,6 +100,30 @@ TEST_CASE("target remote takes the process a gdbserver started with --attach hol
     prog.check_runs_on();
 }
 
+TEST_CASE("disconnect leaves the process to a gdbserver --multi, and connecting again takes it back, as gdb does",
+          "[cli][remote]") {
+    simulated_cluster cluster({"node1"});
+    remote_counter prog(cluster, "node1");
+    // An agent that outlives its connections (no --once), on a port of the host.
+    background_process agent({cluster.rsh(), "node1", "exec gdbserver --multi 127.0.0.1:0 2>&1"}, cluster.options());
+    auto listening = agent.wait_for_line(std::regex("^Listening on port [0-9]+$"), step_timeout);
+    REQUIRE(listening);
+    std::string connect = "target extended-remote 127.0.0.1:" + listening->substr(listening->rfind(' ') + 1);
+    auto r = ompdbg_batch(ex_args({connect, "attach " + prog.pid, "disconnect", "info inferiors", "bt", connect,
+                                   "info inferiors", "bt", "detach"}),
+                          cluster.options(run_options().timeout_after(step_timeout)));
+    INFO("ompdbg stdout:\n" << r.out << "\nompdbg stderr:\n" << r.err);
+    REQUIRE_FALSE(r.timed_out);
+    // Disconnected: no process, and no error for it.
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +<null> +.*/counter)")));
+    CHECK(has_line(r.err, "No stack."));
+    // Connected again: the agent still held the process stopped and gives it back.
+    CHECK(std::regex_search(r.out, std::regex(R"(\* 1 +process )" + prog.pid + R"( +1 \(extended-remote 127\.0\.0\.1:\d+\))")));
+    CHECK(std::regex_search(r.out, std::regex(R"(#\d+ +0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*counter\.c:\d+)")));
+    CHECK(has_line(r.out, "[Inferior 1 (process " + prog.pid + ") detached]"));
+    prog.check_runs_on();
+}
+
 TEST_CASE("a host without gdbserver and a remote shell that fails are one line each, naming the host", "[cli][remote]") {
     simulated_cluster cluster({"node1"}, {"node1"});
     auto r = ompdbg_batch(ex_args({"target extended-remote " + cluster.agent("node1"), "info inferiors"}),

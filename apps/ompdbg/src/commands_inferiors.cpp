@@ -353,7 +353,7 @@ void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
     // A program of another host whose file here is missing or another build is read from
     // the host (its module's file is the fetched copy): no program of this host to name.
     bool read_from_host = false;
-    if (dynamic_cast<tracer::remote_process*>(proc.get()) != nullptr) {
+    if (!proc->agent_host().empty()) {
         for (const auto& m : proc->modules()) {
             read_from_host |= m.is_executable && m.elf && m.elf->path() != m.path;
         }

@@ -45,7 +45,12 @@ void connect(session& s, std::string_view args, bool extended) {
     announce_remote_files(s, *conn);
     s.out().field("connection", conn->describe());
     if (extended) {
-        return;   // attach PID (or run, later) picks the process
+        // A `gdbserver --multi` still holding a process (one left to it by `disconnect`) gives
+        // it back, as gdb does; otherwise `attach PID` (or `run`) picks the process.
+        if (auto held = tracer::remote_process::held(conn, s.elf_provider())) {
+            take_attached_process(s, std::move(held));
+        }
+        return;
     }
     // target remote: the agent holds its process already (gdbserver PROG / --attach PID).
     auto proc = tracer::remote_process::current(conn, s.elf_provider());
@@ -58,8 +63,8 @@ void cmd_disconnect(session& s, std::string_view) {
     }
     // The processes stay with the agent (gdbserver detaches them when its connection ends).
     for (auto& inf : s.inferiors()) {
-        if (auto* rp = dynamic_cast<tracer::remote_process*>(inf->process.get())) {
-            rp->disconnect();
+        if (inf->process) {
+            inf->process->disconnect();
         }
     }
     if (s.process()) {

@@ -163,8 +163,8 @@ std::string reached_through(const inferior& inf) {
     if (!inf.process || !inf.process->is_alive()) {
         return {};
     }
-    if (auto* rp = dynamic_cast<tracer::remote_process*>(inf.process.get())) {
-        return "gdbserver via " + rp->connection_object().host();
+    if (std::string host = inf.process->agent_host(); !host.empty()) {
+        return "gdbserver via " + host;
     }
     return "ptrace";
 }

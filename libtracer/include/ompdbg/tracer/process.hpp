@@ -233,6 +233,13 @@ public:
     /// How the process is reached, as gdb's `info inferiors` names the connection:
     /// "native" (ptrace here), "extended-remote | CMD", "remote HOST:PORT".
     virtual std::string connection() const = 0;
+    /// The host whose agent (gdbserver) reaches the process; empty for a process traced
+    /// here with ptrace. Callers ask this instead of the process's concrete type.
+    virtual std::string agent_host() const { return {}; }
+    /// gdb's `disconnect`: forgets the process and leaves it to its agent, which decides
+    /// what becomes of it when the connection closes. Returns false (and does nothing) for a
+    /// process traced here: it has no agent to leave it to.
+    virtual bool disconnect() { return false; }
 
 protected:
     process() = default;

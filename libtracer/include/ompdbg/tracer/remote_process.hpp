@@ -143,14 +143,13 @@ public:
     /// `target remote`: the process the agent already holds (started or attached by it),
     /// from the stop reply of `?`. Throws when the agent holds none.
     static std::unique_ptr<remote_process> current(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
+    /// The process the agent holds stopped, or nullptr when it holds none (a `gdbserver
+    /// --multi` that has not attached anything, or whose processes ended).
+    static std::unique_ptr<remote_process> held(std::shared_ptr<remote_connection> conn, elf_provider elves = {});
     ~remote_process() override;
 
-    remote_connection& connection_object() { return *conn_; }
     /// Resumed and its stop not yet reported (process_group polls remote members by this).
     bool is_running() const { return running_; }
-    /// gdb's `disconnect`: forgets the process without detaching or killing it (the agent
-    /// decides what becomes of it when the connection closes).
-    void disconnect();
     /// gdb's `set trust-readonly-sections` for every remote process (default on, unlike
     /// gdb): the read-only segments of a module whose file here has the build-id the
     /// process maps are read from that file, not through the agent; pages the debugger
@@ -213,6 +212,9 @@ public:
     void detach() override;
     void kill() override;
     std::string connection() const override { return conn_->describe(); }
+    std::string agent_host() const override { return conn_->host(); }
+    /// Forgets the process without detaching or killing it.
+    bool disconnect() override;
 
 private:
     friend class remote_thread;
