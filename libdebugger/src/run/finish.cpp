@@ -59,6 +59,49 @@ void finish_inlined(step_context& cx, pid_t tid, const stack_frame& f) {
     step_loop(cx, tid, step_mode::next, st);
 }
 
+/// The value function `f` returned, read from the registers it returned with (rax/rdx,
+/// xmm0/xmm1, or the memory rax points to) as the SysV ABI puts it; nullopt for void,
+/// without DWARF, or where gdb prints nothing.
+std::optional<dwarf::value> returned_value(tracer::process& p, const stack_frame& f, const tracer::registers& regs) {
+    if (!f.function) {
+        return std::nullopt;
+    }
+    Dwarf_Die die = f.function->die;
+    Dwarf_Attribute attr;
+    Dwarf_Die type_die;
+    if (!dwarf_attr_integrate(&die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type_die)) {
+        return std::nullopt;   // void
+    }
+    dwarf::type t(type_die);
+    if (t.is_void()) {
+        return std::nullopt;
+    }
+    dwarf::value v;
+    v.val_type = t;
+    std::uint64_t size = t.size();
+    auto stripped = t.strip_cv_typedef();
+    if (stripped.is_aggregate() && size > 16) {
+        v.address = regs.gp().rax;
+        v.bytes.resize(size);
+        p.read_memory(virt_addr(regs.gp().rax), v.bytes);
+    } else if (stripped.kind() == dwarf::type_kind::base && stripped.encoding() == dwarf::base_encoding::floating &&
+               size <= 16) {
+        // floating point: xmm0
+        v.bytes.resize(size);
+        std::memcpy(v.bytes.data(), regs.fp_regs().xmm_space, size);
+    } else if (stripped.is_aggregate()) {
+        auto bytes = small_aggregate_return(t, regs);
+        if (!bytes) {
+            return std::nullopt;   // returned in memory or x87 registers we do not decode: gdb prints nothing
+        }
+        v.bytes = std::move(*bytes);
+    } else {
+        std::uint64_t words[2] = {regs.gp().rax, regs.gp().rdx};
+        v.bytes.resize(std::min<std::uint64_t>(size, 16));
+        std::memcpy(v.bytes.data(), words, v.bytes.size());
+    }
+    return v;
+}
 
 }  // namespace
 
@@ -95,47 +138,12 @@ finish_result finish_frame(session& s, stop_reporter& report, run_host& run) {
     s.select_thread(tid);
     report.step_ended(tid, true);
     result.returned = true;
-    // The returned value, from rax/rdx or xmm0 as the SysV ABI puts it.
-    if (!f.function) {
+    // The front end's stop (hook-stop) may have run the target on: no value then.
+    auto* thr = s.process() == &p ? p.find_thread(tid) : nullptr;
+    if (!thr) {
         return result;
     }
-    Dwarf_Die die = f.function->die;
-    Dwarf_Attribute attr;
-    Dwarf_Die type_die;
-    if (!dwarf_attr_integrate(&die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type_die)) {
-        return result;   // void
-    }
-    dwarf::type t(type_die);
-    if (t.is_void()) {
-        return result;
-    }
-    auto* thr = p.find_thread(tid);
-    const auto& regs = returned ? *returned : thr->regs();
-    dwarf::value v;
-    v.val_type = t;
-    std::uint64_t size = t.size();
-    auto stripped = t.strip_cv_typedef();
-    if (stripped.is_aggregate() && size > 16) {
-        v.address = regs.gp().rax;
-        v.bytes.resize(size);
-        p.read_memory(virt_addr(regs.gp().rax), v.bytes);
-    } else if (stripped.kind() == dwarf::type_kind::base && stripped.encoding() == dwarf::base_encoding::floating &&
-               size <= 16) {
-        // floating point: xmm0
-        v.bytes.resize(size);
-        std::memcpy(v.bytes.data(), regs.fp_regs().xmm_space, size);
-    } else if (stripped.is_aggregate()) {
-        auto bytes = small_aggregate_return(t, regs);
-        if (!bytes) {
-            return result;   // returned in memory or x87 registers we do not decode: gdb prints nothing
-        }
-        v.bytes = std::move(*bytes);
-    } else {
-        std::uint64_t words[2] = {regs.gp().rax, regs.gp().rdx};
-        v.bytes.resize(std::min<std::uint64_t>(size, 16));
-        std::memcpy(v.bytes.data(), words, v.bytes.size());
-    }
-    result.value = std::move(v);
+    result.value = returned_value(p, f, returned ? *returned : thr->regs());
     return result;
 }
 
