@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ using namespace ompdbg::debugger;
 namespace {
 
 std::string calls() { return std::string(ompdbg::test::targets_dir) + "/tracer/tracer_calls"; }
+std::string returns() { return std::string(ompdbg::test::targets_dir) + "/app/app_returns"; }
 
 /// Keeps what the model tells its front end, and answers as a front end that shows every
 /// stop and has no user breakpoints.
@@ -81,6 +83,15 @@ private:
     session& s_;
 };
 
+/// Launches `program` (stdout to /dev/null) as the session's process.
+void launch(session& s, const std::string& program) {
+    s.set_program(program, {});
+    tracer::launch_options opts;
+    opts.stdout_path = "/dev/null";
+    opts.elves = s.elf_provider();
+    s.set_process(tracer::process::launch(program, {}, opts));
+}
+
 /// The function and line of frame 0 of `tid`, as a front end shows the stop.
 std::pair<std::string, int> where(session& s, pid_t tid) {
     const auto& frames = s.stack(tid);
@@ -96,11 +107,7 @@ TEST_CASE("stepping in the model: next over a call ends at the next line, step e
           "[stepping]") {
     REQUIRE(std::filesystem::exists(calls()));
     session s;
-    s.set_program(calls(), {"3"});
-    tracer::launch_options opts;
-    opts.stdout_path = "/dev/null";
-    opts.elves = s.elf_provider();
-    s.set_process(tracer::process::launch(calls(), {"3"}, opts));
+    launch(s, calls());
     pid_t tid = s.selected_tid();
     recording_reporter report;
     plain_run_host run(s);
@@ -138,5 +145,34 @@ TEST_CASE("stepping in the model: next over a call ends at the next line, step e
     CHECK(report.stops.empty());
     CHECK(report.ran_on == 0);
     CHECK(report.until_exit_of.empty());
+    s.end_target();
+}
+
+TEST_CASE("stepping in the model: finish returns the value as data, a struct of three ints from rax/rdx", "[stepping]") {
+    REQUIRE(std::filesystem::exists(returns()));
+    session s;
+    launch(s, returns());
+    pid_t tid = s.selected_tid();
+    recording_reporter report;
+    plain_run_host run(s);
+    std::string why;
+    auto locs = resolve_spec(s, "make_three_ints", why);
+    REQUIRE(locs.size() == 1);
+    CHECK_FALSE(run_to_address(s, report, run, tid, locs[0].address.addr(), 0).has_value());
+    CHECK(where(s, tid).first == "make_three_ints");
+
+    auto result = finish_frame(s, report, run);
+    CHECK(report.finishing_from == std::vector<std::string>{"make_three_ints"});
+    CHECK(result.returned);
+    REQUIRE(result.value.has_value());
+    CHECK(result.value->val_type.name() == "struct three_ints");
+    REQUIRE(result.value->bytes.size() == 12);
+    int fields[3];
+    std::memcpy(fields, result.value->bytes.data(), sizeof fields);
+    CHECK(fields[0] == 3);   // base = argc + 2
+    CHECK(fields[1] == -9);
+    CHECK(fields[2] == 103);
+    CHECK(where(s, tid).first == "main");
+    CHECK(report.stops.empty());
     s.end_target();
 }
