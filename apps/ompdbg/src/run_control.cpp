@@ -361,41 +361,6 @@ void continue_until_stop(session& s) {
     }
 }
 
-std::optional<tracer::stop_reason> run_to_address(session& s, pid_t tid, std::uint64_t addr, std::uint64_t min_sp) {
-    auto& proc = s.require_process();
-    proc.add_breakpoint_site(virt_addr(addr));
-    struct remover {
-        session& s;
-        std::uint64_t addr;
-        ~remover() {
-            if (auto* p = s.process(); p && p->is_alive()) {
-                try {
-                    p->remove_breakpoint_site(virt_addr(addr));
-                } catch (const std::exception&) {
-                }
-            }
-        }
-    } remove_at_end{s, addr};
-    while (true) {
-        auto why = resume_and_wait(s);
-        if (why.kind == tracer::stop_kind::breakpoint) {
-            std::uint64_t at = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;
-            if (at == addr && why.tid == tid) {
-                auto* t = proc.find_thread(tid);
-                if (t && t->regs().sp() > min_sp) {
-                    return std::nullopt;
-                }
-            }
-            if (at == addr && breakpoints_at(s, addr).empty()) {
-                continue;   // ours, but another thread or a deeper recursion level
-            }
-        }
-        if (report_stop(s, why)) {
-            return why;
-        }
-    }
-}
-
 tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
     auto& proc = s.require_process();
     while (true) {

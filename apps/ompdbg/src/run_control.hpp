@@ -37,11 +37,6 @@ bool report_stop(session& s, const tracer::stop_reason& why);
 /// reports it; breakpoint `commands` that say `continue` resume again.
 void continue_until_stop(session& s);
 
-/// Runs thread `tid` until it reaches `addr` with its stack pointer above `min_sp`
-/// (the frame that called — so recursion does not stop early). Returns std::nullopt
-/// when it got there; otherwise the stop that came first (already reported).
-std::optional<tracer::stop_reason> run_to_address(session& s, pid_t tid, std::uint64_t addr, std::uint64_t min_sp);
-
 /// Single-steps `tid`, consuming background events; the stop (single_step normally).
 tracer::stop_reason step_one_instruction(session& s, pid_t tid);
 

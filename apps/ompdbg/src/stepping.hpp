@@ -1,16 +1,16 @@
 #pragma once
-/// Source-level and instruction-level stepping: next, step, until, stepi, nexti, finish.
-/// Line ranges come from the line table; a call is recognised by the return address the
-/// call pushed and stepped over with a breakpoint at that address (checked against the
-/// stack pointer so recursion does not stop early, as gdb does with frame ids).
+/// The CLI's stepping commands: next, step, until, stepi, nexti, finish, until/advance
+/// LOCATION. The model steps (ompdbg/debugger/run/stepping.hpp); the CLI shows its stops
+/// (cli_stop_reporter.hpp) and prints `finish`'s returned value.
 
 #include <string_view>
 
 #include "session.hpp"
+#include "ompdbg/debugger/run/stepping.hpp"
 
 namespace ompdbg::app {
 
-enum class step_mode { next, step, until };
+using debugger::step_mode;
 
 /// `next`/`step`/`until` (no argument) `count` times; stops early at any other stop.
 void step_lines(session& s, step_mode mode, int count);
