@@ -52,7 +52,7 @@ int as_int(const std::vector<std::byte>& bytes) {
 }  // namespace
 
 TEST_CASE("watchpoint hits in the model: each change of a watched global is a hit with its old and new value, "
-          "counted; a deleted watchpoint stops nothing",
+          "counted, and a deleted watchpoint stops nothing",
           "[watchpoints]") {
     REQUIRE(std::filesystem::exists(calls()));
     session s;
