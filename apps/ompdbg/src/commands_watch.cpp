@@ -2,17 +2,15 @@
 #include "commands_watch.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "command_prefix.hpp"
 #include "commands_inferiors.hpp"
 
+#include "ompdbg/debugger/breakpoints/watchpoint_edits.hpp"
 #include "ompdbg/debugger/breakpoints/watchpoint_hits.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "stop_printer.hpp"
@@ -79,107 +77,6 @@ std::string kind_name(watch_kind k) {
     return k == watch_kind::write ? "write" : k == watch_kind::read ? "read" : "access";
 }
 
-// Whether /proc/PID/maps here is the map of the process we debug: the pid of a process
-// reached through a remote agent is another host's (here it may be anyone's, or no one's).
-bool maps_are_ours(pid_t pid) {
-    std::ifstream status(fmt::format("/proc/{}/status", pid));
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("TracerPid:", 0) == 0) {
-            long tracer = std::atol(line.c_str() + 10);   // the tracing thread: one of ours?
-            std::error_code ec;
-            return tracer > 0 && std::filesystem::exists(fmt::format("/proc/self/task/{}", tracer), ec);
-        }
-    }
-    return false;
-}
-
-// True when `addr` lies in the stack mapping of thread `tid` (a local variable). Without
-// the process's map (a remote process), the stack as far as it unwinds: from the red zone
-// below sp to the outermost frame's CFA.
-bool on_thread_stack(session& s, pid_t tid, std::uint64_t addr) {
-    auto* t = s.process() ? s.process()->find_thread(tid) : nullptr;
-    if (t == nullptr) {
-        return false;
-    }
-    std::uint64_t sp = t->regs().sp();
-    if (!maps_are_ours(s.process()->pid())) {
-        const auto& frames = s.stack(tid);
-        std::uint64_t top = frames.empty() ? 0 : frames.back().physical.cfa.addr();
-        return addr + 128 >= sp && addr < top;
-    }
-    std::ifstream maps(fmt::format("/proc/{}/maps", s.process()->pid()));
-    std::string line;
-    while (std::getline(maps, line)) {
-        std::uint64_t lo = 0, hi = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi) {
-            return addr >= lo && addr < hi;
-        }
-    }
-    return false;
-}
-
-bool is_remote(session& s) {
-    return s.process() != nullptr && s.process()->connection() != "native";
-}
-
-/// Merges the evaluator's reads into ranges (a struct read member by member is one).
-std::vector<std::pair<std::uint64_t, std::size_t>> merge_reads(std::vector<std::pair<std::uint64_t, std::size_t>> reads) {
-    std::sort(reads.begin(), reads.end());
-    std::vector<std::pair<std::uint64_t, std::size_t>> out;
-    for (auto [addr, size] : reads) {
-        if (size == 0) {
-            continue;
-        }
-        if (!out.empty() && addr <= out.back().first + out.back().second) {
-            auto end = std::max(out.back().first + out.back().second, addr + size);
-            out.back().second = static_cast<std::size_t>(end - out.back().first);
-        } else {
-            out.emplace_back(addr, size);
-        }
-    }
-    return out;
-}
-
-/// `watch a + b`: not an lvalue, but a value computed from memory. As gdb, every piece
-/// of memory the value was read from is watched, and a write there is reported when the
-/// expression's value changed.
-void watch_computed(session& s, const std::string& text, watch_kind kind, const dwarf::value& v,
-                    const std::vector<std::pair<std::uint64_t, std::size_t>>& reads) {
-    if (kind != watch_kind::write) {
-        error::send("Expression cannot be implemented with read/access watchpoint.");
-    }
-    auto chain = merge_reads(reads);
-    for (auto [addr, size] : chain) {
-        if (on_thread_stack(s, s.selected_tid(), addr)) {
-            error::send(fmt::format("Cannot watch `{}': a value computed from local variables (watch each "
-                                    "variable, or use watch -location on each)",
-                                    text));
-        }
-    }
-    watchpoint w;
-    w.expression = text;
-    w.kind = kind;
-    w.mode = choose_mode(s);
-    w.value = v;
-    w.value.bytes.clear();
-    w.chain = chain;
-    arm_watchpoint_or_fall_back(s, w);
-    w.old_bytes = v.bytes;
-    w.number = s.next_breakpoint_number();
-    s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
-    nlohmann::json where = nlohmann::json::array();
-    for (auto [addr, size] : chain) {
-        where.push_back({{"address", fmt::format("{:#x}", addr)}, {"size", size}});
-    }
-    s.out().field("watchpoint", {{"number", w.number},
-                                 {"expression", w.expression},
-                                 {"kind", kind_name(kind)},
-                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
-                                 {"watched", where}});
-    s.watchpoints()[w.number] = std::move(w);
-}
-
 void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     std::string text = trimmed(args);
     bool location = false;
@@ -192,76 +89,29 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     if (text.empty() || text == "-l" || text == "-location") {
         error::send("Argument required (expression to compute).");
     }
-    auto& proc = s.require_process();
-    frame_context ctx = frame_context::for_selection(s);
-    std::vector<std::pair<std::uint64_t, std::size_t>> reads;
-    ctx.record_reads(&reads);
-    dwarf::value v = dwarf::evaluate(text, ctx);
-    ctx.record_reads(nullptr);
-    // No name in it: a constant (gdb's message); names but no lvalue: say why.
-    bool has_name = std::any_of(text.begin(), text.end(), [](char c) {
-        return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-    });
-    if (!v.address && !has_name) {
-        error::send(fmt::format("Cannot watch constant value `{}'.", text));
-    }
-    if (!v.address) {
-        if (v.dwarf_register || !v.register_name.empty() || ctx.read_named_register()) {
-            error::send(fmt::format("Cannot watch `{}': it lives in a register, not in memory.", text));
-        }
-        if (reads.empty()) {
-            error::send(fmt::format("Cannot watch `{}': it is not a value in memory (an lvalue).", text));
-        }
-        watch_computed(s, text, kind, v, reads);
-        return;
-    }
-    if (v.bit_size) {
-        error::send(fmt::format("Cannot watch the bit-field `{}'; watch the whole structure member instead.", text));
-    }
-    std::size_t size = v.val_type.size();
-    watch_mode mode = choose_mode(s);
-    // One debug register covers 1, 2, 4 or 8 bytes; software watchpoints (guarded pages,
-    // single steps on a remote process) watch a struct or an array as a whole, as gdb's do.
-    bool one_register = size != 0 && size <= 8 && (size & (size - 1)) == 0;
-    if (mode == watch_mode::hardware && !one_register && kind == watch_kind::write && is_remote(s)) {
-        mode = watch_mode::software;
-    }
-    if (mode == watch_mode::hardware && !one_register) {
-        error::send(fmt::format("Cannot watch `{}': it is {} bytes wide, and one watchpoint covers 1, 2, 4 or 8 "
-                                "bytes (one debug register). Watch a member or an element instead.",
-                                text, size));
-    }
-    if (size == 0) {
-        error::send(fmt::format("Cannot watch `{}': it has no size.", text));
-    }
-    watchpoint w;
-    w.expression = location ? "-location " + text : text;
-    w.kind = kind;
-    w.mode = mode;
-    w.value = v;
-    w.value.bytes.clear();
-    arm_watchpoint_or_fall_back(s, w);
-    w.number = s.next_breakpoint_number();
-    // Locals end with their frame: plant a breakpoint where it returns (gdb deletes the
-    // watchpoint there). -location watches the address whatever happens to the frame.
-    if (!location && ctx.has_frame() && on_thread_stack(s, s.selected_tid(), *v.address)) {
-        const auto& frames = s.stack(s.selected_tid());
-        std::size_t level = static_cast<std::size_t>(s.selected_frame());
-        if (level + 1 < frames.size()) {
-            w.scope_pc = frames[level + 1].pc();
-            w.scope_cfa = frames[level].physical.cfa.addr();
-            w.scope_tid = s.selected_tid();
-            proc.add_breakpoint_site(virt_addr(w.scope_pc));
-        }
-    }
+    watchpoint_request r;
+    r.expression = text;
+    r.kind = kind;
+    r.location = location;
+    const int number = add_watchpoint(s, r, [&] { return choose_mode(s); });
+    const watchpoint& w = s.watchpoints().at(number);
     s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
-    s.out().field("watchpoint", {{"number", w.number},
-                                 {"expression", w.expression},
-                                 {"kind", kind_name(kind)},
-                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
-                                 {"address", fmt::format("{:#x}", *v.address)},
-                                 {"size", size}});
-    s.watchpoints()[w.number] = std::move(w);
+    nlohmann::json j{{"number", w.number},
+                     {"expression", w.expression},
+                     {"kind", kind_name(kind)},
+                     {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"}};
+    if (w.chain.empty()) {
+        j["address"] = fmt::format("{:#x}", *w.value.address);
+        j["size"] = w.value.val_type.size();
+    } else {
+        // A computed expression (`watch a + b`): every piece of memory its value is read from.
+        nlohmann::json where = nlohmann::json::array();
+        for (auto [addr, size] : w.chain) {
+            where.push_back({{"address", fmt::format("{:#x}", addr)}, {"size", size}});
+        }
+        j["watched"] = where;
+    }
+    s.out().field("watchpoint", j);
 }
 
 void cmd_info_watchpoints(session& s, std::string_view) {

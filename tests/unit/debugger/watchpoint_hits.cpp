@@ -1,6 +1,7 @@
 // The model's watchpoint decisions without a front end (breakpoints/watchpoint_arming.hpp,
-// watchpoint_hits.hpp): a plain debugger::session runs tracer_calls to main, arms a
-// software watchpoint on the global `ticks` and resumes; each write that changes it is a
+// watchpoint_edits.hpp, watchpoint_hits.hpp): a plain debugger::session runs tracer_calls
+// to main, makes a software watchpoint on the global `ticks` (and is refused one on a
+// constant) and resumes; each write that changes it is a
 // hit with the old and new value as data (and as the text `print` shows), counted, and
 // nothing else stops the program; a deleted watchpoint no longer stops it.
 
@@ -13,10 +14,9 @@
 
 #include "ompdbg/debugger/breakpoints/breakpoint_edits.hpp"
 #include "ompdbg/debugger/breakpoints/watchpoint_arming.hpp"
+#include "ompdbg/debugger/breakpoints/watchpoint_edits.hpp"
 #include "ompdbg/debugger/breakpoints/watchpoint_hits.hpp"
-#include "ompdbg/debugger/eval/frame_context.hpp"
 #include "ompdbg/debugger/session/session.hpp"
-#include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg_test_paths.hpp"
 
@@ -70,20 +70,20 @@ TEST_CASE("watchpoint hits in the model: each change of a watched global is a hi
     REQUIRE(next_stop(s).kind == tracer::stop_kind::breakpoint);
     REQUIRE(delete_breakpoint(s, main_bp));
 
-    // `watch ticks` as the CLI arms it, with a software watchpoint (debug registers do not
-    // trap on every machine).
-    frame_context ctx = frame_context::for_selection(s);
-    watchpoint w;
-    w.expression = "ticks";
-    w.kind = tracer::watch_kind::write;
-    w.mode = tracer::watch_mode::software;
-    w.value = dwarf::evaluate("ticks", ctx);
-    w.value.bytes.clear();
-    arm_watchpoint(s, w);
-    CHECK(as_int(w.old_bytes) == 0);
-    w.number = s.next_breakpoint_number();
-    const int n = w.number;
-    s.watchpoints()[n] = std::move(w);
+    // `watch ticks` as the CLI makes it, with a software watchpoint (debug registers do not
+    // trap on every machine); `watch 1` is refused with gdb's message.
+    auto software = [] { return tracer::watch_mode::software; };
+    watchpoint_request constant;
+    constant.expression = "1";
+    CHECK_THROWS_WITH(add_watchpoint(s, constant, software), "Cannot watch constant value `1'.");
+    CHECK(s.watchpoints().empty());
+    watchpoint_request ticks;
+    ticks.expression = "ticks";
+    const int n = add_watchpoint(s, ticks, software);
+    REQUIRE(s.watchpoints().count(n) == 1);
+    CHECK(s.watchpoints().at(n).mode == tracer::watch_mode::software);
+    CHECK(s.watchpoints().at(n).scope_pc == 0);   // a global: never out of scope
+    CHECK(as_int(s.watchpoints().at(n).old_bytes) == 0);
 
     std::vector<std::pair<int, int>> changes;
     std::vector<std::string> texts;
