@@ -2,22 +2,20 @@
 #include "commands_watch.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "command_prefix.hpp"
 #include "commands_inferiors.hpp"
 
+#include "ompdbg/debugger/breakpoints/watchpoint_edits.hpp"
+#include "ompdbg/debugger/breakpoints/watchpoint_hits.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 #include "stop_printer.hpp"
 #include "user_hooks.hpp"
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/base/log.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/watchpoint.hpp"
@@ -79,237 +77,6 @@ std::string kind_name(watch_kind k) {
     return k == watch_kind::write ? "write" : k == watch_kind::read ? "read" : "access";
 }
 
-std::vector<std::byte> read_bytes(session& s, const watchpoint& w) {
-    std::vector<std::byte> b(w.value.val_type.size());
-    if (tracer::target* t = s.target()) {
-        t->try_read_memory(virt_addr(*w.value.address), b);
-    }
-    return b;
-}
-
-std::string format_bytes(session& s, const watchpoint& w, const std::vector<std::byte>& bytes) {
-    dwarf::value v = w.value;
-    v.bytes = bytes;
-    try {
-        frame_context ctx = frame_context::for_selection(s);
-        return dwarf::format_value(v, ctx, s.settings().print);
-    } catch (const std::exception&) {
-        frame_context ctx(s);
-        return dwarf::format_value(v, ctx, s.settings().print);
-    }
-}
-
-// Whether /proc/PID/maps here is the map of the process we debug: the pid of a process
-// reached through a remote agent is another host's (here it may be anyone's, or no one's).
-bool maps_are_ours(pid_t pid) {
-    std::ifstream status(fmt::format("/proc/{}/status", pid));
-    std::string line;
-    while (std::getline(status, line)) {
-        if (line.rfind("TracerPid:", 0) == 0) {
-            long tracer = std::atol(line.c_str() + 10);   // the tracing thread: one of ours?
-            std::error_code ec;
-            return tracer > 0 && std::filesystem::exists(fmt::format("/proc/self/task/{}", tracer), ec);
-        }
-    }
-    return false;
-}
-
-// True when `addr` lies in the stack mapping of thread `tid` (a local variable). Without
-// the process's map (a remote process), the stack as far as it unwinds: from the red zone
-// below sp to the outermost frame's CFA.
-bool on_thread_stack(session& s, pid_t tid, std::uint64_t addr) {
-    auto* t = s.process() ? s.process()->find_thread(tid) : nullptr;
-    if (t == nullptr) {
-        return false;
-    }
-    std::uint64_t sp = t->regs().sp();
-    if (!maps_are_ours(s.process()->pid())) {
-        const auto& frames = s.stack(tid);
-        std::uint64_t top = frames.empty() ? 0 : frames.back().physical.cfa.addr();
-        return addr + 128 >= sp && addr < top;
-    }
-    std::ifstream maps(fmt::format("/proc/{}/maps", s.process()->pid()));
-    std::string line;
-    while (std::getline(maps, line)) {
-        std::uint64_t lo = 0, hi = 0;
-        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi) {
-            return addr >= lo && addr < hi;
-        }
-    }
-    return false;
-}
-
-/// The pieces a debug register can watch (1, 2, 4 or 8 aligned bytes) covering a range;
-/// software watchpoints take the range whole.
-std::vector<std::pair<std::uint64_t, std::size_t>> watch_pieces(std::uint64_t addr, std::size_t size, watch_mode mode) {
-    if (mode == watch_mode::software) {
-        return {{addr, size}};
-    }
-    std::vector<std::pair<std::uint64_t, std::size_t>> out;
-    while (size > 0) {
-        std::size_t len = 8;
-        while (len > 1 && (addr % len != 0 || len > size)) {
-            len /= 2;
-        }
-        out.emplace_back(addr, len);
-        addr += len;
-        size -= len;
-    }
-    return out;
-}
-
-/// A computed expression's value (a watchpoint on `a + b`), evaluated in thread `tid`'s
-/// innermost frame (the selected one when 0); nullopt when it cannot be evaluated now.
-std::optional<std::vector<std::byte>> computed_bytes(session& s, const watchpoint& w, pid_t tid = 0) {
-    try {
-        if (tid != 0) {
-            const auto& frames = s.stack(tid);
-            if (!frames.empty()) {
-                frame_context ctx(s, tid, frames.front());
-                return dwarf::evaluate(w.expression, ctx).bytes;
-            }
-        }
-        frame_context ctx = frame_context::for_selection(s);
-        return dwarf::evaluate(w.expression, ctx).bytes;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-void arm(session& s, watchpoint& w) {
-    auto& proc = s.require_process();
-    if (!w.chain.empty()) {
-        // gdb's value chain: every piece of memory the expression's value was read from.
-        std::vector<int> ids;
-        try {
-            for (auto [addr, size] : w.chain) {
-                for (auto [a, n] : watch_pieces(addr, size, w.mode)) {
-                    ids.push_back(proc.add_watchpoint(virt_addr(a), n, w.kind, w.mode));
-                }
-            }
-        } catch (const std::exception&) {
-            for (int id : ids) {
-                proc.remove_watchpoint(id);
-            }
-            throw;
-        }
-        w.tracer_id = ids.front();
-        w.chain_ids.assign(ids.begin() + 1, ids.end());
-        if (auto now = computed_bytes(s, w)) {
-            w.old_bytes = *now;
-        }
-        return;
-    }
-    w.tracer_id = proc.add_watchpoint(virt_addr(*w.value.address), w.value.val_type.size(), w.kind, w.mode);
-    w.old_bytes = read_bytes(s, w);
-}
-
-bool is_remote(session& s) {
-    return s.process() != nullptr && s.process()->connection() != "native";
-}
-
-// A remote agent may have no debug register left (x86 has 4): a write watchpoint on a
-// process it reaches then falls back to a software one (single steps through the agent),
-// which gdb names "Watchpoint N".
-void arm_or_fall_back(session& s, watchpoint& w) {
-    try {
-        arm(s, w);
-    } catch (const std::exception&) {
-        if (w.mode != watch_mode::hardware || w.kind != watch_kind::write || !is_remote(s)) {
-            throw;
-        }
-        w.mode = watch_mode::software;
-        arm(s, w);
-    }
-}
-
-void remove_chain(session& s, watchpoint& w) {
-    for (int id : w.chain_ids) {
-        try {
-            s.process()->remove_watchpoint(id);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "watchpoint {}: {}", w.number, e.what());
-        }
-    }
-    w.chain_ids.clear();
-}
-
-void disarm(session& s, watchpoint& w) {
-    if (w.tracer_id != 0 && s.process() && s.process()->is_alive()) {
-        try {
-            s.process()->remove_watchpoint(w.tracer_id);
-        } catch (const std::exception& e) {
-            log::write(log::channel::cli, "watchpoint {}: {}", w.number, e.what());
-        }
-        remove_chain(s, w);
-    }
-    w.tracer_id = 0;
-    w.chain_ids.clear();
-    if (w.scope_pc != 0 && s.process() && s.process()->is_alive()) {
-        try {
-            s.process()->remove_breakpoint_site(virt_addr(w.scope_pc));
-        } catch (const std::exception&) {
-        }
-    }
-}
-
-/// Merges the evaluator's reads into ranges (a struct read member by member is one).
-std::vector<std::pair<std::uint64_t, std::size_t>> merge_reads(std::vector<std::pair<std::uint64_t, std::size_t>> reads) {
-    std::sort(reads.begin(), reads.end());
-    std::vector<std::pair<std::uint64_t, std::size_t>> out;
-    for (auto [addr, size] : reads) {
-        if (size == 0) {
-            continue;
-        }
-        if (!out.empty() && addr <= out.back().first + out.back().second) {
-            auto end = std::max(out.back().first + out.back().second, addr + size);
-            out.back().second = static_cast<std::size_t>(end - out.back().first);
-        } else {
-            out.emplace_back(addr, size);
-        }
-    }
-    return out;
-}
-
-/// `watch a + b`: not an lvalue, but a value computed from memory. As gdb, every piece
-/// of memory the value was read from is watched, and a write there is reported when the
-/// expression's value changed.
-void watch_computed(session& s, const std::string& text, watch_kind kind, const dwarf::value& v,
-                    const std::vector<std::pair<std::uint64_t, std::size_t>>& reads) {
-    if (kind != watch_kind::write) {
-        error::send("Expression cannot be implemented with read/access watchpoint.");
-    }
-    auto chain = merge_reads(reads);
-    for (auto [addr, size] : chain) {
-        if (on_thread_stack(s, s.selected_tid(), addr)) {
-            error::send(fmt::format("Cannot watch `{}': a value computed from local variables (watch each "
-                                    "variable, or use watch -location on each)",
-                                    text));
-        }
-    }
-    watchpoint w;
-    w.expression = text;
-    w.kind = kind;
-    w.mode = choose_mode(s);
-    w.value = v;
-    w.value.bytes.clear();
-    w.chain = chain;
-    arm_or_fall_back(s, w);
-    w.old_bytes = v.bytes;
-    w.number = s.next_breakpoint_number();
-    s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
-    nlohmann::json where = nlohmann::json::array();
-    for (auto [addr, size] : chain) {
-        where.push_back({{"address", fmt::format("{:#x}", addr)}, {"size", size}});
-    }
-    s.out().field("watchpoint", {{"number", w.number},
-                                 {"expression", w.expression},
-                                 {"kind", kind_name(kind)},
-                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
-                                 {"watched", where}});
-    s.watchpoints()[w.number] = std::move(w);
-}
-
 void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     std::string text = trimmed(args);
     bool location = false;
@@ -322,76 +89,29 @@ void cmd_watch(session& s, std::string_view args, watch_kind kind) {
     if (text.empty() || text == "-l" || text == "-location") {
         error::send("Argument required (expression to compute).");
     }
-    auto& proc = s.require_process();
-    frame_context ctx = frame_context::for_selection(s);
-    std::vector<std::pair<std::uint64_t, std::size_t>> reads;
-    ctx.record_reads(&reads);
-    dwarf::value v = dwarf::evaluate(text, ctx);
-    ctx.record_reads(nullptr);
-    // No name in it: a constant (gdb's message); names but no lvalue: say why.
-    bool has_name = std::any_of(text.begin(), text.end(), [](char c) {
-        return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$';
-    });
-    if (!v.address && !has_name) {
-        error::send(fmt::format("Cannot watch constant value `{}'.", text));
-    }
-    if (!v.address) {
-        if (v.dwarf_register || !v.register_name.empty() || ctx.read_named_register()) {
-            error::send(fmt::format("Cannot watch `{}': it lives in a register, not in memory.", text));
-        }
-        if (reads.empty()) {
-            error::send(fmt::format("Cannot watch `{}': it is not a value in memory (an lvalue).", text));
-        }
-        watch_computed(s, text, kind, v, reads);
-        return;
-    }
-    if (v.bit_size) {
-        error::send(fmt::format("Cannot watch the bit-field `{}'; watch the whole structure member instead.", text));
-    }
-    std::size_t size = v.val_type.size();
-    watch_mode mode = choose_mode(s);
-    // One debug register covers 1, 2, 4 or 8 bytes; software watchpoints (guarded pages,
-    // single steps on a remote process) watch a struct or an array as a whole, as gdb's do.
-    bool one_register = size != 0 && size <= 8 && (size & (size - 1)) == 0;
-    if (mode == watch_mode::hardware && !one_register && kind == watch_kind::write && is_remote(s)) {
-        mode = watch_mode::software;
-    }
-    if (mode == watch_mode::hardware && !one_register) {
-        error::send(fmt::format("Cannot watch `{}': it is {} bytes wide, and one watchpoint covers 1, 2, 4 or 8 "
-                                "bytes (one debug register). Watch a member or an element instead.",
-                                text, size));
-    }
-    if (size == 0) {
-        error::send(fmt::format("Cannot watch `{}': it has no size.", text));
-    }
-    watchpoint w;
-    w.expression = location ? "-location " + text : text;
-    w.kind = kind;
-    w.mode = mode;
-    w.value = v;
-    w.value.bytes.clear();
-    arm_or_fall_back(s, w);
-    w.number = s.next_breakpoint_number();
-    // Locals end with their frame: plant a breakpoint where it returns (gdb deletes the
-    // watchpoint there). -location watches the address whatever happens to the frame.
-    if (!location && ctx.has_frame() && on_thread_stack(s, s.selected_tid(), *v.address)) {
-        const auto& frames = s.stack(s.selected_tid());
-        std::size_t level = static_cast<std::size_t>(s.selected_frame());
-        if (level + 1 < frames.size()) {
-            w.scope_pc = frames[level + 1].pc();
-            w.scope_cfa = frames[level].physical.cfa.addr();
-            w.scope_tid = s.selected_tid();
-            proc.add_breakpoint_site(virt_addr(w.scope_pc));
-        }
-    }
+    watchpoint_request r;
+    r.expression = text;
+    r.kind = kind;
+    r.location = location;
+    const int number = add_watchpoint(s, r, [&] { return choose_mode(s); });
+    const watchpoint& w = s.watchpoints().at(number);
     s.out().line(fmt::format("{} {}: {}", kind_title(w), w.number, w.expression));
-    s.out().field("watchpoint", {{"number", w.number},
-                                 {"expression", w.expression},
-                                 {"kind", kind_name(kind)},
-                                 {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"},
-                                 {"address", fmt::format("{:#x}", *v.address)},
-                                 {"size", size}});
-    s.watchpoints()[w.number] = std::move(w);
+    nlohmann::json j{{"number", w.number},
+                     {"expression", w.expression},
+                     {"kind", kind_name(kind)},
+                     {"mode", w.mode == watch_mode::hardware ? "hardware" : "software"}};
+    if (w.chain.empty()) {
+        j["address"] = fmt::format("{:#x}", *w.value.address);
+        j["size"] = w.value.val_type.size();
+    } else {
+        // A computed expression (`watch a + b`): every piece of memory its value is read from.
+        nlohmann::json where = nlohmann::json::array();
+        for (auto [addr, size] : w.chain) {
+            where.push_back({{"address", fmt::format("{:#x}", addr)}, {"size", size}});
+        }
+        j["watched"] = where;
+    }
+    s.out().field("watchpoint", j);
 }
 
 void cmd_info_watchpoints(session& s, std::string_view) {
@@ -423,73 +143,42 @@ void cmd_info_watchpoints(session& s, std::string_view) {
 }  // namespace
 
 bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
-    watchpoint* w = nullptr;
-    for (auto& [n, candidate] : s.watchpoints()) {
-        if ((candidate.tracer_id == why.watchpoint_id && candidate.tracer_id != 0) ||
-            std::find(candidate.chain_ids.begin(), candidate.chain_ids.end(), why.watchpoint_id) !=
-                candidate.chain_ids.end()) {
-            w = &candidate;
-        }
-    }
-    if (w == nullptr) {
+    auto hit = decide_watchpoint_hit(s, why);
+    if (!hit) {
         return false;
     }
-    std::vector<std::byte> now;
-    if (w->chain.empty()) {
-        now = read_bytes(s, *w);
-    } else if (auto computed = computed_bytes(s, *w, why.tid)) {
-        now = *computed;
-    } else {
-        return false;   // not computable where the write happened: go on, as gdb
-    }
-    bool changed = now != w->old_bytes;
-    if (w->kind == watch_kind::write && !changed) {
-        return false;   // gdb: a write of the same value does not stop
-    }
+    const watchpoint w = s.watchpoints().at(hit->number);   // a copy: hook-stop may delete it
     switch_to_stopped_thread(s, why.tid);
     run_stop_hook(s);
-    ++w->hit_count;
     // gdb names the thread once the program has several, or there are several inferiors.
     std::string who = s.multi_threaded() || qualified_thread_numbers(s) ? stop_thread_label(s, why.tid) + " hit " : "";
-    std::string text = fmt::format("\n{}{} {}: {}\n\n", who, kind_title(*w), w->number, w->expression);
-    nlohmann::json j{{"watchpoint", w->number}, {"thread", s.thread_number(why.tid)}, {"expression", w->expression}};
-    if (changed) {
-        std::string old_text = format_bytes(s, *w, w->old_bytes);
-        std::string new_text = format_bytes(s, *w, now);
+    std::string text = fmt::format("\n{}{} {}: {}\n\n", who, kind_title(w), w.number, w.expression);
+    nlohmann::json j{{"watchpoint", w.number}, {"thread", s.thread_number(why.tid)}, {"expression", w.expression}};
+    if (hit->changed) {
+        std::string old_text = watchpoint_value_text(s, w, hit->old_bytes);
+        std::string new_text = watchpoint_value_text(s, w, hit->new_bytes);
         text += fmt::format("Old value = {}\nNew value = {}", old_text, new_text);
         j["old"] = old_text;
         j["new"] = new_text;
     } else {
-        std::string value = format_bytes(s, *w, now);
+        std::string value = watchpoint_value_text(s, w, hit->new_bytes);
         text += fmt::format("Value = {}", value);
         j["value"] = value;
     }
-    w->old_bytes = now;
     s.out().event("watchpoint-hit", j, text);
     print_location(s, why.tid, true);
     return true;
 }
 
 bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
-    std::vector<int> ended;
-    for (auto& [n, w] : s.watchpoints()) {
-        if (w.scope_pc != addr || w.scope_tid != tid) {
-            continue;
-        }
-        auto* t = s.process()->find_thread(tid);
-        // Returned when the stack pointer is above the frame's CFA minus the return address.
-        if (t != nullptr && t->regs().sp() >= w.scope_cfa) {
-            ended.push_back(n);
-        }
-    }
+    std::vector<int> ended = watchpoints_out_of_scope(s, tid, addr);
     if (ended.empty()) {
         return false;
     }
     switch_to_stopped_thread(s, tid);
     run_stop_hook(s);
     for (int n : ended) {
-        disarm(s, s.watchpoints()[n]);
-        s.watchpoints().erase(n);
+        delete_watchpoint(s, n);
         s.out().event("watchpoint-scope", {{"watchpoint", n}},
                       fmt::format("\nWatchpoint {} deleted because the program has left the block in\n"
                                   "which its expression is valid.",
@@ -520,100 +209,19 @@ std::vector<info_breakpoint_row> watchpoint_rows(session& s) {
     return rows;
 }
 
-bool enable_watchpoint(session& s, int number, bool enable) {
-    auto it = s.watchpoints().find(number);
-    if (it == s.watchpoints().end()) {
-        return false;
-    }
-    watchpoint& w = it->second;
-    if (w.enabled == enable) {
-        return true;
-    }
-    w.enabled = enable;
-    if (!s.process() || !s.process()->is_alive()) {
-        return true;
-    }
-    if (!enable) {
-        if (w.tracer_id != 0) {
-            s.process()->remove_watchpoint(w.tracer_id);
-            w.tracer_id = 0;
-            remove_chain(s, w);
-        }
-    } else {
-        arm(s, w);   // the value from now on is the one compared with
-    }
-    return true;
-}
-
-bool delete_watchpoint(session& s, int number) {
-    auto it = s.watchpoints().find(number);
-    if (it == s.watchpoints().end()) {
-        return false;
-    }
-    disarm(s, it->second);
-    s.watchpoints().erase(it);
-    return true;
-}
-
-void delete_all_watchpoints(session& s) {
-    for (auto& [n, w] : s.watchpoints()) {
-        disarm(s, w);
-    }
-    s.watchpoints().clear();
-}
-
 void rearm_watchpoints(session& s) {
-    std::vector<int> dropped;
-    for (auto& [n, w] : s.watchpoints()) {
-        w.tracer_id = 0;
-        w.chain_ids.clear();
-        if (w.scope_pc != 0) {
-            dropped.push_back(n);   // its frame belonged to the old process
-            continue;
+    for (const auto& d : debugger::rearm_watchpoints(s)) {
+        if (!d.error.empty()) {
+            s.out().error(fmt::format("Could not insert watchpoint {}: {}", d.number, d.error));
         }
-        if (!w.enabled) {
-            continue;
-        }
-        try {
-            arm(s, w);
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("Could not insert watchpoint {}: {}", n, e.what()));
-            dropped.push_back(n);
-        }
-    }
-    for (int n : dropped) {
-        s.watchpoints().erase(n);
     }
 }
 
 void move_watchpoints_to_child(session& s, pid_t parent_tid) {
-    auto& child = s.require_process();
-    std::vector<int> dropped;
-    for (auto& [n, w] : s.watchpoints()) {
-        w.tracer_id = 0;
-        w.chain_ids.clear();
-        try {
-            if (w.enabled) {
-                auto old = w.old_bytes;
-                arm(s, w);
-                w.old_bytes = old;   // the value the parent had: a change in the child is reported
-            }
-            if (w.scope_pc != 0) {
-                if (w.scope_tid != parent_tid) {
-                    dropped.push_back(n);   // a local of a thread the child does not have
-                    continue;
-                }
-                w.scope_tid = child.pid();
-                child.add_breakpoint_site(virt_addr(w.scope_pc));
-            }
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("Could not insert watchpoint {}: {}", n, e.what()));
-            dropped.push_back(n);
+    for (const auto& d : debugger::move_watchpoints_to_child(s, parent_tid)) {
+        if (!d.error.empty()) {
+            s.out().error(fmt::format("Could not insert watchpoint {}: {}", d.number, d.error));
         }
-    }
-    for (int n : dropped) {
-        disarm(s, s.watchpoints()[n]);
-        s.watchpoints().erase(n);
     }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 /// Watchpoints as gdb shows them (`watch`, `rwatch`, `awatch`, `watch -l`, `info
-/// watchpoints`), on libtracer's debug-register or software watchpoints.
+/// watchpoints`), on libtracer's debug-register or software watchpoints. What is armed
+/// and what a hit means are the model's (libdebugger breakpoints/watchpoint_arming.hpp,
+/// watchpoint_hits.hpp: enable_watchpoint, delete_watchpoint, ... come from there).
 
 #include <cstdint>
 #include <string>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "session.hpp"
+#include "ompdbg/debugger/breakpoints/watchpoint_arming.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
@@ -22,10 +25,6 @@ bool report_watchpoint_hit(session& s, const tracer::stop_reason& why);
 /// frame has returned, deletes those watchpoints with gdb's message and returns true (a
 /// stop the user sees). False when the stop is not about watchpoint scope.
 bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr);
-
-/// Deletes watchpoint `number` (false: no such watchpoint), or all of them.
-bool delete_watchpoint(session& s, int number);
-void delete_all_watchpoints(session& s);
 
 /// One entry of `info breakpoints` that is not a code breakpoint (a watchpoint, an event
 /// catchpoint): gdb's Type and What columns, the lines under it, its JSON object.
@@ -41,18 +40,16 @@ struct info_breakpoint_row {
 /// The rows of every watchpoint, in number order.
 std::vector<info_breakpoint_row> watchpoint_rows(session& s);
 
-/// Enables or disables watchpoint `number` (disarmed in the process while disabled);
-/// false when there is no such watchpoint.
-bool enable_watchpoint(session& s, int number, bool enable);
-
 /// Arms the watchpoints again in a new process (after `run`): each expression is
-/// evaluated anew; one that cannot be is reported and dropped.
+/// evaluated anew; one that cannot be is reported and dropped (the model's
+/// rearm_watchpoints, with gdb's "Could not insert watchpoint N: ...").
 void rearm_watchpoints(session& s);
 
 /// Arms the watchpoints in a fork child that became the current process while its parent
 /// was let go (follow-fork-mode child): the child has the parent's memory, so every
 /// watchpoint keeps its address and old value, and a local's scope follows the thread
-/// that forked (`parent_tid`) into the child.
+/// that forked (`parent_tid`) into the child (the model's move_watchpoints_to_child, the
+/// ones that cannot be armed reported).
 void move_watchpoints_to_child(session& s, pid_t parent_tid);
 
 }  // namespace ompdbg::app

@@ -1,6 +1,6 @@
 #include "stop_printer.hpp"
 
-#include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_hits.hpp"
 
 #include "commands_inferiors.hpp"
 #include "command_block.hpp"
@@ -39,32 +39,6 @@ std::string thread_label(session& s, pid_t tid) {
         return fmt::format("Thread {}", number);
     }
     return fmt::format("Thread {} \"{}\"", number, name);
-}
-
-/// gdb's skip_inline_frames at a breakpoint stop: the inlined copies that start at the pc
-/// are hidden (the stop shows their call site), except from the copy of the function the
-/// breakpoint was set on inwards: `break scale` stops "in" scale even when the inlined
-/// square it calls starts at the same address, and the next `step` enters square.
-int inline_copies_hidden_at(session& s, std::uint64_t pc, const std::vector<const breakpoint_location*>& locs) {
-    auto* p = s.process();
-    const tracer::loaded_module* m = p != nullptr ? p->module_at(virt_addr(pc)) : nullptr;
-    dwarf::debug_info* dbg = m != nullptr && m->elf ? m->elf->debug() : nullptr;
-    if (dbg == nullptr) {
-        return 0;
-    }
-    auto chain = dbg->function_chain_at(pc - m->load_bias);
-    int entered = inline_entries_at(chain, pc - m->load_bias);
-    int hidden = 0;
-    for (; hidden < entered; ++hidden) {
-        const std::string& name = chain[static_cast<std::size_t>(hidden)].name;
-        bool set_here = std::any_of(locs.begin(), locs.end(), [&](const breakpoint_location* l) {
-            return l->function.empty() || l->function == name;
-        });
-        if (set_here) {
-            break;
-        }
-    }
-    return hidden;
 }
 
 }  // namespace
@@ -217,75 +191,30 @@ void run_dprintf_commands(session& s, pid_t tid, const std::vector<std::vector<s
 }  // namespace
 
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
-    collect_fast_counters(s);   // the agent's hits and ignore counts before this one's
-    auto hits = breakpoints_at(s, addr);
-    std::vector<int> stopping;
-    std::size_t first_location = 0;   // index in the first stopping breakpoint's locations
-    std::vector<const breakpoint_location*> stopping_locations;
-    std::vector<std::string> condition_errors;
-    std::vector<std::vector<std::string>> printing;   // the commands of dprintfs hit
-    bool ignored = false;
-    for (auto& [bp, loc] : hits) {
-        if (bp->thread_tid && *bp->thread_tid != tid) {
-            continue;
-        }
-        if (!bp->condition.empty()) {
-            try {
-                if (bp->test_condition) {
-                    if (!bp->test_condition(tid, bp->condition)) {
-                        continue;
-                    }
-                } else {
-                    auto& frames = s.stack(tid);
-                    if (frames.empty()) {
-                        error::send("No frame selected.");
-                    }
-                    frame_context ctx(s, tid, frames.front());
-                    if (!dwarf::is_true(dwarf::evaluate(bp->condition, ctx))) {
-                        continue;
-                    }
-                }
-            } catch (const std::exception& e) {
-                condition_errors.push_back(
-                    fmt::format("Error in testing condition for breakpoint {}:\n{}", bp->number, e.what()));
+    const breakpoint_hit_decision hit = decide_breakpoint_hit(s, tid, addr);
+    if (!hit.dprintfs.empty()) {
+        std::vector<std::vector<std::string>> printing;   // the commands of the dprintfs hit
+        for (int n : hit.dprintfs) {
+            if (auto it = s.breakpoints().find(n); it != s.breakpoints().end()) {
+                printing.push_back(it->second.commands);
             }
         }
-        ++bp->hit_count;
-        if (bp->ignore_count > 0) {
-            --bp->ignore_count;
-            ignored = true;
-            continue;
-        }
-        if (bp->dprintf) {
-            printing.push_back(bp->commands);
-            continue;
-        }
-        if (stopping.empty()) {
-            first_location = loc;
-        }
-        stopping.push_back(bp->number);
-        if (loc < bp->locations.size()) {
-            stopping_locations.push_back(&bp->locations[loc]);
-        }
-    }
-    if (ignored) {
-        push_fast_ignore_counts(s);   // the agent keeps counting from the new value
-    }
-    if (!printing.empty()) {
         run_dprintf_commands(s, tid, printing);
     }
-    if (stopping.empty()) {
+    if (!hit.stops()) {
         return false;
     }
+    const std::vector<int>& stopping = hit.stopping;
+    const std::size_t first_location = hit.first_location;
     auto& first = s.breakpoints().at(stopping.front());
     if (!traces_and_continues(first.commands)) {
         // A hit reported early by `continue` (the other threads still running, see
         // resume_and_wait) that the user sees, or whose commands may look at other threads.
         s.process()->stop_others();
     }
-    set_hidden_inline_frames(s, tid, inline_copies_hidden_at(s, addr, stopping_locations));
+    set_hidden_inline_frames(s, tid, hit.hidden_inline_frames);
     switch_to_stopped_thread(s, tid);
-    for (auto& e : condition_errors) {
+    for (auto& e : hit.condition_errors) {
         s.out().error(e);
     }
     run_stop_hook(s);   // gdb's normal_stop: before the stop is printed
@@ -319,12 +248,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
                       text);
     }
     std::vector<std::string> commands = first.commands;
-    for (int n : stopping) {
-        if (auto it = s.breakpoints().find(n); it != s.breakpoints().end() && it->second.temporary) {
-            s.breakpoints().erase(it);
-        }
-    }
-    sync_breakpoint_sites(s);
+    end_temporary_breakpoints(s, stopping);
     run_breakpoint_commands(s, commands);
     return true;
 }
