@@ -7,7 +7,6 @@
 #include <memory>
 #include <optional>
 
-
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi.hpp"
 #include "commands_signals.hpp"
@@ -182,6 +181,8 @@ std::optional<tracer::stop_reason> run_to_address(session& s, pid_t tid, std::ui
     }
 }
 
+// The model's (run/run_control.hpp), under the name stepping.cpp calls until stepping moves
+// into libdebugger too.
 tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
     return debugger::step_one_instruction(s, tid);
 }
