@@ -6,6 +6,7 @@
 
 #include "ompdbg/debugger/mpi/job_events.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
+#include "ompdbg/debugger/omp/ompd_events.hpp"
 #include "ompdbg/debugger/run/signal_names.hpp"
 #include "ompdbg/debugger/session/inferior.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
@@ -42,6 +43,70 @@ void cli_observer::agent_unused(std::string_view why) {
 
 void cli_observer::agent_loaded(const std::filesystem::path& agent, pid_t pid) {
     out_.line(fmt::format("Fast breakpoints: loaded the agent {} into process {}.", agent.string(), pid));
+}
+
+void cli_observer::error(std::string_view text) {
+    out_.error(text);
+}
+
+void cli_observer::thread_created(pid_t tid, int number, const std::string& target_id) {
+    out_.event("thread-created", {{"thread", number}, {"lwp", tid}}, fmt::format("[New {}]", target_id));
+}
+
+void cli_observer::thread_exited(pid_t tid, const std::string& target_id) {
+    out_.event("thread-exited", {{"lwp", tid}}, fmt::format("[{} exited]", target_id));
+}
+
+void cli_observer::signal_passed(pid_t, int number, int signo) {
+    out_.event("signal", {{"thread", number}, {"signal", debugger::signal_name(signo)}, {"stop", false}},
+               fmt::format("\nProgram received signal {}, {}.", debugger::signal_name(signo),
+                           debugger::signal_description(signo)));
+}
+
+void cli_observer::process_exec(pid_t pid, const std::filesystem::path& program) {
+    out_.event("exec", {{"pid", pid}}, fmt::format("process {} is executing new program: {}", pid, program.string()));
+}
+
+void cli_observer::fork_child_released(pid_t child, bool vfork) {
+    const char* how = vfork ? "vfork" : "fork";
+    out_.event("fork-child-detached", {{"pid", child}, {"how", how}},
+               fmt::format("[Detaching after {} from child process {}]", how, child));
+}
+
+void cli_observer::fork_followed(pid_t parent, const std::string& parent_thread, pid_t child, bool vfork) {
+    out_.event("fork-followed", {{"parent", parent}, {"child", child}},
+               fmt::format("[Attaching after {} {} to child process {}]", parent_thread, vfork ? "vfork" : "fork", child));
+}
+
+void cli_observer::inferior_added(int number, pid_t pid) {
+    out_.event("inferior-added", {{"inferior", number}, {"pid", pid}},
+               fmt::format("[New inferior {} (process {})]", number, pid));
+}
+
+void cli_observer::fork_parent_detached(pid_t pid) {
+    out_.event("fork-detached", {{"pid", pid}}, fmt::format("[Detaching after fork from parent process {}]", pid));
+}
+
+void cli_observer::vfork_parent_detached(pid_t pid, std::string_view how) {
+    out_.event("vfork-parent-detached", {{"pid", pid}, {"after", std::string(how)}},
+               fmt::format("[Detaching vfork parent process {} after child {}]", pid, how));
+}
+
+void cli_observer::inferior_detached(int number, pid_t pid) {
+    out_.event("detached", {{"pid", pid}}, fmt::format("[Inferior {} (process {}) detached]", number, pid));
+}
+
+void cli_observer::ompd_loaded(const debugger::ompd_library_loaded& lib) {
+    out_.event("ompd-library",
+               {{"path", lib.path},
+                {"source", lib.source},
+                {"api_version", lib.api_version},
+                {"version_string", lib.version_string}},
+               fmt::format("[OMPD library {} ({}), {}]", lib.path, lib.version_string, lib.source));
+}
+
+void cli_observer::ompd_unavailable(std::string_view problem) {
+    out_.error(std::string("warning: OMPD: ") + std::string(problem));
 }
 
 void cli_observer::target_lines(std::string_view text) {

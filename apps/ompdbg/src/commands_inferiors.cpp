@@ -1,6 +1,6 @@
-// Inferiors after a fork (gdb's follow-fork-mode / detach-on-fork), `info inferiors` and
-// `inferior [N]`. The session keeps one inferior per process; gdb numbers them from 1 in
-// the order they appeared, which is their index here plus one.
+// `info inferiors` and `inferior [N]` over the inferiors a fork adds (the model's
+// run/fork_follow.cpp). The session keeps one inferior per process; gdb numbers them from
+// 1 in the order they appeared, which is their index here plus one.
 #include "commands_inferiors.hpp"
 
 #include <optional>
@@ -9,11 +9,9 @@
 
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "command_args.hpp"
-#include "commands_watch.hpp"
 #include "frame_line.hpp"
 #include "stop_printer.hpp"
 #include "ompdbg/base/error.hpp"
-#include "ompdbg/base/log.hpp"
 
 namespace ompdbg::app {
 
@@ -27,15 +25,6 @@ struct remote_program_state {
     std::string name;
 };
 
-bool is_job(session& s) {
-    for (auto& inf : s.inferiors()) {
-        if (inf->rank >= 0) {
-            return true;
-        }
-    }
-    return s.job() != nullptr;
-}
-
 /// "process 1234" or "<null>", as gdb's Description column and switch messages.
 std::string description(const inferior& inf) {
     if (inf.process && inf.process->is_alive()) {
@@ -48,7 +37,7 @@ std::string executable_of(session& s, const inferior& inf) {
     // A program read from its host through the agent (no file of it here): gdb names it
     // "target:PATH", while the process is debugged and after it is detached (a detach
     // makes a new inferior: the session keeps the name).
-    if (auto& remote = remote_program(s); !remote.empty() && !is_job(s) && &inf == s.inferiors().front().get()) {
+    if (auto& remote = remote_program(s); !remote.empty() && !inferiors_are_ranks(s) && &inf == s.inferiors().front().get()) {
         return remote;
     }
     if (inf.process && inf.process->is_alive()) {
@@ -70,44 +59,10 @@ std::string cell(std::string_view text, std::size_t width) {
 // Only trailing ones go here: the others keep their number (their index plus one).
 void prune_inferiors(session& s) {
     auto& list = s.inferiors();
-    while (list.size() > 1 && !is_job(s) && list.back().get() != &s.current_inferior() &&
+    while (list.size() > 1 && !inferiors_are_ranks(s) && list.back().get() != &s.current_inferior() &&
            !(list.back()->process && list.back()->process->is_alive())) {
         list.pop_back();
     }
-}
-
-/// The index of the inferior of process `pid` (kept after it ended), if it is listed.
-std::optional<std::size_t> inferior_of_pid(session& s, pid_t pid) {
-    auto& list = s.inferiors();
-    for (std::size_t i = 0; pid != 0 && i < list.size(); ++i) {
-        if (list[i]->pid == pid || (list[i]->process && list[i]->process->pid() == pid)) {
-            return i;
-        }
-    }
-    return std::nullopt;
-}
-
-/// Detaches the process of inferior `index` (not the current one) and forgets its state,
-/// with gdb's "[Inferior N (process P) detached]".
-void detach_inferior(session& s, std::size_t index) {
-    auto& inf = *s.inferiors()[index];
-    if (!inf.process) {
-        return;
-    }
-    const pid_t pid = inf.process->pid();
-    try {
-        inf.process->detach();
-    } catch (const std::exception& e) {
-        log::write(log::channel::cli, "detaching process {}: {}", pid, e.what());
-    }
-    inf.model_state.clear();
-    inf.process.reset();
-    inf.stacks.clear();
-    inf.thread_db.reset();
-    inf.thread_db_tried = false;
-    inf.pending_hits.clear();
-    inf.planted.clear();
-    s.out().event("detached", {{"pid", pid}}, fmt::format("[Inferior {} (process {}) detached]", index + 1, pid));
 }
 
 void cmd_info_inferiors(session& s, std::string_view) {
@@ -161,7 +116,7 @@ std::string switch_text(session& s, std::size_t index, std::string_view verb) {
 
 void cmd_inferior(session& s, std::string_view args) {
     std::string a = trim_copy(args);
-    if (is_job(s)) {
+    if (inferiors_are_ranks(s)) {
         error::send("The inferiors are the ranks of an MPI job: use `rank N` to select one.");
     }
     if (a.empty()) {
@@ -198,140 +153,6 @@ void cmd_inferior(session& s, std::string_view args) {
 
 }  // namespace
 
-bool keeps_fork_children(session& s) {
-    const auto& ev = s.process_events();
-    return !is_job(s) && (ev.follow_child || !ev.detach_on_fork);
-}
-
-bool keeps_vfork_children(session& s) {
-    return keeps_fork_children(s) && s.process_events().follow_child;
-}
-
-void vfork_child_done(session& s, std::string_view how) {
-    auto& child = s.current_inferior();
-    auto parent = inferior_of_pid(s, child.vfork_parent_pid);
-    child.vfork_parent_pid = 0;
-    if (!parent) {
-        return;
-    }
-    auto& parent_inf = *s.inferiors()[*parent];
-    parent_inf.vfork_child_pid = 0;
-    if (!parent_inf.process || !parent_inf.process->is_alive()) {
-        return;
-    }
-    try {
-        parent_inf.process->finish_vfork();   // its breakpoints and guards are back
-    } catch (const std::exception& e) {
-        log::write(log::channel::cli, "finishing the vfork of {}: {}", parent_inf.process->pid(), e.what());
-    }
-    if (!parent_inf.detach_after_vfork || !parent_inf.process->is_alive()) {
-        return;
-    }
-    parent_inf.detach_after_vfork = false;
-    s.out().event("vfork-parent-detached", {{"pid", parent_inf.process->pid()}, {"after", std::string(how)}},
-                  fmt::format("[Detaching vfork parent process {} after child {}]", parent_inf.process->pid(), how));
-    detach_inferior(s, *parent);
-}
-
-void check_vfork_parent_resumable(session& s) {
-    auto child = inferior_of_pid(s, s.current_inferior().vfork_child_pid);
-    if (child && s.inferiors()[*child]->process && s.inferiors()[*child]->process->is_alive()) {
-        error::send("Can not resume the parent process over vfork in the foreground while\n"
-                    "holding the child stopped.  Try \"set detach-on-fork\" or \"set schedule-multiple\".");
-    }
-}
-
-bool announces_forks(session& s) {
-    return !is_job(s);
-}
-
-void announce_released_child(session& s, const tracer::stop_reason& why) {
-    const char* how = why.is_vfork ? "vfork" : "fork";
-    s.out().event("fork-child-detached", {{"pid", why.new_tid}, {"how", how}},
-                  fmt::format("[Detaching after {} from child process {}]", how, why.new_tid));
-}
-
-bool qualified_thread_numbers(session& s) {
-    return s.inferiors().size() > 1 && !is_job(s);
-}
-
-int current_inferior_number(session& s) {
-    auto& list = s.inferiors();
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i].get() == &s.current_inferior()) {
-            return static_cast<int>(i + 1);
-        }
-    }
-    return 1;
-}
-
-void follow_fork(session& s, const tracer::stop_reason& why) {
-    const auto& ev = s.process_events();
-    const std::size_t parent_index = static_cast<std::size_t>(current_inferior_number(s) - 1);
-    tracer::process* parent = s.process();
-    if (parent == nullptr || why.new_tid <= 0) {
-        return;
-    }
-    const pid_t parent_pid = parent->pid();
-    const std::string parent_thread = s.thread_target_id(why.tid);
-    const char* how = why.is_vfork ? "vfork" : "fork";
-    std::unique_ptr<tracer::process> child;
-    try {
-        child = parent->adopt_fork_child(why.new_tid, why.is_vfork);
-    } catch (const std::exception& e) {
-        s.out().error(fmt::format("Cannot debug fork child {}: {}", why.new_tid, e.what()));
-        return;
-    }
-    auto inf = std::make_unique<inferior>();
-    inf->process = std::move(child);
-    inf->pid = why.new_tid;
-    s.inferiors().push_back(std::move(inf));
-    const std::size_t child_index = s.inferiors().size() - 1;
-    const int child_number = static_cast<int>(child_index + 1);
-    if (ev.follow_child) {
-        s.out().event("fork-followed", {{"parent", parent_pid}, {"child", why.new_tid}},
-                      fmt::format("[Attaching after {} {} to child process {}]", parent_thread, how, why.new_tid));
-    }
-    s.out().event("inferior-added", {{"inferior", child_number}, {"pid", why.new_tid}},
-                  fmt::format("[New inferior {} (process {})]", child_number, why.new_tid));
-
-    // The child gets every breakpoint (its memory had ours taken out when it was kept).
-    s.switch_to(child_index);
-    s.refresh_thread_numbers();
-    try {
-        refresh_breakpoints(s, false);
-    } catch (const std::exception& e) {
-        s.out().error(e.what());
-    }
-    if (!ev.follow_child) {
-        s.switch_to(parent_index);
-        return;   // detach-on-fork off: the child waits, stopped, as inferior 2
-    }
-    s.current_inferior().selected_tid = 0;   // the first stop there says "[Switching to ...]"
-    if (why.is_vfork) {
-        // As gdb (infrun.c, follow_fork_inferior): the parent, suspended in vfork() by the
-        // kernel anyway, is held until the child execs or exits (vfork_child_done), then
-        // detached with detach-on-fork. The watchpoints go with the child then, as for a
-        // fork (it guards the memory it shares; the parent's guards come back at its
-        // VFORK_DONE, before it is detached, which takes them out).
-        auto& parent_inf = *s.inferiors()[parent_index];
-        parent_inf.vfork_child_pid = why.new_tid;
-        parent_inf.detach_after_vfork = ev.detach_on_fork;
-        s.current_inferior().vfork_parent_pid = parent_pid;
-        if (ev.detach_on_fork) {
-            move_watchpoints_to_child(s, why.tid);
-        }
-        return;
-    }
-    if (ev.detach_on_fork) {
-        s.out().event("fork-detached", {{"pid", parent_pid}},
-                      fmt::format("[Detaching after fork from parent process {}]", parent_pid));
-        detach_inferior(s, parent_index);
-        // The watchpoints go with the program the user follows.
-        move_watchpoints_to_child(s, why.tid);
-    }
-}
-
 void register_inferior_commands(command_table& t) {
     auto& info = t.prefix("info", {"i", "inf"}, "Generic command for showing things about the program being debugged.");
     info.add({"inferiors", {}, "Print a list of inferiors being managed.",
@@ -367,7 +188,7 @@ void take_attached_process(session& s, std::unique_ptr<tracer::process> proc) {
     }
     std::string host_exe = read_from_host ? proc->executable().string() : std::string();
     s.set_process(std::move(proc));
-    remote_program(s) = host_exe.empty() || is_job(s) ? std::string() : remote_prefix + host_exe;
+    remote_program(s) = host_exe.empty() || inferiors_are_ranks(s) ? std::string() : remote_prefix + host_exe;
     s.count_start();
     s.out().field("pid", pid);
     refresh_breakpoints(s, false);

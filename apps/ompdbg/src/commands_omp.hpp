@@ -26,17 +26,6 @@ void register_omp_commands(command_table& t);
 /// or task that begins or ends, with its team size and source location. Never throws.
 std::string omp_describe_event(session& s, pid_t tid, std::string_view event);
 
-/// Called after every library event of the live process: when an OMPD-enabled OpenMP
-/// runtime appears, plants the internal breakpoint on its ompd_dll_locations_valid.
-void omp_on_library_event(session& s);
-
-/// Called for a breakpoint stop at `addr` in thread `tid`: true when it is the internal
-/// ompd_dll_locations_valid breakpoint, which reads ompd_dll_locations and loads the first
-/// OMPD library it can (then --ompd-library / set ompd-library) before the target goes on.
-bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr);
-/// True when `addr` is the internal ompd_dll_locations_valid breakpoint of the current process.
-bool omp_is_internal_site(session& s, std::uint64_t addr);
-
 /// `--ompd-library PATH` from the command line (main.cpp). The plugin trust policy
 /// (`--plugin-path`, `set plugin-path`) is the session's: session::plugin_policy().
 void omp_set_ompd_library(session& s, const std::string& path);

@@ -1,7 +1,7 @@
-// `catch omp EVENT [if COND]` on the runtime's ompd_bp_* locations, the report of an event,
-// and the runtime watch's messages; what an event is and the watch itself are libdebugger's
-// (omp/ompd_events.hpp: the internal breakpoint on ompd_dll_locations_valid through which
-// the debugger learns which OMPD library the runtime names, OpenMP 5.1 §20.2).
+// `catch omp EVENT [if COND]` on the runtime's ompd_bp_* locations and the report of an
+// event; what an event is and the runtime watch are libdebugger's (omp/ompd_events.hpp: the
+// internal breakpoint on ompd_dll_locations_valid through which the debugger learns which
+// OMPD library the runtime names, OpenMP 5.1 §20.2; run control reports the library loaded).
 
 #include <algorithm>
 #include <cstdint>
@@ -107,34 +107,6 @@ std::string omp_describe_event(session& s, pid_t tid, std::string_view event) {
     } catch (const std::exception& e) {
         return std::string("(") + e.what() + ")";
     }
-}
-
-// ---- the runtime watch ---------------------------------------------------------------
-
-void omp_on_library_event(session& s) {
-    watch_ompd_dll_locations(s);
-}
-
-bool omp_is_internal_site(session& s, std::uint64_t addr) {
-    return is_ompd_dll_locations_site(s, addr);
-}
-
-bool omp_on_internal_breakpoint(session& s, pid_t tid, std::uint64_t addr) {
-    auto outcome = on_ompd_dll_locations_valid(s, tid, addr);
-    if (!outcome) {
-        return false;
-    }
-    if (const auto& lib = outcome->loaded) {
-        s.out().event("ompd-library",
-                      {{"path", lib->path},
-                       {"source", lib->source},
-                       {"api_version", lib->api_version},
-                       {"version_string", lib->version_string}},
-                      fmt::format("[OMPD library {} ({}), {}]", lib->path, lib->version_string, lib->source));
-    } else if (!outcome->problem.empty()) {
-        s.out().error(std::string("warning: OMPD: ") + outcome->problem);
-    }
-    return true;
 }
 
 namespace omp_impl {

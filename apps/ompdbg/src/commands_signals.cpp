@@ -246,24 +246,6 @@ void cmd_detach_on_fork(session& s, std::string_view args) {
 
 }  // namespace
 
-bool catches_process_event(session& s, const tracer::stop_reason& why) {
-    if (why.kind == tracer::stop_kind::syscall_entry || why.kind == tracer::stop_kind::syscall_exit) {
-        for (const auto& c : s.process_events().catchpoints) {
-            if (c.enabled && c.catches_syscall(why.syscall_number)) {
-                return true;
-            }
-        }
-        return false;
-    }
-    if (why.kind == tracer::stop_kind::exec) {
-        return s.process_events().find("exec") != nullptr;
-    }
-    if (why.kind == tracer::stop_kind::fork) {
-        return s.process_events().find(why.is_vfork ? "vfork" : "fork") != nullptr;
-    }
-    return false;
-}
-
 std::vector<info_breakpoint_row> catchpoint_rows(session& s) {
     std::vector<info_breakpoint_row> rows;
     for (const auto& c : s.process_events().catchpoints) {

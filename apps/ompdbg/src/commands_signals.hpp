@@ -5,14 +5,12 @@
 
 #include "commands_watch.hpp"
 #include "session.hpp"
+#include "ompdbg/debugger/run/process_events.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
-
-/// True when a `catch fork|vfork|exec` catchpoint wants this fork/exec event to stop.
-bool catches_process_event(session& s, const tracer::stop_reason& why);
 
 /// Reports a caught fork/vfork/exec as gdb does ("Catchpoint N (forked process PID), "
 /// + the frame line).

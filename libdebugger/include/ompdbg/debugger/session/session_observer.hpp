@@ -19,6 +19,7 @@ struct inferior;
 struct pending_tasks;           // mpi/job_events.hpp
 struct acquired_job;            // mpi/job_events.hpp
 struct mpi2dd_tables_changed;   // mpi/job_events.hpp
+struct ompd_library_loaded;     // omp/ompd_events.hpp
 
 /// Implemented by each front end (the CLI's in apps/ompdbg/src/cli_observer.hpp). Every
 /// call returns at once; what the front end does with it (print, queue an event, drop it)
@@ -52,10 +53,76 @@ public:
         (void)agent;
         (void)pid;
     }
+    /// A step of an operation failed and the operation went on (breakpoints that cannot be
+    /// planted again after a library load or an exec, a fork child that cannot be
+    /// debugged): gdb-style front ends print `text` as an error line.
+    virtual void error(std::string_view text) { (void)text; }
     /// Whole lines the program printed through the agent (dprintf lines it formatted),
     /// in order, at most 4096 bytes: the front end writes them in one write of their own,
     /// after what it has buffered, so that the program's output never lands inside a line.
     virtual void target_lines(std::string_view text) { (void)text; }
+
+    // ---- run control (run/run_control.hpp, run/fork_follow.hpp) ----
+    /// Thread `tid` of the current process appeared; gdb's thread `number` and its target
+    /// id ("Thread 0x7ffff7d8a6c0 (LWP 1234)") as `info threads` will show them.
+    virtual void thread_created(pid_t tid, int number, const std::string& target_id) {
+        (void)tid;
+        (void)number;
+        (void)target_id;
+    }
+    /// Thread `tid` of the current process exited (`target_id`: as it was named).
+    virtual void thread_exited(pid_t tid, const std::string& target_id) {
+        (void)tid;
+        (void)target_id;
+    }
+    /// Thread `tid` (gdb's `number`) received signal `signo`, which `handle` says to print
+    /// and not to stop for: the program goes on (with it, if it passes).
+    virtual void signal_passed(pid_t tid, int number, int signo) {
+        (void)tid;
+        (void)number;
+        (void)signo;
+    }
+    /// Process `pid` exec'd `program`; its breakpoints are planted again.
+    virtual void process_exec(pid_t pid, const std::filesystem::path& program) {
+        (void)pid;
+        (void)program;
+    }
+    /// The child `child` of a fork (`vfork`) is let go: it runs on, detached.
+    virtual void fork_child_released(pid_t child, bool vfork) {
+        (void)child;
+        (void)vfork;
+    }
+    /// follow-fork-mode child: the debugger follows `child`, forked (`vfork`) by thread
+    /// `parent_thread` (its target id) of process `parent`.
+    virtual void fork_followed(pid_t parent, const std::string& parent_thread, pid_t child, bool vfork) {
+        (void)parent;
+        (void)parent_thread;
+        (void)child;
+        (void)vfork;
+    }
+    /// A fork child became inferior `number` (gdb's numbering, from 1).
+    virtual void inferior_added(int number, pid_t pid) {
+        (void)number;
+        (void)pid;
+    }
+    /// follow-fork-mode child with detach-on-fork: the parent `pid` is detached.
+    virtual void fork_parent_detached(pid_t pid) { (void)pid; }
+    /// The followed vfork child exec'd or exited (`how`: "exec", "exit"): its parent `pid`,
+    /// held meanwhile, is detached (detach-on-fork).
+    virtual void vfork_parent_detached(pid_t pid, std::string_view how) {
+        (void)pid;
+        (void)how;
+    }
+    /// Inferior `number` (process `pid`, not the current one) was detached.
+    virtual void inferior_detached(int number, pid_t pid) {
+        (void)number;
+        (void)pid;
+    }
+    /// The OpenMP runtime named its OMPD library and it was loaded.
+    virtual void ompd_loaded(const ompd_library_loaded& lib) { (void)lib; }
+    /// The OpenMP runtime named its OMPD libraries and none could be loaded (`problem`
+    /// says why); OpenMP commands will say so.
+    virtual void ompd_unavailable(std::string_view problem) { (void)problem; }
 
     // ---- MPI jobs (mpi/job_acquisition.hpp, mpi/mpi2dd_acquisition.hpp) ----
     /// One part of a job could not be acquired or acted on and the rest goes on: a rank
