@@ -38,12 +38,4 @@ void cli_stop_reporter::finishing(const debugger::stack_frame& f) {
     }
 }
 
-tracer::stop_reason cli_run_host::resume_and_wait(bool quick_hits) {
-    return app::resume_and_wait(s_, quick_hits);
-}
-
-tracer::stop_reason cli_run_host::step_one_instruction(pid_t tid) {
-    return app::step_one_instruction(s_, tid);
-}
-
 }  // namespace ompdbg::app

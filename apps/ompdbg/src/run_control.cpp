@@ -146,10 +146,4 @@ void continue_until_stop(session& s) {
     }
 }
 
-// The model's (run/run_control.hpp), under the name stepping.cpp calls until stepping moves
-// into libdebugger too.
-tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
-    return debugger::step_one_instruction(s, tid);
-}
-
 }  // namespace ompdbg::app

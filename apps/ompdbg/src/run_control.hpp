@@ -27,7 +27,4 @@ bool report_stop(session& s, const tracer::stop_reason& why);
 /// reports it; breakpoint `commands` that say `continue` resume again.
 void continue_until_stop(session& s);
 
-/// Single-steps `tid`, consuming background events; the stop (single_step normally).
-tracer::stop_reason step_one_instruction(session& s, pid_t tid);
-
 }  // namespace ompdbg::app

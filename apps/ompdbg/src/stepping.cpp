@@ -10,20 +10,17 @@ namespace ompdbg::app {
 
 void step_lines(session& s, step_mode mode, int count) {
     cli_stop_reporter report(s);
-    cli_run_host run(s);
-    debugger::step_lines(s, report, run, mode, count);
+    debugger::step_lines(s, report, mode, count);
 }
 
 void step_instructions(session& s, bool over_calls, int count) {
     cli_stop_reporter report(s);
-    cli_run_host run(s);
-    debugger::step_instructions(s, report, run, over_calls, count);
+    debugger::step_instructions(s, report, over_calls, count);
 }
 
 void finish_frame(session& s) {
     cli_stop_reporter report(s);
-    cli_run_host run(s);
-    auto result = debugger::finish_frame(s, report, run);
+    auto result = debugger::finish_frame(s, report);
     if (!result.value) {
         return;
     }
@@ -37,8 +34,7 @@ void finish_frame(session& s) {
 
 void run_until_location(session& s, std::string_view location) {
     cli_stop_reporter report(s);
-    cli_run_host run(s);
-    debugger::run_until_location(s, report, run, location);
+    debugger::run_until_location(s, report, location);
 }
 
 }  // namespace ompdbg::app

@@ -9,6 +9,7 @@
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "ompdbg/debugger/infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/run/run_control.hpp"
 #include "ompdbg/debugger/run/stepping.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/stack_frame.hpp"
@@ -105,9 +106,9 @@ std::optional<dwarf::value> returned_value(tracer::process& p, const stack_frame
 
 }  // namespace
 
-finish_result finish_frame(session& s, stop_reporter& report, run_host& run) {
+finish_result finish_frame(session& s, stop_reporter& report) {
     auto& p = s.require_process();
-    step_context cx{s, report, run};
+    step_context cx{s, report};
     finish_result result;
     pid_t tid = s.selected_tid();
     auto frames = s.stack(tid);   // a copy: the cache is dropped on resume
@@ -130,7 +131,7 @@ finish_result finish_frame(session& s, stop_reporter& report, run_host& run) {
     const stack_frame& caller = frames[level + 1];
     std::uint64_t ret = caller.pc();
     std::uint64_t cfa = f.physical.cfa.addr();
-    if (run_to_address(s, report, run, tid, ret, cfa - 8)) {
+    if (run_to_address(s, report, tid, ret, cfa - 8)) {
         return result;
     }
     // Out of a function called from the debugger and abandoned: its caller comes back.
@@ -147,7 +148,7 @@ finish_result finish_frame(session& s, stop_reporter& report, run_host& run) {
     return result;
 }
 
-void run_until_location(session& s, stop_reporter& report, run_host& run, std::string_view location) {
+void run_until_location(session& s, stop_reporter& report, std::string_view location) {
     auto& p = s.require_process();
     pid_t tid = s.selected_tid();
     std::string why;
@@ -180,7 +181,7 @@ void run_until_location(session& s, stop_reporter& report, run_host& run, std::s
         }
     } cleanup{s, planted};
     while (true) {
-        auto stop = run.resume_and_wait(false);
+        auto stop = resume_and_wait(s, false);
         if (stop.kind == tracer::stop_kind::breakpoint && stop.tid == tid) {
             std::uint64_t at = stop.breakpoint_addr ? stop.breakpoint_addr->addr() : 0;
             bool ours = at == ret ? p.find_thread(tid)->regs().sp() >= cfa
@@ -206,7 +207,7 @@ void run_until_location(session& s, stop_reporter& report, run_host& run, std::s
     }
 }
 
-std::optional<tracer::stop_reason> run_to_address(session& s, stop_reporter& report, run_host& run, pid_t tid,
+std::optional<tracer::stop_reason> run_to_address(session& s, stop_reporter& report, pid_t tid,
                                                   std::uint64_t addr, std::uint64_t min_sp) {
     auto& proc = s.require_process();
     proc.add_breakpoint_site(virt_addr(addr));
@@ -223,7 +224,7 @@ std::optional<tracer::stop_reason> run_to_address(session& s, stop_reporter& rep
         }
     } remove_at_end{s, addr};
     while (true) {
-        auto why = run.resume_and_wait(false);
+        auto why = resume_and_wait(s, false);
         if (why.kind == tracer::stop_kind::breakpoint) {
             std::uint64_t at = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;
             if (at == addr && why.tid == tid) {

@@ -20,11 +20,10 @@ class session;
 
 namespace step_engine {
 
-/// The session and the front end a step reports to and runs through.
+/// The session and the front end a step reports to.
 struct step_context {
     session& s;
     stop_reporter& report;
-    run_host& run;
 };
 
 /// Where a run-time pc is: its module, DWARF and file address.

@@ -7,6 +7,7 @@
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
+#include "ompdbg/debugger/run/run_control.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/inline_frames.hpp"
 #include "ompdbg/dwarf/debug_info.hpp"
@@ -186,7 +187,7 @@ bool step_one_line(step_context& cx, step_mode mode) {
         }
         cx.report.stepping_until_exit(name);
         std::uint64_t ret = p.read<std::uint64_t>(virt_addr(st.cfa - 8));
-        if (run_to_address(cx.s, cx.report, cx.run, tid, ret, st.cfa - 8)) {
+        if (run_to_address(cx.s, cx.report, tid, ret, st.cfa - 8)) {
             return false;
         }
         pc = p.find_thread(tid)->regs().pc();
@@ -217,7 +218,7 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
         auto* t = p.find_thread(tid);
         std::uint64_t prev_pc = t->regs().pc();
         std::uint64_t prev_sp = t->regs().sp();
-        auto why = cx.run.step_one_instruction(tid);
+        auto why = step_one_instruction(cx.s, tid);
         if (why.kind != tracer::stop_kind::single_step) {
             if (why.kind == tracer::stop_kind::breakpoint && why.tid == tid) {
                 // Landed on a user breakpoint by stepping: handled below as a new line.
@@ -250,14 +251,14 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
                     auto fn = physical_function(c);
                     std::uint64_t bp = c.bias + (fn->breakpoint_pc ? fn->breakpoint_pc : fn->entry_pc);
                     if (pc != bp && function_contains(fn, c, bp)) {
-                        if (run_to_address(cx.s, cx.report, cx.run, tid, bp, 0)) {
+                        if (run_to_address(cx.s, cx.report, tid, bp, 0)) {
                             return false;
                         }
                     }
                     report_step_end(cx, tid, true);
                     return true;
                 }
-                if (run_to_address(cx.s, cx.report, cx.run, tid, ret, sp)) {
+                if (run_to_address(cx.s, cx.report, tid, ret, sp)) {
                     return false;
                 }
                 pc = ret;
@@ -278,7 +279,7 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
                 // A jump into code without line info (PLT stub, tail call): run it to its
                 // return.
                 std::uint64_t ret = p.read<std::uint64_t>(virt_addr(sp));
-                if (run_to_address(cx.s, cx.report, cx.run, tid, ret, sp)) {
+                if (run_to_address(cx.s, cx.report, tid, ret, sp)) {
                     return false;
                 }
                 continue;
@@ -390,9 +391,9 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
 
 using namespace step_engine;
 
-void step_lines(session& s, stop_reporter& report, run_host& run, step_mode mode, int count) {
+void step_lines(session& s, stop_reporter& report, step_mode mode, int count) {
     s.require_process();
-    step_context cx{s, report, run};
+    step_context cx{s, report};
     for (int i = 0; i < count; ++i) {
         if (!step_one_line(cx, mode)) {
             return;
@@ -403,9 +404,9 @@ void step_lines(session& s, stop_reporter& report, run_host& run, step_mode mode
     }
 }
 
-void step_instructions(session& s, stop_reporter& report, run_host& run, bool over_calls, int count) {
+void step_instructions(session& s, stop_reporter& report, bool over_calls, int count) {
     auto& p = s.require_process();
-    step_context cx{s, report, run};
+    step_context cx{s, report};
     pid_t tid = s.selected_tid();
     for (int i = 0; i < count; ++i) {
         auto* t = p.find_thread(tid);
@@ -416,7 +417,7 @@ void step_instructions(session& s, stop_reporter& report, run_host& run, bool ov
         std::uint64_t prev_sp = t->regs().sp();
         auto before = locate(p, prev_pc);
         auto fn_before = physical_function(before);
-        auto why = cx.run.step_one_instruction(tid);
+        auto why = step_one_instruction(cx.s, tid);
         if (why.kind != tracer::stop_kind::single_step) {
             if (!cx.report.stop(why)) {
                 --i;
@@ -430,7 +431,7 @@ void step_instructions(session& s, stop_reporter& report, run_host& run, bool ov
         if (over_calls && sp == prev_sp - 8) {
             std::uint64_t ret = p.read<std::uint64_t>(virt_addr(sp));
             if (ret > prev_pc && ret <= prev_pc + 16) {
-                if (run_to_address(cx.s, cx.report, cx.run, tid, ret, sp)) {
+                if (run_to_address(cx.s, cx.report, tid, ret, sp)) {
                     return;
                 }
                 pc = ret;

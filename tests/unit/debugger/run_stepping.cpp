@@ -1,8 +1,8 @@
 // The model's stepping without a front end (run/stepping.hpp): a plain debugger::session
 // launches a real program under ptrace, and a stop_reporter that records what it is told
 // sees `next` step over a call to the next line, `step` enter the call and `finish` come
-// back to the caller, each as one step_ended; the run_host here is the least a front end
-// does (resume or single-step, passing over library and thread events).
+// back to the caller, each as one step_ended. The target runs through the model's own run
+// control (run/run_control.hpp), as for every front end.
 
 #include <catch2/catch.hpp>
 
@@ -50,39 +50,6 @@ struct recording_reporter final : stop_reporter {
     void finishing(const stack_frame& f) override { finishing_from.push_back(f.function ? f.function->name : "??"); }
 };
 
-/// Resumes or single-steps the session's process, passing over the events a front end
-/// handles in the background (libraries loaded, threads).
-struct plain_run_host final : run_host {
-    explicit plain_run_host(session& s) : s_(s) {}
-    tracer::stop_reason resume_and_wait(bool) override {
-        while (true) {
-            auto& p = s_.require_process();
-            s_.on_resume();
-            p.resume();
-            auto why = p.wait_for_stop();
-            if (!background(why)) {
-                return why;
-            }
-        }
-    }
-    tracer::stop_reason step_one_instruction(pid_t tid) override {
-        while (true) {
-            s_.on_resume();
-            auto why = s_.require_process().step_instruction(tid);
-            if (!background(why)) {
-                return why;
-            }
-        }
-    }
-
-private:
-    static bool background(const tracer::stop_reason& why) {
-        return why.kind == tracer::stop_kind::library_event || why.kind == tracer::stop_kind::thread_created ||
-               why.kind == tracer::stop_kind::thread_exited;
-    }
-    session& s_;
-};
-
 /// Launches `program` (stdout to /dev/null) as the session's process.
 void launch(session& s, const std::string& program) {
     s.set_program(program, {});
@@ -110,31 +77,30 @@ TEST_CASE("stepping in the model: next over a call ends at the next line, step e
     launch(s, calls());
     pid_t tid = s.selected_tid();
     recording_reporter report;
-    plain_run_host run(s);
 
     // To `tick();` (calls.c:14), through the library's run_to_address.
     std::string why;
     auto locs = resolve_spec(s, "calls.c:14", why);
     REQUIRE(locs.size() == 1);
-    CHECK_FALSE(run_to_address(s, report, run, tid, locs[0].address.addr(), 0).has_value());
+    CHECK_FALSE(run_to_address(s, report, tid, locs[0].address.addr(), 0).has_value());
     CHECK(where(s, tid) == std::pair<std::string, int>{"main", 14});
 
     // next: over tick() to the loop's `++i` (calls.c:13), in the same frame.
-    step_lines(s, report, run, step_mode::next, 1);
+    step_lines(s, report, step_mode::next, 1);
     REQUIRE(report.ended.size() == 1);
     CHECK(report.ended[0].tid == tid);
     CHECK_FALSE(report.ended[0].frame_line);
     CHECK(where(s, tid) == std::pair<std::string, int>{"main", 13});
 
     // step, step: back to line 14, then into tick (a new frame: the frame line is shown).
-    step_lines(s, report, run, step_mode::step, 2);
+    step_lines(s, report, step_mode::step, 2);
     REQUIRE(report.ended.size() == 3);
     CHECK_FALSE(report.ended[1].frame_line);
     CHECK(report.ended[2].frame_line);
     CHECK(where(s, tid) == std::pair<std::string, int>{"tick", 9});
 
     // finish: out of tick, void, back in main.
-    auto result = finish_frame(s, report, run);
+    auto result = finish_frame(s, report);
     REQUIRE(report.finishing_from == std::vector<std::string>{"tick"});
     CHECK(result.returned);
     CHECK_FALSE(result.value.has_value());
@@ -154,14 +120,13 @@ TEST_CASE("stepping in the model: finish returns the value as data, a struct of 
     launch(s, returns());
     pid_t tid = s.selected_tid();
     recording_reporter report;
-    plain_run_host run(s);
     std::string why;
     auto locs = resolve_spec(s, "make_three_ints", why);
     REQUIRE(locs.size() == 1);
-    CHECK_FALSE(run_to_address(s, report, run, tid, locs[0].address.addr(), 0).has_value());
+    CHECK_FALSE(run_to_address(s, report, tid, locs[0].address.addr(), 0).has_value());
     CHECK(where(s, tid).first == "make_three_ints");
 
-    auto result = finish_frame(s, report, run);
+    auto result = finish_frame(s, report);
     CHECK(report.finishing_from == std::vector<std::string>{"make_three_ints"});
     CHECK(result.returned);
     REQUIRE(result.value.has_value());

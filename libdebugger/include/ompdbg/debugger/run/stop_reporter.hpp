@@ -1,7 +1,7 @@
 #pragma once
-/// What stepping (run/stepping.hpp) needs of its front end: how stops are shown
-/// (`stop_reporter`) and, until run control moves into the library, how the target is run
-/// (`run_host`). The model decides where a step ends; the front end shows it.
+/// What stepping (run/stepping.hpp) needs of its front end: how stops are shown. The model
+/// decides where a step ends and runs the target (run/run_control.hpp); the front end shows
+/// the stop.
 
 #include <sys/types.h>
 
@@ -40,20 +40,6 @@ public:
     /// `finish` is about to run frame `f` of the selected thread to its return (gdb's "Run
     /// till exit from #0 ..."); called after the checks, before the target runs.
     virtual void finishing(const stack_frame& f) = 0;
-};
-
-/// Resuming the target and single-stepping a thread, as the front end does them today.
-/// Temporary: run control is still the CLI's (apps/ompdbg/src/run_control.cpp); these two
-/// become direct calls of the library's run control when it moves to libdebugger/run.
-class run_host {
-public:
-    virtual ~run_host() = default;
-    /// Resumes every thread and waits for the next event that is not consumed in the
-    /// background (thread and library events, passed signals): the CLI's resume_and_wait.
-    virtual tracer::stop_reason resume_and_wait(bool quick_hits) = 0;
-    /// Single-steps thread `tid`, consuming background events: the CLI's
-    /// step_one_instruction (a `single_step` stop normally).
-    virtual tracer::stop_reason step_one_instruction(pid_t tid) = 0;
 };
 
 }  // namespace ompdbg::debugger
