@@ -302,33 +302,21 @@ bool enable_catchpoint(session& s, int number, bool enable) {
     return true;
 }
 
-void report_process_event(session& s, const tracer::stop_reason& why) {
+void report_process_event(session& s, const debugger::stop_report& r) {
+    const tracer::stop_reason& why = r.why;
     switch_to_stopped_thread(s, why.tid);
-    std::string what;
-    event_catchpoint* c = nullptr;
-    if (why.kind == tracer::stop_kind::exec) {
-        c = s.process_events().find("exec");
-        what = fmt::format("exec'd {}", s.process() ? s.process()->executable().string() : std::string());
-    } else if (why.kind == tracer::stop_kind::fork) {
-        c = s.process_events().find(why.is_vfork ? "vfork" : "fork");
-        what = fmt::format("{} process {}", why.is_vfork ? "vforked" : "forked", why.new_tid);
-    } else {
-        for (auto& candidate : s.process_events().catchpoints) {
-            if (c == nullptr && candidate.enabled && candidate.catches_syscall(why.syscall_number)) {
-                c = &candidate;
-            }
-        }
-        what = fmt::format("{} syscall {}", why.kind == tracer::stop_kind::syscall_entry ? "call to" : "returned from",
-                           syscall_label(why.syscall_number));
-    }
-    if (c == nullptr) {
+    const event_catchpoint* c = s.process_events().by_number(r.catchpoint);
+    if (r.catchpoint == 0 || c == nullptr) {
         return;
     }
-    ++c->hit_count;
-    if (why.kind == tracer::stop_kind::fork) {
-        c->last_event = fmt::format("process {}", why.new_tid);
-    } else if (why.kind == tracer::stop_kind::exec) {
-        c->last_event = fmt::format("program \"{}\"", s.process() ? s.process()->executable().string() : std::string());
+    std::string what;
+    if (why.kind == tracer::stop_kind::exec) {
+        what = fmt::format("exec'd {}", s.process() ? s.process()->executable().string() : std::string());
+    } else if (why.kind == tracer::stop_kind::fork) {
+        what = fmt::format("{} process {}", why.is_vfork ? "vforked" : "forked", why.new_tid);
+    } else {
+        what = fmt::format("{} syscall {}", why.kind == tracer::stop_kind::syscall_entry ? "call to" : "returned from",
+                           syscall_label(why.syscall_number));
     }
     std::string text = fmt::format("\nCatchpoint {} ({}), ", c->number, what);
     std::string src;

@@ -6,15 +6,17 @@
 #include "commands_watch.hpp"
 #include "session.hpp"
 #include "ompdbg/debugger/run/process_events.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
 
-/// Reports a caught fork/vfork/exec as gdb does ("Catchpoint N (forked process PID), "
-/// + the frame line).
-void report_process_event(session& s, const tracer::stop_reason& why);
+/// Shows a process event decided by decide_stop as gdb does ("Catchpoint N (forked process
+/// PID), " + the frame line); selects the thread, and shows nothing more when no
+/// catchpoint caught it.
+void report_process_event(session& s, const debugger::stop_report& r);
 
 /// The `info breakpoints` rows of the event catchpoints (catch fork/vfork/exec/syscall).
 std::vector<info_breakpoint_row> catchpoint_rows(session& s);

@@ -142,11 +142,9 @@ void cmd_info_watchpoints(session& s, std::string_view) {
 
 }  // namespace
 
-bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
-    auto hit = decide_watchpoint_hit(s, why);
-    if (!hit) {
-        return false;
-    }
+void report_watchpoint_hit(session& s, const debugger::stop_report& r) {
+    const auto& hit = r.watchpoint;
+    const auto& why = r.why;
     const watchpoint w = s.watchpoints().at(hit->number);   // a copy: hook-stop may delete it
     switch_to_stopped_thread(s, why.tid);
     run_stop_hook(s);
@@ -167,17 +165,13 @@ bool report_watchpoint_hit(session& s, const tracer::stop_reason& why) {
     }
     s.out().event("watchpoint-hit", j, text);
     print_location(s, why.tid, true);
-    return true;
 }
 
-bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
-    std::vector<int> ended = watchpoints_out_of_scope(s, tid, addr);
-    if (ended.empty()) {
-        return false;
-    }
+void report_watchpoint_scope(session& s, const debugger::stop_report& r) {
+    const pid_t tid = r.tid;
     switch_to_stopped_thread(s, tid);
     run_stop_hook(s);
-    for (int n : ended) {
+    for (int n : r.watchpoints_ended) {
         delete_watchpoint(s, n);
         s.out().event("watchpoint-scope", {{"watchpoint", n}},
                       fmt::format("\nWatchpoint {} deleted because the program has left the block in\n"
@@ -185,7 +179,6 @@ bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr) {
                                   n));
     }
     print_location(s, tid, true);
-    return true;
 }
 
 std::vector<info_breakpoint_row> watchpoint_rows(session& s) {

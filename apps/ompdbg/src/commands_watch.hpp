@@ -12,19 +12,19 @@
 
 #include "session.hpp"
 #include "ompdbg/debugger/breakpoints/watchpoint_arming.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
 
-/// Reports a stop_kind::watchpoint stop as gdb does ("Hardware watchpoint 2: x", "Old
-/// value = ...", "New value = ...", then the frame and source line). Returns false when
-/// the user need not see it (a write that left the value unchanged): the caller resumes.
-bool report_watchpoint_hit(session& s, const tracer::stop_reason& why);
+/// Shows a watchpoint hit decided by decide_stop as gdb does ("Hardware watchpoint 2: x",
+/// "Old value = ...", "New value = ...", then the frame and source line).
+void report_watchpoint_hit(session& s, const debugger::stop_report& r);
 
-/// A breakpoint stop at the return address of a frame whose locals are watched: when the
-/// frame has returned, deletes those watchpoints with gdb's message and returns true (a
-/// stop the user sees). False when the stop is not about watchpoint scope.
-bool check_watchpoint_scope(session& s, pid_t tid, std::uint64_t addr);
+/// Shows a stop at the return address of a frame whose locals were watched (decide_stop's
+/// watchpoint_scope): deletes those watchpoints with gdb's message, after hook-stop as the
+/// CLI always did, then shows where the thread is.
+void report_watchpoint_scope(session& s, const debugger::stop_report& r);
 
 /// One entry of `info breakpoints` that is not a code breakpoint (a watchpoint, an event
 /// catchpoint): gdb's Type and What columns, the lines under it, its JSON object.

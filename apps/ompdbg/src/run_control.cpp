@@ -1,7 +1,7 @@
 #include "run_control.hpp"
 
 #include "commands_watch.hpp"
-#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 
 #include <csignal>
 #include <memory>
@@ -54,59 +54,41 @@ void install_run_control_hooks(session& s) {
     debugger::set_run_control_hooks(s, std::make_unique<cli_run_control_hooks>(s));
 }
 
+// The model decides what the stop is (decide_stop, which also counts the hits); the CLI
+// only shows it, as gdb does.
 bool report_stop(session& s, const tracer::stop_reason& why) {
-    using tracer::stop_kind;
-    collect_fast_counters(s);   // hit counts and ignore counts as they are at this stop
-    switch (why.kind) {
-    case stop_kind::exited:
-    case stop_kind::terminated:
-        vfork_child_done(s, "exit");
-        report_process_end(s, why);
+    using debugger::stop_class;
+    const debugger::stop_report r = debugger::decide_stop(s, why);
+    switch (r.kind) {
+    case stop_class::process_ended:
+        report_process_end(s, r);
         return true;
-    case stop_kind::breakpoint: {
-        if (debugger::infcall::finish_abandoned(s, why)) {
-            return true;   // gdb stops silently where a call abandoned earlier returns
-        }
-        std::uint64_t addr = why.breakpoint_addr ? why.breakpoint_addr->addr() : 0;
-        if (!addr) {
-            if (auto* t = s.process()->find_thread(why.tid)) {
-                addr = t->regs().pc();
-            }
-        }
-        if (check_watchpoint_scope(s, why.tid, addr)) {
-            return true;
-        }
-        return report_breakpoint_hit(s, why.tid, addr);
-    }
-    case stop_kind::watchpoint:
-        return report_watchpoint_hit(s, why);
-    case stop_kind::interrupted: {
-        tracer::stop_reason sig = why;
-        sig.signo = SIGINT;
-        report_signal(s, sig);
+    case stop_class::abandoned_call_done:
+        return true;   // gdb stops silently where a call abandoned earlier returns
+    case stop_class::watchpoint_scope:
+        report_watchpoint_scope(s, r);
         return true;
-    }
-    case stop_kind::signal:
-        if (!s.signals().passes(why.signo)) {
-            // `handle SIG nopass` (SIGINT and SIGTRAP by default: they are the debugger's).
-            s.process()->set_pending_signal(why.tid, 0);
-        }
-        report_signal(s, why);
+    case stop_class::breakpoint_hit:
+        return report_breakpoint_hit(s, r.tid, r.pc, r.breakpoint);
+    case stop_class::watchpoint_hit:
+        report_watchpoint_hit(s, r);
         return true;
-    case stop_kind::exec:
-    case stop_kind::fork:
-    case stop_kind::syscall_entry:
-    case stop_kind::syscall_exit:
-        report_process_event(s, why);
+    case stop_class::interrupt:
+    case stop_class::signal:
+        report_signal(s, r.why);
         return true;
-    case stop_kind::single_step:
-        switch_to_stopped_thread(s, why.tid);
+    case stop_class::process_event:
+        report_process_event(s, r);
+        return true;
+    case stop_class::step:
+        switch_to_stopped_thread(s, r.tid);
         run_stop_hook(s);
-        print_location(s, why.tid, true);
+        print_location(s, r.tid, true);
         return true;
-    default:
-        return false;
+    case stop_class::not_for_user:
+        break;
     }
+    return false;
 }
 
 void continue_until_stop(session& s) {

@@ -99,16 +99,9 @@ void switch_to_stopped_thread(session& s, pid_t tid) {
     s.select_thread(tid);
 }
 
-void report_process_end(session& s, const tracer::stop_reason& why) {
-    pid_t pid = s.process() ? s.process()->pid() : why.tid;
-    // gdb's $_exitcode / $_exitsignal: one holds how the program ended, the other is void.
-    set_convenience_variable(s, "_exitcode", std::nullopt);
-    set_convenience_variable(s, "_exitsignal", std::nullopt);
-    if (why.kind == tracer::stop_kind::exited) {
-        set_convenience_variable(s, "_exitcode", int_value(why.exit_code));
-    } else {
-        set_convenience_variable(s, "_exitsignal", int_value(why.signo));
-    }
+void report_process_end(session& s, const debugger::stop_report& r) {
+    const tracer::stop_reason& why = r.why;
+    const pid_t pid = r.pid;
     if (why.kind == tracer::stop_kind::exited) {
         std::string text = why.exit_code == 0
                                ? fmt::format("[Inferior {} (process {}) exited normally]", current_inferior_number(s), pid)
@@ -191,7 +184,10 @@ void run_dprintf_commands(session& s, pid_t tid, const std::vector<std::vector<s
 }  // namespace
 
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr) {
-    const breakpoint_hit_decision hit = decide_breakpoint_hit(s, tid, addr);
+    return report_breakpoint_hit(s, tid, addr, decide_breakpoint_hit(s, tid, addr));
+}
+
+bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const breakpoint_hit_decision& hit) {
     if (!hit.dprintfs.empty()) {
         std::vector<std::vector<std::string>> printing;   // the commands of the dprintfs hit
         for (int n : hit.dprintfs) {

@@ -5,7 +5,9 @@
 #include <string>
 
 #include "session.hpp"
+#include "ompdbg/debugger/breakpoints/breakpoint_hits.hpp"
 #include "ompdbg/debugger/run/signal_names.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::app {
@@ -30,8 +32,8 @@ std::string stop_thread_label(session& s, pid_t tid);
 /// multi-threaded program; selects it.
 void switch_to_stopped_thread(session& s, pid_t tid);
 
-/// Reports the end of the process (exited / terminated) and drops it.
-void report_process_end(session& s, const tracer::stop_reason& why);
+/// Reports the end of the process (exited / terminated), decided by decide_stop, and drops it.
+void report_process_end(session& s, const debugger::stop_report& r);
 
 /// Reports a signal stop ("Program received signal SIGSEGV, Segmentation fault.").
 void report_signal(session& s, const tracer::stop_reason& why);
@@ -40,5 +42,9 @@ void report_signal(session& s, const tracer::stop_reason& why);
 /// the report, temporary breakpoints and `commands`. Returns false when no breakpoint
 /// wants to stop (the caller resumes).
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr);
+
+/// The same for a hit already decided (decide_stop): shows it, prints the dprintfs, ends
+/// the temporary breakpoints and runs `commands`; the hit counts are not counted again.
+bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const breakpoint_hit_decision& hit);
 
 }  // namespace ompdbg::app
