@@ -1,22 +1,49 @@
-// The model's evaluation hooks over the CLI's run control (cli_eval_hooks.hpp).
+// The model's evaluation hooks in the CLI: stops shown as gdb shows them (cli_eval_hooks.hpp).
 
 #include "cli_eval_hooks.hpp"
 
-#include "infcall/inferior_call.hpp"
+#include "commands_signals.hpp"
+#include "commands_watch.hpp"
 #include "session.hpp"
+#include "stop_printer.hpp"
+#include "user_hooks.hpp"
 
 namespace ompdbg::app {
 
-void cli_eval_hooks::require_callable() { infcall::require_callable(s_); }
-
-dwarf::value cli_eval_hooks::call_function(pid_t tid, const dwarf::function_call& call,
-                                           std::optional<std::uint64_t> stack_top) {
-    return infcall::call_function(s_, tid, call, stack_top);
-}
-
-std::uint64_t cli_eval_hooks::push_scratch(pid_t tid, std::span<const std::byte> bytes,
-                                           std::optional<std::uint64_t> below) {
-    return infcall::push_scratch(s_, tid, bytes, below);
+// The same rendering as report_stop (run_control.cpp), for a stop the model decided already
+// (a call's: deciding again would count its hits twice).
+bool show_stop(session& s, const debugger::stop_report& r) {
+    using debugger::stop_class;
+    switch (r.kind) {
+    case stop_class::process_ended:
+        report_process_end(s, r);
+        return true;
+    case stop_class::abandoned_call_done:
+        return true;   // gdb stops silently where a call abandoned earlier returns
+    case stop_class::watchpoint_scope:
+        report_watchpoint_scope(s, r);
+        return true;
+    case stop_class::breakpoint_hit:
+        return report_breakpoint_hit(s, r.tid, r.pc, r.breakpoint);
+    case stop_class::watchpoint_hit:
+        report_watchpoint_hit(s, r);
+        return true;
+    case stop_class::interrupt:
+    case stop_class::signal:
+        report_signal(s, r.why);
+        return true;
+    case stop_class::process_event:
+        report_process_event(s, r);
+        return true;
+    case stop_class::step:
+        switch_to_stopped_thread(s, r.tid);
+        run_stop_hook(s);
+        print_location(s, r.tid, true);
+        return true;
+    case stop_class::not_for_user:
+        break;
+    }
+    return false;
 }
 
 }  // namespace ompdbg::app

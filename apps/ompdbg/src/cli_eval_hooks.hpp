@@ -1,23 +1,25 @@
 #pragma once
-/// The CLI's side of the model's evaluation hooks: function calls run by its run control
-/// (infcall/).
+/// The CLI's side of the model's evaluation hooks: a stop that interrupted a call into the
+/// program (infcall/inferior_call.hpp) shown as any stop.
 
 #include "ompdbg/debugger/eval/evaluation_hooks.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 
 namespace ompdbg::app {
 
 class session;
+
+/// Shows stop `r`, decided by decide_stop, as gdb does (breakpoint, signal, exit,
+/// interrupt). Returns false when it is not for the user (a breakpoint whose condition is
+/// false, an ignore count, a dprintf that prints and goes on).
+bool show_stop(session& s, const debugger::stop_report& r);
 
 /// Implements debugger::evaluation_hooks over the CLI session that owns it.
 class cli_eval_hooks final : public debugger::evaluation_hooks {
 public:
     explicit cli_eval_hooks(session& s) : s_(s) {}
 
-    void require_callable() override;
-    dwarf::value call_function(pid_t tid, const dwarf::function_call& call,
-                               std::optional<std::uint64_t> stack_top) override;
-    std::uint64_t push_scratch(pid_t tid, std::span<const std::byte> bytes,
-                               std::optional<std::uint64_t> below) override;
+    bool show_stop(const debugger::stop_report& r) override { return app::show_stop(s_, r); }
 
 private:
     session& s_;

@@ -1,5 +1,5 @@
 // frame_context's part in function calls: the overload set of a name, and the call itself,
-// run in the context's thread by the front end (evaluation_hooks.hpp).
+// run in the context's thread by the model (infcall/inferior_call.hpp).
 
 #include "ompdbg/debugger/eval/frame_context.hpp"
 
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "ompdbg/debugger/eval/evaluation_hooks.hpp"
+#include "ompdbg/debugger/infcall/inferior_call.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -84,19 +84,11 @@ bool is_ifunc(tracer::process& p, std::uint64_t addr, const std::string& name) {
 
 }  // namespace
 
-evaluation_hooks& frame_context::hooks() {
-    evaluation_hooks* h = s_.evaluation();
-    if (h == nullptr) {
-        error::send("You can't do that without a process to debug.");
-    }
-    return *h;
-}
-
 void frame_context::check_can_call() {
     if (frame_ == nullptr) {
         error::send("You can't do that without a process to debug.");
     }
-    hooks().require_callable();
+    infcall::require_callable(s_);
 }
 
 dwarf::value frame_context::call_function(const dwarf::function_call& call_in) {
@@ -110,12 +102,12 @@ dwarf::value frame_context::call_function(const dwarf::function_call& call_in) {
         resolver.address = call.address;
         resolver.name = call.name;
         resolver.return_type = dwarf::type::pointer_to(dwarf::type());
-        dwarf::value target = hooks().call_function(tid_, resolver, scratch_bottom_);
+        dwarf::value target = infcall::call_function(s_, tid_, resolver, scratch_bottom_);
         std::uint64_t resolved = 0;
         std::memcpy(&resolved, target.bytes.data(), std::min<std::size_t>(8, target.bytes.size()));
         call.address = resolved;
     }
-    dwarf::value v = hooks().call_function(tid_, call, scratch_bottom_);
+    dwarf::value v = infcall::call_function(s_, tid_, call, scratch_bottom_);
     // The call resumed the thread: the stack (and this frame) are read anew.
     const std::vector<stack_frame>& fresh = s_.stack(tid_);
     if (fresh.empty()) {
@@ -130,7 +122,7 @@ std::uint64_t frame_context::push_to_target(std::span<const std::byte> bytes) {
     if (frame_ == nullptr || s_.process() == nullptr) {
         error::send("You can't do that without a process to debug.");
     }
-    scratch_bottom_ = hooks().push_scratch(tid_, bytes, scratch_bottom_);
+    scratch_bottom_ = infcall::push_scratch(s_, tid_, bytes, scratch_bottom_);
     return *scratch_bottom_;
 }
 

@@ -1,28 +1,28 @@
 // The mechanics of a call into the program (gdb 13's infcall.c): the dummy frame, the
 // registers of the System V ABI (dwarf/call_abi.hpp lays the arguments out), a return
-// breakpoint at the entry point, the other threads held, and what is restored when.
+// breakpoint at the entry point, the other threads held, and what is restored when
+// (inferior_call.hpp).
 
-#include "infcall/inferior_call.hpp"
+#include "ompdbg/debugger/infcall/inferior_call.hpp"
 
-#include <csignal>
+#include <algorithm>
 #include <cstring>
-#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
-#include "run_control.hpp"
-#include "session.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/debugger/eval/evaluation_hooks.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
+#include "ompdbg/debugger/run/run_control.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
+#include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/dwarf/call_abi.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/tracer/process.hpp"
 #include "ompdbg/tracer/registers.hpp"
 
-namespace ompdbg::app::infcall {
+namespace ompdbg::debugger::infcall {
 
 tracer::process& require_callable(session& s) {
     if (s.process() == nullptr || !s.process()->is_alive()) {
@@ -169,6 +169,17 @@ private:
     bool planted_ = true;
 };
 
+// Decides a stop that interrupted the call (decide_stop does the model's part of it) and
+// has the front end show it; true when it is a stop for the user (the call is abandoned).
+// With no front end's hooks, the decision alone says.
+bool show_stop(session& s, const tracer::stop_reason& why) {
+    const stop_report r = decide_stop(s, why);
+    if (evaluation_hooks* h = s.evaluation()) {
+        return h->show_stop(r);
+    }
+    return r.for_user();
+}
+
 std::string abandoned_text(const std::string& name, bool silent_stop) {
     std::string text = "Evaluation of the expression containing the function\n(" + name + ") will be abandoned.";
     if (silent_stop) {
@@ -283,12 +294,12 @@ dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& ca
         if (why.is_process_end()) {
             saved.keep();
             ret_bp.release();
-            report_stop(s, why);
+            show_stop(s, why);
             error::send("The program being debugged exited while in a function called from GDB.\n" +
                         abandoned_text(call.name, false));
         }
         if (why.kind == tracer::stop_kind::signal || why.kind == tracer::stop_kind::interrupted) {
-            report_stop(s, why);
+            show_stop(s, why);
             if (s.settings().unwind_on_signal) {
                 saved.restore();
                 error::send("The program being debugged was signaled while in a function called from GDB.\n"
@@ -298,21 +309,21 @@ dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& ca
             }
             saved.keep();
             ret_bp.release();
-            debugger::infcall::remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
+            remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
             error::send("The program being debugged was signaled while in a function called from GDB.\n"
                         "GDB remains in the frame where the signal was received.\n"
                         "To change this behavior use \"set unwindonsignal on\".\n" +
                         abandoned_text(call.name, true));
         }
-        if (!report_stop(s, why)) {
+        if (!show_stop(s, why)) {
             continue;   // not for the user: a false condition, our return site hit deeper
         }
         saved.keep();
         ret_bp.release();
-        debugger::infcall::remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
+        remember_abandoned(s, p, tid, entry_sp + 8, return_to, saved.regs(), saved.step_over());
         error::send("The program being debugged stopped while in a function called from GDB.\n" +
                     abandoned_text(call.name, true));
     }
 }
 
-}  // namespace ompdbg::app::infcall
+}  // namespace ompdbg::debugger::infcall

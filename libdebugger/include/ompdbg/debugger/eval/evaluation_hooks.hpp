@@ -1,18 +1,10 @@
 #pragma once
-/// What evaluating an expression needs from a part of the debugger that is still the front
-/// end's: run control, to call a function of the program (`print sq(7)`). The front end's
-/// session sets its hooks (session::set_evaluation_hooks); frame_context calls them and
-/// never the front end.
+/// What evaluating an expression needs from the front end: showing a stop that interrupted
+/// a call into the program (`print sq(7)` hitting a breakpoint in sq). The call itself is
+/// the model's (infcall/inferior_call.hpp); the front end's session sets its hooks
+/// (session::set_evaluation_hooks), and without them a call's stops are only decided.
 
-#include <sys/types.h>
-
-#include <cstddef>
-#include <cstdint>
-#include <optional>
-#include <span>
-
-#include "ompdbg/dwarf/expr.hpp"
-#include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/debugger/run/stop_decision.hpp"
 
 namespace ompdbg::debugger {
 
@@ -20,17 +12,12 @@ class evaluation_hooks {
 public:
     virtual ~evaluation_hooks() = default;
 
-    /// Throws gdb's message when no function of the program may be called now (no
-    /// process, `set may-call-functions off`).
-    virtual void require_callable() = 0;
-    /// Runs `call` in thread `tid` with its dummy frame below `stack_top` (nullopt: the
-    /// thread's sp less the red zone) and returns the result; throws gdb's messages.
-    virtual dwarf::value call_function(pid_t tid, const dwarf::function_call& call,
-                                       std::optional<std::uint64_t> stack_top) = 0;
-    /// Copies `bytes` below `below` (nullopt: the thread's sp less the red zone) for a call
-    /// that follows; returns their address, the new bottom of the scratch area.
-    virtual std::uint64_t push_scratch(pid_t tid, std::span<const std::byte> bytes,
-                                       std::optional<std::uint64_t> below) = 0;
+    /// A stop of the process while a called function ran, decided by decide_stop (a
+    /// breakpoint, a signal, the process's end): the front end shows it as any stop (gdb's
+    /// "Breakpoint 2, sq (x=7) at ..."), before the call ends in gdb's "The program being
+    /// debugged stopped while in a function called from GDB." Returns false when it is not
+    /// a stop for the user (a false condition, a dprintf): the call goes on.
+    virtual bool show_stop(const stop_report& r) = 0;
 };
 
 }  // namespace ompdbg::debugger

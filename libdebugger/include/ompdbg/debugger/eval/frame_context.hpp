@@ -23,7 +23,6 @@
 namespace ompdbg::debugger {
 
 class session;
-class evaluation_hooks;
 
 class frame_context final : public dwarf::location_context, public dwarf::eval_context {
 public:
@@ -93,17 +92,13 @@ public:
     /// Every definition named `name` in the search order (C++ overloads);
     /// frame_context_calls.cpp.
     std::vector<dwarf::value> lookup_functions(std::string_view name) override;
-    /// Runs the call in this context's thread through the session's evaluation_hooks (the
-    /// front end's run control); the frame is found again afterwards, the stacks having
-    /// been read anew.
+    /// Runs the call in this context's thread (infcall/inferior_call.hpp); the frame is found
+    /// again afterwards, the stacks having been read anew.
     void check_can_call() override;
     dwarf::value call_function(const dwarf::function_call& call) override;
     std::uint64_t push_to_target(std::span<const std::byte> bytes) override;
 
 private:
-    /// The session's evaluation hooks; throws gdb's "without a process" message when the
-    /// front end set none.
-    evaluation_hooks& hooks();
     /// The modules to search, this frame's first (static context: the program's ELF).
     std::vector<const tracer::loaded_module*> search_order() const;
     void read_static_memory(std::uint64_t addr, std::span<std::byte> out) const;

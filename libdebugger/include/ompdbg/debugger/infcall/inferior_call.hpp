@@ -2,21 +2,23 @@
 /// Calling a function of the program from an expression (`print sq(7)`, `call dump(p)`), as
 /// gdb 13's call_function_by_hand does: a dummy frame below the selected thread's stack,
 /// the return address at the program's entry point (where a breakpoint catches the
-/// return), the selected thread alone running, its registers put back afterwards.
+/// return), the selected thread alone running (run/run_control.hpp), its registers put back
+/// afterwards. A stop that interrupts the call is decided by decide_stop
+/// (run/stop_decision.hpp) and shown by the front end (evaluation_hooks::show_stop) before
+/// the call ends in gdb's message.
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "ompdbg/dwarf/expr.hpp"
 #include "ompdbg/dwarf/value.hpp"
+#include "ompdbg/tracer/process.hpp"
 
-namespace ompdbg::tracer {
-class process;
-}
-
-namespace ompdbg::app {
+namespace ompdbg::debugger {
 
 class session;
 
@@ -30,8 +32,9 @@ tracer::process& require_callable(session& s);
 /// void value for void functions). Below `stack_top` (nullopt: the thread's sp less the
 /// 128-byte red zone) the dummy frame is built. Throws gdb's messages: no process, calls
 /// forbidden (`set may-call-functions off`), a breakpoint or a signal in the called
-/// function (the stop is reported first; with `set unwindonsignal on` a signalled call's
-/// context is restored, otherwise the thread stays where it stopped), the program exiting.
+/// function (the stop is shown first through the session's evaluation hooks; with `set
+/// unwindonsignal on` a signalled call's context is restored, otherwise the thread stays
+/// where it stopped), the program exiting.
 dwarf::value call_function(session& s, pid_t tid, const dwarf::function_call& call,
                            std::optional<std::uint64_t> stack_top);
 
@@ -42,4 +45,4 @@ std::uint64_t push_scratch(session& s, pid_t tid, std::span<const std::byte> byt
                            std::optional<std::uint64_t> below);
 
 }  // namespace infcall
-}  // namespace ompdbg::app
+}  // namespace ompdbg::debugger

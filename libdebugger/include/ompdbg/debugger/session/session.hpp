@@ -51,8 +51,9 @@ public:
     /// Where the model reports events; `o` must outlive the session (or be replaced).
     void set_observer(session_observer& o) { observer_ = &o; }
     session_observer& observer() { return *observer_; }
-    /// What evaluation needs of the front end (function calls, threadprivate copies);
-    /// `h` must outlive the session (or be replaced). nullptr until set: calls are refused.
+    /// What evaluation needs of the front end (showing a stop that interrupted a function
+    /// call); `h` must outlive the session (or be replaced). nullptr until set: such stops
+    /// are decided and not shown.
     void set_evaluation_hooks(evaluation_hooks& h) { evaluation_hooks_ = &h; }
     evaluation_hooks* evaluation() { return evaluation_hooks_; }
 
