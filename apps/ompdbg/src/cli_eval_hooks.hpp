@@ -4,15 +4,9 @@
 
 #include "ompdbg/debugger/eval/evaluation_hooks.hpp"
 #include "ompdbg/debugger/run/stop_decision.hpp"
+#include "stop_printer.hpp"
 
 namespace ompdbg::app {
-
-class session;
-
-/// Shows stop `r`, decided by decide_stop, as gdb does (breakpoint, signal, exit,
-/// interrupt). Returns false when it is not for the user (a breakpoint whose condition is
-/// false, an ignore count, a dprintf that prints and goes on).
-bool show_stop(session& s, const debugger::stop_report& r);
 
 /// Implements debugger::evaluation_hooks over the CLI session that owns it.
 class cli_eval_hooks final : public debugger::evaluation_hooks {

@@ -57,38 +57,7 @@ void install_run_control_hooks(session& s) {
 // The model decides what the stop is (decide_stop, which also counts the hits); the CLI
 // only shows it, as gdb does.
 bool report_stop(session& s, const tracer::stop_reason& why) {
-    using debugger::stop_class;
-    const debugger::stop_report r = debugger::decide_stop(s, why);
-    switch (r.kind) {
-    case stop_class::process_ended:
-        report_process_end(s, r);
-        return true;
-    case stop_class::abandoned_call_done:
-        return true;   // gdb stops silently where a call abandoned earlier returns
-    case stop_class::watchpoint_scope:
-        report_watchpoint_scope(s, r);
-        return true;
-    case stop_class::breakpoint_hit:
-        return report_breakpoint_hit(s, r.tid, r.pc, r.breakpoint);
-    case stop_class::watchpoint_hit:
-        report_watchpoint_hit(s, r);
-        return true;
-    case stop_class::interrupt:
-    case stop_class::signal:
-        report_signal(s, r.why);
-        return true;
-    case stop_class::process_event:
-        report_process_event(s, r);
-        return true;
-    case stop_class::step:
-        switch_to_stopped_thread(s, r.tid);
-        run_stop_hook(s);
-        print_location(s, r.tid, true);
-        return true;
-    case stop_class::not_for_user:
-        break;
-    }
-    return false;
+    return show_stop(s, debugger::decide_stop(s, why));
 }
 
 void continue_until_stop(session& s) {

@@ -3,6 +3,8 @@
 #include "ompdbg/debugger/breakpoints/breakpoint_hits.hpp"
 
 #include "commands_inferiors.hpp"
+#include "commands_signals.hpp"
+#include "commands_watch.hpp"
 #include "command_block.hpp"
 #include "ompdbg/debugger/eval/frame_context.hpp"
 
@@ -247,6 +249,42 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const brea
     end_temporary_breakpoints(s, stopping);
     run_breakpoint_commands(s, commands);
     return true;
+}
+
+// Every stop the CLI shows comes here once decided (report_stop, a stop during a call): the
+// model decided it already, and deciding again would count its hits twice.
+bool show_stop(session& s, const debugger::stop_report& r) {
+    using debugger::stop_class;
+    switch (r.kind) {
+    case stop_class::process_ended:
+        report_process_end(s, r);
+        return true;
+    case stop_class::abandoned_call_done:
+        return true;   // gdb stops silently where a call abandoned earlier returns
+    case stop_class::watchpoint_scope:
+        report_watchpoint_scope(s, r);
+        return true;
+    case stop_class::breakpoint_hit:
+        return report_breakpoint_hit(s, r.tid, r.pc, r.breakpoint);
+    case stop_class::watchpoint_hit:
+        report_watchpoint_hit(s, r);
+        return true;
+    case stop_class::interrupt:
+    case stop_class::signal:
+        report_signal(s, r.why);
+        return true;
+    case stop_class::process_event:
+        report_process_event(s, r);
+        return true;
+    case stop_class::step:
+        switch_to_stopped_thread(s, r.tid);
+        run_stop_hook(s);
+        print_location(s, r.tid, true);
+        return true;
+    case stop_class::not_for_user:
+        break;
+    }
+    return false;
 }
 
 }  // namespace ompdbg::app

@@ -47,4 +47,9 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr);
 /// the temporary breakpoints and runs `commands`; the hit counts are not counted again.
 bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const breakpoint_hit_decision& hit);
 
+/// Shows stop `r`, decided by decide_stop, as gdb does (breakpoint, signal, exit,
+/// interrupt). Returns false when it is not for the user (a breakpoint whose condition is
+/// false, an ignore count, a dprintf that prints and goes on).
+bool show_stop(session& s, const debugger::stop_report& r);
+
 }  // namespace ompdbg::app
