@@ -87,6 +87,10 @@ void cli_observer::fork_parent_detached(pid_t pid) {
     out_.event("fork-detached", {{"pid", pid}}, fmt::format("[Detaching after fork from parent process {}]", pid));
 }
 
+void cli_observer::watchpoint_dropped(int number, std::string_view error) {
+    out_.error(fmt::format("Could not insert watchpoint {}: {}", number, error));
+}
+
 void cli_observer::vfork_parent_detached(pid_t pid, std::string_view how) {
     out_.event("vfork-parent-detached", {{"pid", pid}, {"after", std::string(how)}},
                fmt::format("[Detaching vfork parent process {} after child {}]", pid, how));
@@ -117,6 +121,50 @@ void cli_observer::target_lines(std::string_view text) {
 
 void cli_observer::job_error(std::string_view text) {
     out_.error(text);
+}
+
+void cli_observer::job_aborted(const std::string& message, std::size_t stopped_ranks, const std::string& starter) {
+    out_.event("mpi2dd", {{"debug_state", "ABORT"}, {"message", message}, {"stopped_ranks", stopped_ranks}},
+               fmt::format("[MPI2DD ABORT: {}]\n[Every rank of the job is stopped ({} ranks); `continue` lets {} "
+                           "end the job.]",
+                           message, stopped_ranks, starter));
+}
+
+// Each rank's output comes in turns: its label is printed (lazily, as the header of its
+// first line) only when another rank printed since. JSON events name the rank.
+void cli_observer::rank_turn(const debugger::inferior& rank, bool labelled) {
+    if (labelled && labelled_ != &rank) {
+        out_.set_header(fmt::format("[rank {}]", rank.rank));
+    }
+    out_.set_event_fields({{"rank", rank.rank}});
+}
+
+void cli_observer::rank_turn_ended(const debugger::inferior& rank) {
+    out_.set_event_fields({});
+    if (out_.header_pending()) {
+        out_.set_header({});
+    } else {
+        labelled_ = &rank;
+    }
+}
+
+void cli_observer::rank_steps_ended() {
+    out_.set_header({});
+    labelled_ = nullptr;
+}
+
+// A rank's stop on `continue`: its label first, its JSON events name it.
+void cli_observer::rank_stop(const debugger::inferior& rank) {
+    out_.line(fmt::format("[rank {}]", rank.rank));
+    out_.set_event_fields({{"rank", rank.rank}});
+}
+
+void cli_observer::rank_stop_ended(const debugger::inferior&) {
+    out_.set_event_fields({});
+}
+
+void cli_observer::rank_error(const debugger::inferior& rank, std::string_view text) {
+    out_.error(fmt::format("[rank {}] {}", rank.rank, text));
 }
 
 void cli_observer::job_warning(std::string_view text) {

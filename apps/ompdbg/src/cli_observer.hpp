@@ -35,11 +35,19 @@ public:
     void fork_followed(pid_t parent, const std::string& parent_thread, pid_t child, bool vfork) override;
     void inferior_added(int number, pid_t pid) override;
     void fork_parent_detached(pid_t pid) override;
+    void watchpoint_dropped(int number, std::string_view error) override;
     void vfork_parent_detached(pid_t pid, std::string_view how) override;
     void inferior_detached(int number, pid_t pid) override;
     void ompd_loaded(const debugger::ompd_library_loaded& lib) override;
     void ompd_unavailable(std::string_view problem) override;
     void job_error(std::string_view text) override;
+    void job_aborted(const std::string& message, std::size_t stopped_ranks, const std::string& starter) override;
+    void rank_turn(const debugger::inferior& rank, bool labelled) override;
+    void rank_turn_ended(const debugger::inferior& rank) override;
+    void rank_steps_ended() override;
+    void rank_stop(const debugger::inferior& rank) override;
+    void rank_stop_ended(const debugger::inferior& rank) override;
+    void rank_error(const debugger::inferior& rank, std::string_view text) override;
     void job_warning(std::string_view text) override;
     void job_tasks_waiting(const debugger::pending_tasks& p) override;
     void job_starter_launched(pid_t pid) override;
@@ -53,6 +61,8 @@ public:
 private:
     output& out_;
     bool batch_;
+    /// The rank whose "[rank N]" label was printed last while ranks step together.
+    const debugger::inferior* labelled_ = nullptr;
 };
 
 }  // namespace ompdbg::app

@@ -6,7 +6,6 @@
 #include "command_args.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -18,6 +17,7 @@
 
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "commands_mpi2dd.hpp"
+#include "cli_stop_reporter.hpp"
 #include "commands_omp.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
 #include "mpi_step.hpp"
@@ -40,36 +40,34 @@ std::string rank_label(const inferior& inf) {
     return fmt::format("[rank {}]", inf.rank);
 }
 
-/// While a rank's stop is reported, its JSON events carry its `rank`.
-struct rank_event_fields {
-    rank_event_fields(session& s, const inferior& inf) : out(s.out()) { out.set_event_fields({{"rank", inf.rank}}); }
-    ~rank_event_fields() { out.set_event_fields({}); }
-    rank_event_fields(const rank_event_fields&) = delete;
-    rank_event_fields& operator=(const rank_event_fields&) = delete;
-    output& out;
+/// `continue`'s stops as gdb shows them; a stop whose breakpoint commands resume
+/// (`continue` among them) is declined, so the job runs again. The breakpoint `commands`
+/// loop stays the CLI's (bp_commands_state).
+class job_continue_reporter final : public debugger::stop_reporter {
+public:
+    explicit job_continue_reporter(session& s) : s_(s), steps_(s) {}
+    bool stop(const tracer::stop_reason& why) override {
+        auto& st = s_.bp_commands_state();
+        st.resume_requested = false;
+        bool shown = report_stop(s_, why);
+        if (!shown || (st.resume_requested && !st.in_breakpoint_commands)) {
+            st.resume_requested = false;
+            return false;
+        }
+        return true;
+    }
+    bool breakpoint_hit(pid_t tid, std::uint64_t pc) override { return report_breakpoint_hit(s_, tid, pc); }
+    void step_ended(pid_t tid, bool frame_line) override { steps_.step_ended(tid, frame_line); }
+    void run_on() override { steps_.run_on(); }
+    void stepping_until_exit(std::string_view function) override { steps_.stepping_until_exit(function); }
+    void finishing(const debugger::stack_frame& f) override { steps_.finishing(f); }
+
+private:
+    session& s_;
+    cli_stop_reporter steps_;
 };
 
-std::size_t index_of(session& s, const inferior& inf) {
-    auto& list = s.inferiors();
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i].get() == &inf) {
-            return i;
-        }
-    }
-    return 0;
-}
-
 }  // namespace
-
-void sync_current_rank(session& s) {
-    if (s.process() && s.process()->is_alive()) {
-        try {
-            refresh_breakpoints(s, false);
-        } catch (const std::exception& e) {
-            s.out().error(fmt::format("{} {}", rank_label(s.current_inferior()), e.what()));
-        }
-    }
-}
 
 job_options cli_job_options(session& s, bool launching) {
     job_options opts;
@@ -82,83 +80,6 @@ job_options cli_job_options(session& s, bool launching) {
     }
     return opts;
 }
-
-namespace {
-
-std::atomic<tracer::process_group*> g_group{nullptr};
-
-extern "C" void on_job_sigint(int) {
-    if (auto* g = g_group.load()) {
-        g->interrupt();
-    }
-}
-
-}  // namespace
-
-job_interrupt_scope::job_interrupt_scope(tracer::process_group& group) : previous_(g_group.load()) {
-    g_group.store(&group);
-    struct sigaction sa {};
-    sa.sa_handler = on_job_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &sa, &old_);
-}
-
-job_interrupt_scope::~job_interrupt_scope() {
-    sigaction(SIGINT, &old_, nullptr);
-    g_group.store(previous_);
-}
-
-namespace {
-
-/// Whether `continue` must keep waiting: a focused rank still runs, or every rank of the
-/// job ended and the starter is finishing (its last output, its exit status).
-bool focused_rank_running(session& s, tracer::process_group& group, mpi_job* job) {
-    for (auto* p : group.members()) {
-        if (inferior_of(s, p)) {
-            return true;
-        }
-    }
-    if (!job || !job->starter()) {
-        return false;
-    }
-    for (auto& inf : s.inferiors()) {
-        if (inf->process && inf->process->is_alive()) {
-            return false;   // stopped ranks outside the focus hold the job
-        }
-    }
-    return true;
-}
-
-}  // namespace
-
-void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::process_group::event>& kept) {
-    for (auto& k : kept) {
-        if (job && job->mpi2dd && mpi2dd_job_event(s, *job, nullptr, k) != mpi2dd_outcome::not_mine) {
-            continue;
-        }
-        if (job && k.proc == job->starter()) {
-            if (handle_starter_event(s, *job, k.why)) {
-                job->drop_starter();
-            }
-            continue;
-        }
-        inferior* other = inferior_of(s, k.proc);
-        if (!other) {
-            continue;
-        }
-        if (k.why.is_process_end()) {
-            record_rank_end(s, *other, k.why);
-        } else if (k.why.kind == tracer::stop_kind::breakpoint && k.why.breakpoint_addr) {
-            other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
-        } else if (k.why.kind == tracer::stop_kind::thread_created ||
-                   k.why.kind == tracer::stop_kind::library_event) {
-            s.switch_to(index_of(s, *other));
-            consume_background_event(s, k.why);
-        }
-    }
-}
-
 
 bool is_mpi_session(session& s) {
     return s.job() != nullptr;
@@ -244,154 +165,8 @@ bool mpi_execute(session& s, const std::string& name, std::string_view args, con
 }
 
 void mpi_continue_until_stop(session& s) {
-    auto* job = s.job();
-    auto& st = s.bp_commands_state();
-    for (;;) {
-        // Ranks that hit a breakpoint in an earlier stop are reported before anything runs.
-        for (std::size_t i : s.focus()) {
-            auto& inf = *s.inferiors()[i];
-            while (inf.process && inf.process->is_alive() && !inf.pending_hits.empty()) {
-                auto [tid, addr] = inf.pending_hits.front();
-                inf.pending_hits.pop_front();
-                s.switch_to(i);
-                sync_current_rank(s);
-                auto* t = inf.process->find_thread(tid);
-                try {
-                    if (!t || t->regs().pc() != addr || breakpoints_at(s, addr).empty()) {
-                        continue;
-                    }
-                } catch (const std::exception&) {
-                    continue;
-                }
-                s.out().line(rank_label(inf));
-                rank_event_fields fields(s, inf);
-                if (report_breakpoint_hit(s, tid, addr)) {
-                    return;
-                }
-            }
-        }
-        tracer::process_group group;
-        for (std::size_t i : s.focus()) {
-            auto& inf = *s.inferiors()[i];
-            if (inf.process && inf.process->is_alive()) {
-                s.switch_to(i);
-                sync_current_rank(s);
-                s.on_resume();
-                group.add(*inf.process);
-            }
-        }
-        // Every rank ended but the starter was stopped with them (a step ended the last):
-        // `continue` lets it finish and report its exit.
-        bool starter_finishing = job && job->starter() && job->starter()->is_alive() &&
-                                 std::none_of(s.inferiors().begin(), s.inferiors().end(), [](auto& inf) {
-                                     return inf->process && inf->process->is_alive();
-                                 });
-        if (group.members().empty() && !starter_finishing) {
-            error::send("No rank of the focus is running.");
-        }
-        if (job && job->starter() && job->starter()->is_alive()) {
-            group.add(*job->starter());
-        }
-        if (job && job->mpi2dd) {
-            for (auto* p : job->mpi2dd->helpers()) {
-                group.add(*p);   // MPI2DD directory processes raise events too
-            }
-        }
-        job_interrupt_scope irq(group);
-        group.resume_all();
-        for (;;) {
-            auto e = group.wait_any();
-            if (!e) {
-                continue;
-            }
-            bool forced = false;   // a Ctrl-C the starter saw first, reported on a rank
-            if (job && job->mpi2dd) {
-                auto outcome = mpi2dd_job_event(s, *job, &group, *e);
-                if (outcome == mpi2dd_outcome::handled) {
-                    if (!focused_rank_running(s, group, job)) {
-                        return;
-                    }
-                    continue;
-                }
-                if (outcome == mpi2dd_outcome::abort) {
-                    // MPI_Abort: every process stops for inspection before the starter
-                    // ends the job.
-                    absorb_kept_events(s, job, group.stop_all());
-                    report_mpi2dd_abort(s, *job);
-                    return;
-                }
-            }
-            if (job && e->proc == job->starter()) {
-                if (handle_starter_event(s, *job, e->why)) {
-                    group.remove(*e->proc);
-                    job->drop_starter();
-                } else if (e->why.kind == tracer::stop_kind::interrupted) {
-                    for (auto* p : group.members()) {
-                        if (inferior_of(s, p) && p->is_alive()) {
-                            tracer::stop_reason why;
-                            why.kind = tracer::stop_kind::interrupted;
-                            why.signo = SIGINT;
-                            why.tid = p->pid();
-                            e = tracer::process_group::event{p, why};
-                            forced = true;
-                            break;
-                        }
-                    }
-                    if (!forced) {
-                        group.stop_all();
-                        return;
-                    }
-                } else {
-                    e->proc->resume();
-                }
-                if (!forced) {
-                    if (!focused_rank_running(s, group, job)) {
-                        return;
-                    }
-                    continue;
-                }
-            }
-            inferior* inf = inferior_of(s, e->proc);
-            if (!inf) {
-                e->proc->resume();
-                continue;
-            }
-            s.switch_to(index_of(s, *inf));
-            if (!forced && e->why.is_process_end()) {
-                group.remove(*e->proc);
-                record_rank_end(s, *inf, e->why);
-                if (!focused_rank_running(s, group, job)) {
-                    return;
-                }
-                continue;
-            }
-            if (!forced && consume_background_event(s, e->why)) {
-                e->proc->resume();
-                continue;
-            }
-            // A stop the user sees: everything else stops too (all-stop across ranks).
-            for (pid_t other : e->why.other_breakpoint_tids) {
-                if (auto* t = e->proc->find_thread(other)) {
-                    try {
-                        inf->pending_hits.emplace_back(other, t->regs().pc());
-                    } catch (const std::exception&) {
-                    }
-                }
-            }
-            absorb_kept_events(s, job, group.stop_all());
-            s.switch_to(index_of(s, *inf));
-            sync_current_rank(s);
-            s.out().line(rank_label(*inf));
-            st.resume_requested = false;
-            rank_event_fields fields(s, *inf);
-            bool shown = report_stop(s, e->why);
-            if (!shown || (st.resume_requested && !st.in_breakpoint_commands)) {
-                st.resume_requested = false;
-                break;   // resume the job again
-            }
-            return;
-        }
-    }
+    job_continue_reporter report(s);
+    debugger::continue_job(s, report);
 }
 
 namespace {

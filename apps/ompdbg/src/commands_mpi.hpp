@@ -6,7 +6,6 @@
 /// The message-queue commands (`mpi queues`, `mpi deadlock`) add themselves to the same
 /// `mpi` prefix (t.prefix("mpi")) and walk the ranks with for_each_focused_rank().
 
-#include <signal.h>
 #include <sys/types.h>
 
 #include <filesystem>
@@ -19,6 +18,7 @@
 
 #include "command_table.hpp"
 #include "ompdbg/debugger/mpi/job_acquisition.hpp"
+#include "ompdbg/debugger/mpi/job_run_control.hpp"
 #include "ompdbg/debugger/mpi/mpi_job.hpp"
 #include "ompdbg/debugger/mpi/rank_ends.hpp"
 #include "ompdbg/debugger/mpi/rank_list.hpp"
@@ -79,33 +79,14 @@ bool is_job_wide_command(const std::string& name, std::string_view args);
 /// errors are printed per rank).
 bool mpi_execute(session& s, const std::string& name, std::string_view args, const std::function<void()>& handler);
 
-/// `continue` for an MPI session: reports pending hits of focused ranks first, otherwise
-/// resumes every focused rank and the starter, waits for the first stop a user must see,
-/// stops every other process and reports the stop labelled with its rank.
+/// `continue` for an MPI session: the model's continue_job (pending hits of focused ranks
+/// first, otherwise every focused rank and the starter run until the first stop a user must
+/// see), its stops shown as gdb shows them; a stop whose breakpoint commands resume lets
+/// the job run again.
 void mpi_continue_until_stop(session& s);
 
-/// Re-resolves every breakpoint against the current rank and plants its sites (ranks of
-/// one job may map their libraries at different addresses); errors are printed.
-void sync_current_rank(session& s);
-
-/// While alive, Ctrl-C stops every running member of `group` (wait_any then reports
-/// `interrupted` events) instead of the one process the prompt's handler knows; the
-/// previous handler comes back at the end. Nests.
-class job_interrupt_scope {
-public:
-    explicit job_interrupt_scope(tracer::process_group& group);
-    ~job_interrupt_scope();
-    job_interrupt_scope(const job_interrupt_scope&) = delete;
-    job_interrupt_scope& operator=(const job_interrupt_scope&) = delete;
-
-private:
-    tracer::process_group* previous_;
-    struct sigaction old_ {};
-};
-
-/// Events that processes of the job produced while stop_all stopped them, or that arrive
-/// for a process nobody waits for: ends are reported, breakpoint hits kept for the next
-/// `continue`, MPI2DD events acted on, thread and library events consumed.
-void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::process_group::event>& kept);
+// Planting the breakpoints in the current rank: the model's
+// (ompdbg/debugger/mpi/job_run_control.hpp).
+using debugger::sync_current_rank;
 
 }  // namespace ompdbg::app

@@ -17,28 +17,6 @@ namespace ompdbg::app {
 
 namespace mdd = tracer::mpi2dd;
 
-namespace {
-
-std::string starter_name(mpi_job& job) {
-    return job.starter() ? job.starter()->executable().filename().string() : std::string("the starter");
-}
-
-}  // namespace
-
-void report_mpi2dd_abort(session& s, mpi_job& job) {
-    auto& dd = *job.mpi2dd;
-    std::size_t stopped = 0;
-    for (auto& inf : s.inferiors()) {
-        if (inf->process && inf->process->is_alive()) {
-            ++stopped;
-        }
-    }
-    s.out().event("mpi2dd", {{"debug_state", "ABORT"}, {"message", dd.abort_message}, {"stopped_ranks", stopped}},
-                  fmt::format("[MPI2DD ABORT: {}]\n[Every rank of the job is stopped ({} ranks); `continue` lets {} "
-                              "end the job.]",
-                              dd.abort_message, stopped, starter_name(job)));
-}
-
 void print_mpi2dd_ranks(session& s, mpi_job& job) {
     auto& dd = *job.mpi2dd;
     std::set<std::size_t> focused(s.focus().begin(), s.focus().end());

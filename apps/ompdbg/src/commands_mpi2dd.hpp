@@ -25,8 +25,6 @@ using debugger::mpi2dd_job_event;
 using debugger::mpi2dd_outcome;
 using debugger::start_mpi2dd_job;
 
-/// After an abort stopped the job: prints the abort message.
-void report_mpi2dd_abort(session& s, mpi_job& job);
 /// `mpi ranks` of an MPI2DD job (comm worlds, world ranks, spawn parents).
 void print_mpi2dd_ranks(session& s, mpi_job& job);
 

@@ -210,14 +210,6 @@ void rearm_watchpoints(session& s) {
     }
 }
 
-void move_watchpoints_to_child(session& s, pid_t parent_tid) {
-    for (const auto& d : debugger::move_watchpoints_to_child(s, parent_tid)) {
-        if (!d.error.empty()) {
-            s.out().error(fmt::format("Could not insert watchpoint {}: {}", d.number, d.error));
-        }
-    }
-}
-
 void register_watch_commands(command_table& t) {
     t.add({"watch", {}, "Set a watchpoint for EXPRESSION.",
            "watch [-l|-location] EXPRESSION\nStops when EXPRESSION's value changes (a variable, a member, *ptr, "

@@ -45,11 +45,4 @@ std::vector<info_breakpoint_row> watchpoint_rows(session& s);
 /// rearm_watchpoints, with gdb's "Could not insert watchpoint N: ...").
 void rearm_watchpoints(session& s);
 
-/// Arms the watchpoints in a fork child that became the current process while its parent
-/// was let go (follow-fork-mode child): the child has the parent's memory, so every
-/// watchpoint keeps its address and old value, and a local's scope follows the thread
-/// that forked (`parent_tid`) into the child (the model's move_watchpoints_to_child, the
-/// ones that cannot be armed reported).
-void move_watchpoints_to_child(session& s, pid_t parent_tid);
-
 }  // namespace ompdbg::app

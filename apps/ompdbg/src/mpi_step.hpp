@@ -1,18 +1,13 @@
 #pragma once
 /// step/next/finish (and until, advance, stepi, nexti) across a multi-rank focus: every
-/// focused rank runs its own step at the same time, so a step over a collective
-/// (MPI_Barrier) completes instead of waiting for ranks that are not running. The step
-/// code of each rank is the single-process code (stepping.cpp) run as a fiber of the
-/// tracer thread; where it would wait for its process (resume_and_wait) it yields, and one
-/// loop waits for every rank and the starter together and resumes the rank whose process
-/// stopped. Each rank's output is labelled "[rank N]".
+/// focused rank runs its own step at the same time (the model's step_ranks_together,
+/// ompdbg/debugger/mpi/job_run_control.hpp), each rank's step the CLI's command run as a
+/// fiber; the observer's rank_turn events label each rank's output "[rank N]".
 
 #include <functional>
 #include <string>
-#include <string_view>
 
-#include "ompdbg/tracer/process.hpp"
-#include "ompdbg/tracer/stop_reason.hpp"
+#include "ompdbg/debugger/mpi/job_run_control.hpp"
 
 namespace ompdbg::app {
 
@@ -29,9 +24,6 @@ bool is_step_command(const std::string& name);
 bool step_focus_together(session& s, const std::function<void()>& handler);
 
 /// True while a rank's step runs as a fiber of step_focus_together.
-bool in_rank_step();
-/// In a rank's step: `proc` was resumed; yields until its next stop and returns it
-/// (resume_and_wait's wait when in_rank_step()).
-tracer::stop_reason wait_in_rank_step(tracer::process& proc);
+using debugger::in_rank_step;
 
 }  // namespace ompdbg::app

@@ -4,7 +4,6 @@
 #include "ompdbg/debugger/run/stop_decision.hpp"
 
 #include <csignal>
-#include <memory>
 #include <optional>
 
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
@@ -27,19 +26,6 @@ extern "C" void on_sigint(int) {
     debugger::interrupt_running_process();
 }
 
-/// The CLI's parts that run control needs: the steps of ranks run together (mpi_step.cpp)
-/// and watchpoints, armed by commands_watch.cpp.
-class cli_run_control_hooks final : public debugger::run_control_hooks {
-public:
-    explicit cli_run_control_hooks(session& s) : s_(s) {}
-    bool waits_with_others() override { return in_rank_step(); }
-    tracer::stop_reason wait_with_others(tracer::process& proc) override { return wait_in_rank_step(proc); }
-    void move_watchpoints_to_child(pid_t parent_tid) override { app::move_watchpoints_to_child(s_, parent_tid); }
-
-private:
-    session& s_;
-};
-
 }  // namespace
 
 void install_interrupt_handler() {
@@ -48,10 +34,6 @@ void install_interrupt_handler() {
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGINT, &sa, nullptr);
-}
-
-void install_run_control_hooks(session& s) {
-    debugger::set_run_control_hooks(s, std::make_unique<cli_run_control_hooks>(s));
 }
 
 // The model decides what the stop is (decide_stop, which also counts the hits); the CLI

@@ -15,10 +15,6 @@ namespace ompdbg::app {
 /// debugger::interrupt_running_process; at the prompt it is ignored).
 void install_interrupt_handler();
 
-/// Sets the model's run-control hooks of `s` (session.cpp): ranks stepping together wait
-/// in mpi_step.cpp, and watchpoints follow a fork child through commands_watch.cpp.
-void install_run_control_hooks(session& s);
-
 /// Reports `why` as gdb does (breakpoint, signal, exit, interrupt). Returns false when the
 /// stop is not for the user (a breakpoint whose condition is false, an ignore count).
 bool report_stop(session& s, const tracer::stop_reason& why);

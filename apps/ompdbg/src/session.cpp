@@ -49,7 +49,6 @@ session::session(bool json, bool batch, std::FILE* out, std::FILE* err)
     : out_(json, out, err), batch_(batch), observer_(out_, batch_), eval_hooks_(std::make_unique<cli_eval_hooks>(*this)) {
     set_observer(observer_);
     set_evaluation_hooks(*eval_hooks_);
-    install_run_control_hooks(*this);
     settings().local_hosts = local_hosts_of_environment();
     register_control_commands(commands_);
     register_breakpoint_commands(commands_);

@@ -11,6 +11,7 @@
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
+#include "ompdbg/debugger/breakpoints/watchpoint_arming.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "run/run_state.hpp"
 
@@ -120,6 +121,20 @@ int current_inferior_number(session& s) {
     return 1;
 }
 
+namespace {
+
+/// The watchpoints go with the followed child (the thread that forked is `parent_tid`);
+/// the ones that cannot be armed there are reported, as gdb does.
+void move_watchpoints_reporting(session& s, pid_t parent_tid) {
+    for (const auto& d : move_watchpoints_to_child(s, parent_tid)) {
+        if (!d.error.empty()) {
+            s.observer().watchpoint_dropped(d.number, d.error);
+        }
+    }
+}
+
+}  // namespace
+
 void follow_fork(session& s, const tracer::stop_reason& why) {
     const auto& ev = s.process_events();
     const std::size_t parent_index = static_cast<std::size_t>(current_inferior_number(s) - 1);
@@ -160,7 +175,6 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
         return;   // detach-on-fork off: the child waits, stopped, as inferior 2
     }
     s.current_inferior().selected_tid = 0;   // the first stop there says "[Switching to ...]"
-    auto& hooks = *run_detail::state_of(s).hooks;
     if (why.is_vfork) {
         // As gdb (infrun.c, follow_fork_inferior): the parent, suspended in vfork() by the
         // kernel anyway, is held until the child execs or exits (vfork_child_done), then
@@ -172,7 +186,7 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
         parent_inf.detach_after_vfork = ev.detach_on_fork;
         s.current_inferior().vfork_parent_pid = parent_pid;
         if (ev.detach_on_fork) {
-            hooks.move_watchpoints_to_child(why.tid);
+            move_watchpoints_reporting(s, why.tid);
         }
         return;
     }
@@ -180,7 +194,7 @@ void follow_fork(session& s, const tracer::stop_reason& why) {
         s.observer().fork_parent_detached(parent_pid);
         detach_inferior(s, parent_index);
         // The watchpoints go with the program the user follows.
-        hooks.move_watchpoints_to_child(why.tid);
+        move_watchpoints_reporting(s, why.tid);
     }
 }
 

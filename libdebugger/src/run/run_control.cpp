@@ -10,6 +10,7 @@
 #include "ompdbg/base/log.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
 #include "ompdbg/debugger/breakpoints/fast_breakpoints.hpp"
+#include "ompdbg/debugger/mpi/job_run_control.hpp"
 #include "ompdbg/debugger/omp/ompd_events.hpp"
 #include "ompdbg/debugger/run/fork_follow.hpp"
 #include "ompdbg/debugger/run/process_events.hpp"
@@ -27,6 +28,8 @@ using run_detail::state_of;
 /// whole program: the CLI's SIGINT handler cannot know a session.
 std::atomic<tracer::process*> g_running{nullptr};
 std::atomic<bool> g_interrupt_requested{false};
+/// The MPI job's processes run together (job_interrupt_scope): interrupted instead.
+std::atomic<tracer::process_group*> g_group{nullptr};
 
 struct running_guard {
     explicit running_guard(tracer::process& p) { g_running.store(&p); }
@@ -101,19 +104,23 @@ void settle_fork_to_follow(session& s) {
 
 }  // namespace
 
-tracer::stop_reason run_control_hooks::wait_with_others(tracer::process& proc) {
-    return proc.wait_for_stop();
-}
-
-void set_run_control_hooks(session& s, std::unique_ptr<run_control_hooks> hooks) {
-    state_of(s).hooks = hooks ? std::move(hooks) : std::make_unique<run_control_hooks>();
-}
-
 void interrupt_running_process() {
+    if (auto* g = g_group.load()) {
+        g->interrupt();   // an MPI job's processes, waited for together
+        return;
+    }
     g_interrupt_requested.store(true);
     if (auto* p = g_running.load()) {
         p->interrupt();
     }
+}
+
+job_interrupt_scope::job_interrupt_scope(tracer::process_group& group) : previous_(g_group.load()) {
+    g_group.store(&group);
+}
+
+job_interrupt_scope::~job_interrupt_scope() {
+    g_group.store(previous_);
 }
 
 bool take_interrupt_request() {
@@ -246,11 +253,11 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
             proc.set_keep_fork_children(keep_children, keep_vfork_children);
             proc.set_syscall_catch(s.process_events().syscall_filter());
             announce_pending_release(s);
-            // A rank stepping with the others (the CLI's mpi_step) waits with the whole job.
-            const bool with_others = st.hooks->waits_with_others();
+            // A rank stepping with the others (mpi/job_run_control) waits with the whole job.
+            const bool with_others = in_rank_step();
             proc.set_early_breakpoint_reports(quick_hits && !with_others);
             proc.resume();
-            why = with_others ? st.hooks->wait_with_others(proc) : wait_draining_output(s, proc);
+            why = with_others ? wait_in_rank_step(proc) : wait_draining_output(s, proc);
             // Steps (next over fork()) let children go: only continue follows them.
             proc.set_keep_fork_children(false);
             proc.set_early_breakpoint_reports(false);

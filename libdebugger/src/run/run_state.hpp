@@ -1,11 +1,9 @@
 #pragma once
 /// What run control keeps for one session (run_control.cpp, fork_follow.cpp): the fork
-/// children waiting to be followed or announced, whether forks are followed now, and the
-/// front end's hooks.
+/// children waiting to be followed or announced, and whether forks are followed now.
 
 #include <sys/types.h>
 
-#include <memory>
 #include <optional>
 
 #include "ompdbg/debugger/run/run_control.hpp"
@@ -29,8 +27,6 @@ struct run_state {
     /// A fork caught by `catch fork` whose child is let go: reported on the next resume
     /// (a new process after `run` or `kill` does not report it).
     std::optional<pending_fork> release_to_announce;
-    /// The front end's (set_run_control_hooks); the defaults without.
-    std::unique_ptr<run_control_hooks> hooks = std::make_unique<run_control_hooks>();
 };
 
 inline run_state& state_of(session& s) {

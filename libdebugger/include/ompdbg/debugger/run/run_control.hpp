@@ -9,39 +9,33 @@
 #include <sys/types.h>
 
 #include <cstdint>
-#include <memory>
 
 #include "ompdbg/debugger/session/session_fwd.hpp"
 #include "ompdbg/tracer/process.hpp"
+#include "ompdbg/tracer/process_group.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
 namespace ompdbg::debugger {
 
-/// What run control needs from parts of the debugger that are still the front end's: the
-/// CLI runs the steps of an MPI job's ranks together as fibers and waits for all of them in
-/// one loop (apps' mpi_step.cpp), and arms watchpoints (commands_watch.cpp).
-class run_control_hooks {
-public:
-    virtual ~run_control_hooks() = default;
-    /// True when a process resumed now is waited for together with others
-    /// (wait_with_others then waits): breakpoint hits are not reported early.
-    virtual bool waits_with_others() { return false; }
-    /// Waits for the next stop of `proc`, resumed, together with the others.
-    virtual tracer::stop_reason wait_with_others(tracer::process& proc);
-    /// A followed fork child became the current process (detach-on-fork): the watchpoints
-    /// go with it (`parent_tid`: the thread that forked; watchpoints on another thread's
-    /// locals are deleted).
-    virtual void move_watchpoints_to_child(pid_t parent_tid) { (void)parent_tid; }
-};
-
-/// Sets the session's hooks (kept until the session ends); without them, processes are
-/// waited for alone and watchpoints stay with the parent.
-void set_run_control_hooks(session& s, std::unique_ptr<run_control_hooks> hooks);
-
 /// Interrupts the process being waited for (resume_and_wait, step_one_instruction), as
-/// Ctrl-C does, and records the request (take_interrupt_request). Async-signal-safe: the
-/// CLI calls it from its SIGINT handler.
+/// Ctrl-C does, and records the request (take_interrupt_request); inside a
+/// job_interrupt_scope it stops every running process of the job's group instead (and
+/// records nothing). Async-signal-safe: the CLI calls it from its SIGINT handler.
 void interrupt_running_process();
+
+/// While alive, interrupt_running_process() stops every running member of `group` (its
+/// wait_any then reports `interrupted` events) instead of the one process waited for: an
+/// MPI job's ranks and starter run together. Nests.
+class job_interrupt_scope {
+public:
+    explicit job_interrupt_scope(tracer::process_group& group);
+    ~job_interrupt_scope();
+    job_interrupt_scope(const job_interrupt_scope&) = delete;
+    job_interrupt_scope& operator=(const job_interrupt_scope&) = delete;
+
+private:
+    tracer::process_group* previous_;
+};
 /// Whether an interrupt was requested since the last call (which clears it): a `while`
 /// loop of the command language stops there with "Quit", as in gdb.
 bool take_interrupt_request();

@@ -113,6 +113,12 @@ public:
         (void)pid;
         (void)how;
     }
+    /// Watchpoint `number` could not be armed in a followed fork child (`error` says why)
+    /// and was deleted; gdb prints "Could not insert watchpoint N: ERROR".
+    virtual void watchpoint_dropped(int number, std::string_view error) {
+        (void)number;
+        (void)error;
+    }
     /// Inferior `number` (process `pid`, not the current one) was detached.
     virtual void inferior_detached(int number, pid_t pid) {
         (void)number;
@@ -155,6 +161,35 @@ public:
         (void)starter;
         (void)why;
     }
+    /// MPI_Abort in an MPI2DD job: every rank is stopped (`stopped_ranks` of them) for
+    /// inspection before `starter` (its file name) ends the job; `message` is the abort's.
+    virtual void job_aborted(const std::string& message, std::size_t stopped_ranks, const std::string& starter) {
+        (void)message;
+        (void)stopped_ranks;
+        (void)starter;
+    }
+    /// The ranks step together (mpi/job_run_control.hpp): `rank`'s step runs now, current,
+    /// until rank_turn_ended; what is reported meanwhile is that rank's. `labelled`: more
+    /// than one rank steps (gdb-style front ends print "[rank N]" before its output, again
+    /// only after another rank printed).
+    virtual void rank_turn(const inferior& rank, bool labelled) {
+        (void)rank;
+        (void)labelled;
+    }
+    /// `rank`'s step yielded or ended: what follows is not that rank's.
+    virtual void rank_turn_ended(const inferior& rank) { (void)rank; }
+    /// Every rank's step ended (the ranks are stopped again).
+    virtual void rank_steps_ended() {}
+    /// `rank`'s step failed (`text`: the error, as a command would have printed it).
+    virtual void rank_error(const inferior& rank, std::string_view text) {
+        (void)rank;
+        (void)text;
+    }
+    /// `continue` of a job (mpi/job_run_control.hpp) shows a stop of `rank` now, until
+    /// rank_stop_ended (gdb-style front ends print "[rank N]" first).
+    virtual void rank_stop(const inferior& rank) { (void)rank; }
+    /// The stop of `rank` was shown.
+    virtual void rank_stop_ended(const inferior& rank) { (void)rank; }
     /// `detach`/`kill` of a job ended `ranks` live ranks and the starter.
     virtual void job_ended(std::size_t ranks, bool killed) {
         (void)ranks;
