@@ -4,6 +4,7 @@
 
 #include "ompdbg/tracer/proc_fs.hpp"
 
+#include <ctime>
 #include <csignal>
 #include <regex>
 
@@ -235,11 +236,20 @@ TEST_CASE("signal_queued sees a signal sent to the process and not yet taken, an
 }
 
 TEST_CASE("read_thread_stat gives a thread's state letter and CPU time, nothing for a gone thread", "[tracer]") {
-    // This test's own thread runs and has used CPU time: at least the tests before it.
+    // This test's own thread runs and has used CPU time: it spins until its own CPU clock
+    // says 50 ms (5 of the kernel's 10 ms ticks). A fixed count of iterations was not enough:
+    // each ctest runs one case in a new process, and 50 million took 14 ms here (0 ticks).
     pid_t self = ::getpid();
+    auto thread_cpu_ms = [] {
+        timespec ts{};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return ts.tv_sec * 1000L + ts.tv_nsec / 1'000'000L;
+    };
     volatile unsigned long spin = 0;
-    for (unsigned long i = 0; i < 50'000'000UL; ++i) {
-        spin = spin + i;
+    while (thread_cpu_ms() < 50) {
+        for (unsigned long i = 0; i < 1'000'000UL; ++i) {
+            spin = spin + i;
+        }
     }
     auto st = proc_fs::read_thread_stat(self, self);
     CHECK(st.state == 'R');
