@@ -16,16 +16,6 @@ namespace ompdbg::debugger {
 
 namespace {
 
-std::size_t index_of(session& s, const inferior& inf) {
-    auto& list = s.inferiors();
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i].get() == &inf) {
-            return i;
-        }
-    }
-    return 0;
-}
-
 /// While a rank's stop is reported, the observer knows whose it is (rank_stop).
 struct rank_stop_scope {
     rank_stop_scope(session& s, const inferior& inf) : s(s), inf(inf) { s.observer().rank_stop(inf); }
@@ -176,7 +166,7 @@ void continue_job(session& s, stop_reporter& report) {
                 e->proc->resume();
                 continue;
             }
-            s.switch_to(index_of(s, *inf));
+            s.switch_to(*inf);
             if (!forced && e->why.is_process_end()) {
                 group.remove(*e->proc);
                 record_rank_end(s, *inf, e->why);
@@ -199,7 +189,7 @@ void continue_job(session& s, stop_reporter& report) {
                 }
             }
             absorb_kept_events(s, job, group.stop_all());
-            s.switch_to(index_of(s, *inf));
+            s.switch_to(*inf);
             sync_current_rank(s);
             rank_stop_scope rank(s, *inf);
             if (!report.stop(e->why)) {

@@ -12,20 +12,6 @@
 
 namespace ompdbg::debugger {
 
-namespace {
-
-std::size_t index_of(session& s, const inferior& inf) {
-    auto& list = s.inferiors();
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i].get() == &inf) {
-            return i;
-        }
-    }
-    return 0;
-}
-
-}  // namespace
-
 void sync_current_rank(session& s) {
     if (s.process() && s.process()->is_alive()) {
         try {
@@ -57,7 +43,7 @@ void absorb_kept_events(session& s, mpi_job* job, const std::vector<tracer::proc
             other->pending_hits.emplace_back(k.why.tid, k.why.breakpoint_addr->addr());
         } else if (k.why.kind == tracer::stop_kind::thread_created ||
                    k.why.kind == tracer::stop_kind::library_event) {
-            s.switch_to(index_of(s, *other));
+            s.switch_to(*other);
             consume_background_event(s, k.why);
         }
     }

@@ -3,6 +3,7 @@
 #include "ompdbg/debugger/stack/inline_frames.hpp"
 #include "ompdbg/debugger/stack/stack.hpp"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -170,6 +171,11 @@ void session::set_inferiors(std::vector<std::unique_ptr<inferior>> list) {
         }
     }
     current_ = 0;
+}
+
+void session::switch_to(const inferior& inf) {
+    auto it = std::find_if(inferiors_.begin(), inferiors_.end(), [&](const auto& p) { return p.get() == &inf; });
+    switch_to(it == inferiors_.end() ? 0 : static_cast<std::size_t>(it - inferiors_.begin()));
 }
 
 void session::switch_to(std::size_t index) {

@@ -90,6 +90,8 @@ public:
     std::size_t current_index() const { return current_; }
     /// Makes inferior `index` current (its process, threads, selection, sites).
     void switch_to(std::size_t index);
+    /// Makes `inf`, one of inferiors(), current (the first when it is not one of them).
+    void switch_to(const inferior& inf);
     /// Replaces every inferior by one per given process (an MPI job's ranks); the first
     /// becomes current and the focus is all of them.
     void set_inferiors(std::vector<std::unique_ptr<inferior>> list);
