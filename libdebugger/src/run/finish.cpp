@@ -23,6 +23,36 @@ using namespace step_engine;
 
 namespace {
 
+/// Breakpoint sites planted for one run of the target (until, advance, a return address)
+/// and removed when the run ends, however it ends: each from the moment it is planted, and
+/// not at all once the process is gone.
+class temporary_sites {
+public:
+    explicit temporary_sites(session& s) : s_(s) {}
+    temporary_sites(const temporary_sites&) = delete;
+    temporary_sites& operator=(const temporary_sites&) = delete;
+    ~temporary_sites() {
+        auto* p = s_.process();
+        if (!p || !p->is_alive()) {
+            return;
+        }
+        for (auto a : addrs_) {
+            try {
+                p->remove_breakpoint_site(virt_addr(a));
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    void add(std::uint64_t addr) {
+        s_.require_process().add_breakpoint_site(virt_addr(addr));
+        addrs_.push_back(addr);
+    }
+
+private:
+    session& s_;
+    std::vector<std::uint64_t> addrs_;
+};
+
 /// The bytes of a returned aggregate of at most 16 bytes, gathered from rax/rdx and
 /// xmm0/xmm1 eightbyte by eightbyte as the psABI assigns them (dwarf/call_abi.hpp, shared
 /// with function calls); nullopt when it is not returned in registers.
@@ -159,27 +189,11 @@ void run_until_location(session& s, stop_reporter& report, std::string_view loca
     // Stop at the location, or when the current frame returns (gdb's until/advance).
     std::uint64_t cfa = frame_cfa(p, tid);
     std::uint64_t ret = p.read<std::uint64_t>(virt_addr(cfa - 8));
-    std::vector<std::uint64_t> planted;
+    temporary_sites planted(s);
     for (auto& l : locs) {
-        p.add_breakpoint_site(l.address);
-        planted.push_back(l.address.addr());
+        planted.add(l.address.addr());
     }
-    p.add_breakpoint_site(virt_addr(ret));
-    planted.push_back(ret);
-    struct remover {
-        session& s;
-        std::vector<std::uint64_t>& addrs;
-        ~remover() {
-            if (auto* pr = s.process(); pr && pr->is_alive()) {
-                for (auto a : addrs) {
-                    try {
-                        pr->remove_breakpoint_site(virt_addr(a));
-                    } catch (const std::exception&) {
-                    }
-                }
-            }
-        }
-    } cleanup{s, planted};
+    planted.add(ret);
     while (true) {
         auto stop = resume_and_wait(s, false);
         if (stop.kind == tracer::stop_kind::breakpoint && stop.tid == tid) {
@@ -210,19 +224,8 @@ void run_until_location(session& s, stop_reporter& report, std::string_view loca
 std::optional<tracer::stop_reason> run_to_address(session& s, stop_reporter& report, pid_t tid,
                                                   std::uint64_t addr, std::uint64_t min_sp) {
     auto& proc = s.require_process();
-    proc.add_breakpoint_site(virt_addr(addr));
-    struct remover {
-        session& s;
-        std::uint64_t addr;
-        ~remover() {
-            if (auto* p = s.process(); p && p->is_alive()) {
-                try {
-                    p->remove_breakpoint_site(virt_addr(addr));
-                } catch (const std::exception&) {
-                }
-            }
-        }
-    } remove_at_end{s, addr};
+    temporary_sites planted(s);
+    planted.add(addr);
     while (true) {
         auto why = resume_and_wait(s, false);
         if (why.kind == tracer::stop_kind::breakpoint) {

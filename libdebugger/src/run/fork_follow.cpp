@@ -47,13 +47,7 @@ void detach_inferior(session& s, std::size_t index) {
     } catch (const std::exception& e) {
         log::write(log::channel::cli, "detaching process {}: {}", pid, e.what());
     }
-    inf.model_state.clear();
-    inf.process.reset();
-    inf.stacks.clear();
-    inf.thread_db.reset();
-    inf.thread_db_tried = false;
-    inf.pending_hits.clear();
-    inf.planted.clear();
+    inf.forget_process();
     s.observer().inferior_detached(static_cast<int>(index + 1), pid);
 }
 

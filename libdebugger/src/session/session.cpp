@@ -54,13 +54,18 @@ std::filesystem::path find_program(const std::filesystem::path& path) {
 
 }  // namespace
 
-inferior::~inferior() {
-    // Caches that refer to the process go first; the process' destructor kills a launched
-    // process and detaches an attached one.
+void inferior::forget_process() {
     model_state.clear();
     stacks.clear();
     thread_db.reset();
+    thread_db_tried = false;
+    pending_hits.clear();
+    planted.clear();
     process.reset();
+}
+
+inferior::~inferior() {
+    forget_process();
 }
 
 session::session() : observer_(&silent_observer()) {
@@ -203,13 +208,7 @@ void session::drop_process() {
         // One rank of a job ended: it stays listed (mpi ranks), without a process, and the
         // job (its starter) stays too, even when it was the only rank. One of the
         // inferiors of a fork too (info inferiors).
-        inf.model_state.clear();
-        inf.stacks.clear();
-        inf.thread_db.reset();
-        inf.thread_db_tried = false;
-        inf.pending_hits.clear();
-        inf.planted.clear();
-        inf.process.reset();
+        inf.forget_process();
         return;
     }
     job_.reset();

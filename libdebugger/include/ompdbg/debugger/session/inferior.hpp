@@ -56,8 +56,11 @@ struct inferior {
     /// message-queue view, fast-breakpoint agent): dropped when the process is, before it.
     state_slots model_state;
 
-    /// Drops the caches that refer to the process before the process itself (whose
-    /// destructor kills a launched process and detaches an attached one).
+    /// Drops the process and everything kept about it (the model's parts, stacks,
+    /// thread_db, queued hits, planted sites), the caches that refer to it first: the
+    /// process's destructor kills a launched process and detaches an attached one. The
+    /// inferior stays (its number, pid, how it ended).
+    void forget_process();
     ~inferior();
 };
 
