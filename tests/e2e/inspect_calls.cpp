@@ -132,6 +132,25 @@ TEST_CASE("a breakpoint inside a called function stops there, and continue ends 
     compare_with_gdb(program, cmds);
 }
 
+TEST_CASE("until and advance out of a called function abandoned at a breakpoint end where the call was made, "
+          "and the program runs on, as gdb's do",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    for (std::string leave : {"until 40", "advance 40"}) {
+        CAPTURE(leave);
+        std::vector<std::string> cmds{"break " + ready, "run", "break sq", "print sq(9)", leave, "bt"};
+        compare_with_gdb(program, cmds);
+        // And the program runs on from there to its end (it faulted in _start before).
+        cmds.insert(cmds.end(), {"delete", "continue"});
+        auto ours = ompdbg_cmds(program, cmds);
+        INFO(ours.all());
+        REQUIRE_FALSE(ours.timed_out);
+        CHECK(std::regex_search(ours.out, std::regex(R"(#0 +(0x[0-9a-f]+ in )?main \(\) at .*calls\.c:68)")));
+        CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+        CHECK_FALSE(has_line(ours.out, "Program received signal SIGSEGV, Segmentation fault."));
+    }
+}
+
 TEST_CASE("a call that segfaults: unwindonsignal off stays in the frame, on restores the caller",
           "[cli][inspect][calls]") {
     std::string program = example_path("calls");

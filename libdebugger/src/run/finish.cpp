@@ -204,6 +204,11 @@ void run_until_location(session& s, stop_reporter& report, std::string_view loca
                 if (!breakpoints_at(s, at).empty() && report.breakpoint_hit(tid, at)) {
                     return;
                 }
+                if (at == ret) {
+                    // Out of a function called from the debugger and abandoned: its caller
+                    // comes back, as for `finish` (gdb pops the dummy frame).
+                    infcall::pop_abandoned_return(s, tid);
+                }
                 s.select_thread(tid);
                 report.step_ended(tid, true);
                 return;
