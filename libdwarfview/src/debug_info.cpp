@@ -155,8 +155,8 @@ const unit_filter& debug_info::impl::filter_of_units() {
 }
 
 const unit_names* debug_info::impl::names_table() {
-    if (eager_index()) {
-        return nullptr;
+    if (eager_index() || index_ready) {
+        return nullptr;   // the whole index answers: nothing to read or write
     }
     std::call_once(names_once, [&] {
         internal::cached_unit_names cached = internal::load_unit_names(dwarf);

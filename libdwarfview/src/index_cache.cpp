@@ -112,7 +112,7 @@ bool enabled() {
 
 void set_directory(fs::path dir) {
     std::lock_guard lock(state().mutex);
-    state().dir = std::move(dir);
+    state().dir = dir.empty() ? std::nullopt : std::optional(std::move(dir));
     state().problem.reset();   // a new directory: whether it can be written is not known yet
 }
 

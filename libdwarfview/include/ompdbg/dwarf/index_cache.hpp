@@ -21,7 +21,7 @@ void set_enabled(bool on);
 bool enabled();
 
 /// The directory the tables are read from and written to; nullopt when there is none
-/// (no HOME and no XDG_CACHE_HOME): then nothing is cached.
+/// (no HOME and no XDG_CACHE_HOME, or an empty path set): then nothing is cached.
 void set_directory(std::filesystem::path dir);
 std::optional<std::filesystem::path> directory();
 
