@@ -295,3 +295,19 @@ TEST_CASE("index cache: a directory that cannot be written gives the same answer
     index_cache::set_enabled(false);
     CHECK(answers(bin, names) == got);
 }
+
+TEST_CASE("index cache: over OMPDBG_INDEX_CACHE_MAX_MB the least recently used tables go first", "[dwarf]") {
+    cache_guard cache;
+    ::setenv("OMPDBG_INDEX_CACHE_MAX_MB", "0", 1);
+    struct unset_max {
+        ~unset_max() { ::unsetenv("OMPDBG_INDEX_CACHE_MAX_MB"); }
+    } unset;
+    const std::string a = target("dwarf_units", "gcc", 5, 2), b = target("dwarf_units", "clang", 5, 2);
+    answers(a, {"main"});
+    REQUIRE(cache.files().size() == 1);
+    const fs::path first = cache.files()[0];
+    auto got = answers(b, {"main"});   // written, then the directory is over its bound: a's table goes
+    CHECK(!got["main"].empty());
+    REQUIRE(cache.files().size() == 1);
+    CHECK(cache.files()[0] != first);
+}
