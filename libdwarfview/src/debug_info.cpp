@@ -143,6 +143,42 @@ bool debug_info::impl::may_name(std::string_view qualified) {
     return maybe;
 }
 
+const unit_filter& debug_info::impl::filter_of_units() {
+    std::call_once(unit_filter_once, [&] {
+        unit_filter_ = std::make_unique<unit_filter>(dwarf);
+        if (!unit_filter_->usable()) {
+            log::write(log::channel::dwarf, "{}: units refer to each other, lookups index the whole file",
+                       owner.path().string());
+        }
+    });
+    return *unit_filter_;
+}
+
+const unit_names* debug_info::impl::names_table() {
+    if (eager_index() || index_ready) {
+        return nullptr;   // the whole index answers: nothing to read or write
+    }
+    std::call_once(names_once, [&] {
+        internal::cached_unit_names cached = internal::load_unit_names(dwarf);
+        if (cached.table || !cached.key) {
+            names_ = std::move(cached.table);
+            return;
+        }
+        // A miss: read every unit's function names once (the walk a lookup of a short name
+        // does anyway in a large library), for this session and the next ones.
+        const unit_filter& filter = filter_of_units();
+        if (filter.usable()) {
+            names_ = unit_names::build(filter, *cached.key);
+            if (names_) {
+                internal::store_unit_names(*names_, *cached.key);
+                log::write(log::channel::dwarf, "{}: {} spellings of function names in {} units, for the index cache",
+                           owner.path().string(), names_->key_count(), names_->unit_count());
+            }
+        }
+    });
+    return names_ ? &*names_ : nullptr;
+}
+
 std::vector<const dwarf_index*> debug_info::impl::function_sources(const std::string& query) {
     if (eager_index() || index_ready) {
         return {&index()};
@@ -151,32 +187,33 @@ std::vector<const dwarf_index*> debug_info::impl::function_sources(const std::st
     if (leaf.empty()) {
         return {&index()};
     }
-    std::call_once(unit_filter_once, [&] {
-        unit_filter_ = std::make_unique<unit_filter>(dwarf);
-        if (!unit_filter_->usable()) {
-            log::write(log::channel::dwarf, "{}: units refer to each other, lookups index the whole file",
-                       owner.path().string());
-        }
-    });
-    if (!unit_filter_->usable()) {
+    const unit_names* names = names_table();
+    if (names == nullptr && !filter_of_units().usable()) {
         return {&index()};
     }
     std::vector<Dwarf_Off> units;
-    {
-        // Every loaded library re-resolves a pending `break NAME`: scan once per name.
-        std::lock_guard lock(unit_index_mutex);
-        auto it = units_by_leaf.find(leaf);
-        if (it == units_by_leaf.end()) {
-            it = units_by_leaf.emplace(leaf, unit_filter_->candidates(leaf)).first;
+    std::size_t unit_count = 0;
+    if (names != nullptr) {
+        units = names->candidates(leaf);
+        unit_count = names->unit_count();
+    } else {
+        {
+            // Every loaded library re-resolves a pending `break NAME`: scan once per name.
+            std::lock_guard lock(unit_index_mutex);
+            auto it = units_by_leaf.find(leaf);
+            if (it == units_by_leaf.end()) {
+                it = units_by_leaf.emplace(leaf, unit_filter_->candidates(leaf)).first;
+            }
+            units = it->second;
         }
-        units = it->second;
+        load_cus();
+        unit_count = cus.size();
     }
-    load_cus();
     // A name most units of a large file may hold: the whole index is as cheap, and later
     // lookups need it.
-    if (cus.size() >= 16 && units.size() * 2 > cus.size()) {
+    if (unit_count >= 16 && units.size() * 2 > unit_count) {
         log::write(log::channel::dwarf, "{}: {} of {} units may name {}: whole index", owner.path().string(),
-                   units.size(), cus.size(), leaf);
+                   units.size(), unit_count, leaf);
         return {&index()};
     }
     std::vector<const dwarf_index*> out;
@@ -195,7 +232,7 @@ std::vector<const dwarf_index*> debug_info::impl::function_sources(const std::st
         out.push_back(idx.get());
     }
     log::write(log::channel::dwarf, "{}: {} of {} units may name {} ({} indexed now)", owner.path().string(),
-               units.size(), cus.size(), leaf, built);
+               units.size(), unit_count, leaf, built);
     return out;
 }
 
@@ -447,7 +484,9 @@ std::vector<function> debug_info::find_functions(std::string_view name) const {
         std::erase(s, ' ');
         return s;
     };
-    if (!impl_->may_name(query)) {
+    // The table of the index cache answers exactly; without it, a cheap test of the string
+    // sections comes before any unit is read.
+    if (impl_->names_table() == nullptr && !impl_->may_name(query)) {
         return {};
     }
     std::vector<function> out;

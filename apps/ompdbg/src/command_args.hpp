@@ -48,6 +48,18 @@ inline int parse_id_number(const std::string& text, std::string_view what) {
     error::send(fmt::format("Invalid {} ID: {}", what, text));
 }
 
+/// gdb's boolean setting values: on/off, 1/0, yes/no, enable/disable; empty means on.
+inline bool parse_on_off(std::string_view args) {
+    std::string a(trim(args));
+    if (a.empty() || a == "on" || a == "1" || a == "yes" || a == "enable") {
+        return true;
+    }
+    if (a == "off" || a == "0" || a == "no" || a == "disable") {
+        return false;
+    }
+    error::send("\"on\" or \"off\" expected.");
+}
+
 /// Splits the `run` arguments like a shell would for simple cases (quotes, spaces).
 inline std::vector<std::string> split_args(std::string_view text) {
     std::vector<std::string> out;

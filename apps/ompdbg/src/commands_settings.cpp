@@ -25,18 +25,6 @@ namespace ompdbg::app {
 
 namespace {
 
-/// gdb's boolean setting values: on/off, 1/0, yes/no, enable/disable; empty means on.
-bool parse_on_off(std::string_view args) {
-    std::string a(trim(args));
-    if (a.empty() || a == "on" || a == "1" || a == "yes" || a == "enable") {
-        return true;
-    }
-    if (a == "off" || a == "0" || a == "no" || a == "disable") {
-        return false;
-    }
-    error::send("\"on\" or \"off\" expected.");
-}
-
 /// gdb's `uinteger`/`unlimited` settings: a number, or 0 / "unlimited" for no limit.
 std::optional<std::uint64_t> parse_limit(std::string_view args) {
     std::string a(trim(args));
@@ -260,6 +248,7 @@ void add_settings(command_table& set, command_table& show, const std::string& pr
 }  // namespace
 
 void register_settings_commands(command_table& t) {
+    register_index_cache_commands(t);
     command_table& set = prefix_table(t, "set", "Evaluate expression EXP and assign result to variable VAR.");
     command_table& show = prefix_table(t, "show", "Generic command for showing things about the debugger.");
     add_settings(set, show, "", top_settings);

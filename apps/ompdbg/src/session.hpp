@@ -135,6 +135,7 @@ void register_stack_commands(command_table& t);       ///< bt, frame, up, down, 
 void register_data_commands(command_table& t);        ///< print, ptype, whatis, set var, x, info registers, info sharedlibrary, display
 void register_misc_commands(command_table& t);        ///< help, echo, shell-free basics
 void register_settings_commands(command_table& t);    ///< set/show confirm, listsize, args, print ..., show version
+void register_index_cache_commands(command_table& t); ///< set/show index-cache (called by register_settings_commands)
 void register_prompt_commands(command_table& t);      ///< file
 void register_watch_commands(command_table& t);       ///< watch, rwatch, awatch, info watchpoints
 void register_dump_commands(command_table& t);        ///< dump/append [binary] memory|value

@@ -7,6 +7,7 @@
 #include "ompdbg/dwarf/debug_info.hpp"
 
 #include "internal/dwarf_index.hpp"
+#include "internal/index_cache_io.hpp"
 #include "internal/line_table.hpp"
 #include "internal/name_filter.hpp"
 #include "internal/unit_filter.hpp"
@@ -55,6 +56,7 @@ using internal::dwarf_index;
 using internal::line_table;
 using internal::name_filter;
 using internal::unit_filter;
+using internal::unit_names;
 
 struct debug_info::impl {
     const elf_file& owner;
@@ -80,6 +82,10 @@ struct debug_info::impl {
     // the name (see unit_filter): `break main` in a large program reads one unit.
     std::once_flag unit_filter_once;
     std::unique_ptr<unit_filter> unit_filter_;
+    // The same answers for every name at once, read from the index cache or built after a
+    // miss (index_cache.hpp): a file without the name then costs a binary search.
+    std::once_flag names_once;
+    std::optional<unit_names> names_;
     std::mutex unit_index_mutex;
     std::unordered_map<Dwarf_Off, std::unique_ptr<dwarf_index>> unit_indexes;
     std::unordered_map<std::string, std::vector<Dwarf_Off>> units_by_leaf;   ///< unit_filter's answers
@@ -118,8 +124,14 @@ struct debug_info::impl {
     /// without building the index. Always true once the index exists.
     bool may_name(std::string_view qualified);
     std::string qualified_name(Dwarf_Die die);
+    /// The file's unit_filter, made on first use.
+    const unit_filter& filter_of_units();
+    /// The file's table of function names from the index cache, or built and written to
+    /// it after a miss; nullptr when the cache is off, the file has no build-id or its
+    /// units cannot be read one by one (see unit_filter::usable).
+    const unit_names* names_table();
     /// The indexes that hold every function named `query`: the whole file's, or the
-    /// indexes of the units unit_filter keeps for the name's leaf.
+    /// indexes of the units that may name the leaf (names_table or unit_filter).
     std::vector<const dwarf_index*> function_sources(const std::string& query);
     std::optional<std::size_t> cu_for(std::uint64_t addr);
     std::optional<std::size_t> cu_of_die(Dwarf_Die die);

@@ -1,5 +1,7 @@
 #include "internal/section_inflate.hpp"
 
+#include "internal/cache_files.hpp"
+
 #include "ompdbg/base/cache_dir.hpp"
 #include "ompdbg/base/log.hpp"
 
@@ -26,7 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// OMPDBG_SECTION_CACHE_MAX_MB bounds the directory (default 2048 MB; see evict()).
 // OMPDBG_SECTION_CACHE: "off" leaves compressed sections to libdw (the behaviour before
 // the cache); a directory replaces the default $XDG_CACHE_HOME/ompdbg/sections (or
 // ~/.cache/ompdbg/sections).
@@ -47,66 +48,9 @@ std::optional<fs::path> cache_dir() {
     return std::nullopt;
 }
 
-// The cache's bound: OMPDBG_SECTION_CACHE_MAX_MB megabytes (default 2048).
-std::uint64_t cache_limit() {
-    if (const char* v = std::getenv("OMPDBG_SECTION_CACHE_MAX_MB"); v != nullptr && *v != '\0') {
-        char* end = nullptr;
-        unsigned long long mb = std::strtoull(v, &end, 10);
-        if (end != nullptr && *end == '\0') {
-            return mb << 20;
-        }
-    }
-    return std::uint64_t{2048} << 20;
-}
-
-// Keeps the cache directory under cache_limit(): removes the files used least recently
-// (map_cached touches a file at each use) until it fits, sparing `keep`, the file just
-// written. A session that still maps a removed file keeps its pages (unlink, not
-// truncate); the next one inflates the section again.
-void evict(const fs::path& dir, const fs::path& keep) {
-    struct entry {
-        fs::file_time_type used;
-        std::uint64_t size;
-        fs::path path;
-    };
-    std::vector<entry> files;
-    std::uint64_t total = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        std::error_code e2;
-        if (!it->is_regular_file(e2)) {
-            continue;
-        }
-        auto size = it->file_size(e2);
-        auto used = it->last_write_time(e2);
-        if (e2) {
-            continue;
-        }
-        total += size;
-        files.push_back({used, size, it->path()});
-    }
-    const std::uint64_t limit = cache_limit();
-    if (total <= limit) {
-        return;
-    }
-    std::sort(files.begin(), files.end(), [](const entry& a, const entry& b) { return a.used < b.used; });
-    for (const entry& f : files) {
-        if (total <= limit) {
-            break;
-        }
-        if (f.path == keep) {
-            continue;
-        }
-        if (fs::remove(f.path, ec)) {
-            total -= f.size;
-            log::write(log::channel::dwarf, "section cache: evicted {}", f.path.string());
-        }
-    }
-}
-
 // A private read-only mapping of a cached file holding exactly `size` bytes; nullptr when
 // there is none (or it is incomplete: written by a session that died). A use marks it
-// recent for evict().
+// recent for evict_least_recent().
 void* map_cached(const fs::path& p, std::size_t size) {
     int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -126,36 +70,15 @@ void* map_cached(const fs::path& p, std::size_t size) {
     return addr;
 }
 
-// Writes `bytes` to `p` through a temporary file renamed into place, so that a reader never
-// maps a partial copy; failures only cost the next session an inflate.
+// Writes `bytes` to `p` whole or not at all (see cache_files.hpp); failures only cost the
+// next session an inflate.
 void write_cached(const fs::path& p, const unsigned char* bytes, std::size_t size) {
-    std::error_code ec;
-    fs::create_directories(p.parent_path(), ec);
-    std::string tmp = p.string() + ".XXXXXX";
-    int fd = ::mkstemp(tmp.data());
-    if (fd < 0) {
-        log::write(log::channel::dwarf, "section cache: {}: {}", p.parent_path().string(), std::strerror(errno));
+    if (auto failure = write_file_atomically(p, bytes, size)) {
+        log::write(log::channel::dwarf, "section cache: cannot write {}: {}", p.string(), *failure);
         return;
     }
-    std::size_t done = 0;
-    while (done < size) {
-        ssize_t n = ::write(fd, bytes + done, size - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    bool ok = done == size && ::fchmod(fd, 0644) == 0;
-    ok = ::close(fd) == 0 && ok;
-    if (!ok || ::rename(tmp.c_str(), p.c_str()) != 0) {
-        ::unlink(tmp.c_str());
-        log::write(log::channel::dwarf, "section cache: cannot write {}", p.string());
-        return;
-    }
-    evict(p.parent_path(), p);
+    // OMPDBG_SECTION_CACHE_MAX_MB bounds the directory (default 2048 MB).
+    evict_least_recent(p.parent_path(), p, megabytes_from_env("OMPDBG_SECTION_CACHE_MAX_MB", 2048));
 }
 
 }  // namespace

@@ -266,8 +266,12 @@ bool unit_filter::str_offsets_hold(const unit& u, const std::vector<std::uint32_
     return false;
 }
 
-bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
-                                 std::string_view leaf) const {
+// Reads the DIEs of `u` with its abbreviations (no libdw) and hands every DW_AT_name /
+// DW_AT_linkage_name of a DW_TAG_subprogram to `on` (a name_ref; `on` returns true to stop).
+// One walk serves both the per-name check (names_function) and the whole table of names
+// that the index cache keeps (subprogram_names).
+template <typename On>
+unit_filter::walk_end unit_filter::walk_subprogram_names(const unit& u, On&& on) const {
     const std::vector<abbrev_entry>* table = &abbrev_tables_[u.abbrev_table];
     const unsigned char* p = info_ + u.die_offset;
     const unsigned char* end = info_ + u.end;
@@ -286,13 +290,13 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
     while (p < end) {
         auto code = uleb();
         if (!code) {
-            return true;
+            return walk_end::unreadable;
         }
         if (*code == 0) {
             continue;   // the end of a sibling list
         }
         if (*code >= table->size()) {
-            return true;
+            return walk_end::unreadable;
         }
         const bool function = (*table)[*code].tag == DW_TAG_subprogram;
         const abbrev_entry& entry = (*table)[*code];
@@ -301,27 +305,26 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
             for (int indirections = 0; form == DW_FORM_indirect && indirections < 4; ++indirections) {
                 auto f = uleb();
                 if (!f) {
-                    return true;
+                    return walk_end::unreadable;
                 }
                 form = static_cast<std::uint32_t>(*f);
             }
             const bool naming = function && (attr == DW_AT_name || attr == DW_AT_linkage_name ||
                                              attr == DW_AT_MIPS_linkage_name);
             if (naming && (form == form_gnu_str_index || form == DW_FORM_strp_sup || form == form_gnu_strp_alt)) {
-                return true;   // a string elsewhere: cannot tell
+                return walk_end::unreadable;   // a string elsewhere: cannot tell
             }
             bool ok = true;
             switch (form) {
             case DW_FORM_strp: case DW_FORM_line_strp: {
                 if (static_cast<std::size_t>(end - p) < 4) {
-                    return true;
+                    return walk_end::unreadable;
                 }
                 std::uint32_t v;
                 std::memcpy(&v, p, 4);
                 p += 4;
-                const auto& in = form == DW_FORM_strp ? offsets.str : offsets.line_str;
-                if (naming && std::binary_search(in.begin(), in.end(), v)) {
-                    return true;
+                if (naming && on(name_ref{form == DW_FORM_strp ? name_ref::where::str : name_ref::where::line_str, v, {}})) {
+                    return walk_end::stopped;
                 }
                 break;
             }
@@ -330,13 +333,13 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
                 if (form == DW_FORM_strx) {
                     auto v = uleb();
                     if (!v) {
-                        return true;
+                        return walk_end::unreadable;
                     }
                     index = *v;
                 } else {
                     std::size_t n = form == DW_FORM_strx1 ? 1 : form == DW_FORM_strx2 ? 2 : form == DW_FORM_strx3 ? 3 : 4;
                     if (static_cast<std::size_t>(end - p) < n) {
-                        return true;
+                        return walk_end::unreadable;
                     }
                     for (std::size_t k = 0; k < n; ++k) {
                         index |= std::uint64_t{p[k]} << (8 * k);   // little-endian
@@ -347,12 +350,12 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
                     if (!u.has_str_offsets_base || u.str_offsets_base > str_offsets_.size ||
                         index > (str_offsets_.size - u.str_offsets_base) / 4 ||
                         u.str_offsets_base + index * 4 + 4 > str_offsets_.size) {
-                        return true;   // cannot tell: keep the unit
+                        return walk_end::unreadable;   // cannot tell: keep the unit
                     }
                     std::uint32_t v;
                     std::memcpy(&v, str_offsets_.data + u.str_offsets_base + index * 4, 4);
-                    if (std::binary_search(offsets.str.begin(), offsets.str.end(), v)) {
-                        return true;
+                    if (on(name_ref{name_ref::where::str, v, {}})) {
+                        return walk_end::stopped;
                     }
                 }
                 break;
@@ -376,12 +379,12 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
             case DW_FORM_string: {
                 const void* nul = std::memchr(p, 0, static_cast<std::size_t>(end - p));
                 if (nul == nullptr) {
-                    return true;
+                    return walk_end::unreadable;
                 }
                 std::string_view text(reinterpret_cast<const char*>(p),
                                       static_cast<std::size_t>(static_cast<const unsigned char*>(nul) - p));
-                if (naming && text.starts_with(leaf) && (text.size() == leaf.size() || text[leaf.size()] == '<')) {
-                    return true;
+                if (naming && on(name_ref{name_ref::where::inline_text, 0, text})) {
+                    return walk_end::stopped;
                 }
                 ok = skip(text.size() + 1);
                 break;
@@ -404,14 +407,60 @@ bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
                 break;
             }
             case DW_FORM_flag_present: case DW_FORM_implicit_const: break;
-            default: return true;   // a form not known here: keep the unit
+            default: return walk_end::unreadable;   // a form not known here: keep the unit
             }
             if (!ok) {
-                return true;
+                return walk_end::unreadable;
             }
         }
     }
-    return false;
+    return walk_end::done;
+}
+
+bool unit_filter::names_function(const unit& u, const name_offsets& offsets,
+                                 std::string_view leaf) const {
+    return walk_subprogram_names(u, [&](const name_ref& n) {
+        switch (n.in) {
+        case name_ref::where::str:
+            return std::binary_search(offsets.str.begin(), offsets.str.end(), n.offset);
+        case name_ref::where::line_str:
+            return std::binary_search(offsets.line_str.begin(), offsets.line_str.end(), n.offset);
+        case name_ref::where::inline_text:
+            return n.text.starts_with(leaf) && (n.text.size() == leaf.size() || n.text[leaf.size()] == '<');
+        }
+        return true;
+    }) != walk_end::done;
+}
+
+bool unit_filter::subprogram_names(std::size_t index, std::vector<spelling>& out) const {
+    bool readable = true;
+    walk_end end = walk_subprogram_names(units_[index], [&](const name_ref& n) {
+        if (n.in == name_ref::where::inline_text) {
+            out.push_back(spelling{0, n.text});
+            return false;
+        }
+        const bool in_str = n.in == name_ref::where::str;
+        if (n.offset >= (in_str ? str_ : line_str_).size) {
+            readable = false;   // an offset outside its section: the unit may name anything
+            return true;
+        }
+        out.push_back(spelling{(std::uint64_t{in_str ? 1u : 2u} << 32) | n.offset, {}});
+        return false;
+    });
+    return readable && end == walk_end::done;
+}
+
+std::optional<std::string_view> unit_filter::string_at(std::uint64_t where) const {
+    const region& r = (where >> 32) == 1 ? str_ : line_str_;
+    const std::size_t offset = static_cast<std::uint32_t>(where);
+    if ((where >> 32) == 0 || (where >> 32) > 2 || offset >= r.size) {
+        return std::nullopt;
+    }
+    const void* nul = std::memchr(r.data + offset, 0, r.size - offset);
+    if (nul == nullptr) {
+        return std::nullopt;
+    }
+    return std::string_view(r.data + offset, static_cast<std::size_t>(static_cast<const char*>(nul) - (r.data + offset)));
 }
 
 std::vector<Dwarf_Off> unit_filter::candidates(std::string_view leaf) const {

@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,26 @@ public:
     /// The DIE offsets of the compile-unit DIEs that may hold a subprogram named `leaf` or
     /// `leaf<...>` (by name or linkage name), in file order. Requires usable().
     std::vector<Dwarf_Off> candidates(std::string_view leaf) const;
+
+    /// The units the filter knows, in file order (requires usable()).
+    std::size_t unit_count() const { return units_.size(); }
+    /// The DIE offset of unit `index`'s compile-unit DIE.
+    Dwarf_Off unit_die(std::size_t index) const { return units_[index].die_offset; }
+    /// Where a subprogram's name is spelled: `where` is (1 << 32 | offset) for a string of
+    /// .debug_str, (2 << 32 | offset) for one of .debug_line_str (the same string for
+    /// every attribute naming it), 0 for a string inline in the unit, `text`.
+    struct spelling {
+        std::uint64_t where;
+        std::string_view text;   ///< only when where == 0
+    };
+    /// Appends to `out` the name and linkage name of every DW_TAG_subprogram of unit
+    /// `index`: what candidates() tests a unit for, read whole for the index cache. False
+    /// when the unit cannot be read this way (a form not known here, an offset outside its
+    /// section): such a unit may name anything.
+    bool subprogram_names(std::size_t index, std::vector<spelling>& out) const;
+    /// The string a spelling's `where` names (a view into the file's sections, valid while
+    /// its Dwarf lives); nullopt when it runs past its section.
+    std::optional<std::string_view> string_at(std::uint64_t where) const;
 
     /// One abbreviation: its tag and its attributes' names and forms (implicit constants
     /// have no bytes), [first, first + count) of the filter's attribute pool: one
@@ -72,6 +93,16 @@ private:
         std::vector<std::uint32_t> line_str;   ///< in .debug_line_str
         std::vector<std::uint32_t> any;        ///< both, for the scan of a unit's bytes
     };
+    /// A subprogram's name as an attribute holds it: an offset into .debug_str or
+    /// .debug_line_str, or the string itself (DW_FORM_string).
+    struct name_ref {
+        enum class where { str, line_str, inline_text } in;
+        std::uint32_t offset;
+        std::string_view text;
+    };
+    enum class walk_end { stopped, done, unreadable };
+    template <typename On>
+    walk_end walk_subprogram_names(const unit& u, On&& on) const;
     /// Whether a DW_TAG_subprogram of `u` has a DW_AT_name / DW_AT_linkage_name that is one
     /// of `offsets` in its form's section or the inline string `leaf` / `leaf<...>`; true
     /// also when the unit cannot be read this way (a form not known here).

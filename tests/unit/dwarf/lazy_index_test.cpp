@@ -7,6 +7,7 @@
 
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/index_cache.hpp"
 #include "internal/unit_filter.hpp"
 
 #include <filesystem>
@@ -155,6 +156,14 @@ TEST_CASE("lookups that index only the units naming a function find what the who
         }
     }
     // A fresh reader (the last handle is gone): no whole index until something needs it.
+    // unit_filter name by name, whatever the index cache holds (index_cache_test.cpp
+    // compares the cache's tables, cold and warm, with the same whole index).
+    const bool cache_was_on = ompdbg::dwarf::index_cache::enabled();
+    ompdbg::dwarf::index_cache::set_enabled(false);
+    struct restore_cache {
+        bool on;
+        ~restore_cache() { ompdbg::dwarf::index_cache::set_enabled(on); }
+    } restore{cache_was_on};
     auto f = elf_file::open(bin);
     REQUIRE(f->debug() != nullptr);
     std::size_t found = 0;

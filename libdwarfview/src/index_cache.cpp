@@ -1,0 +1,185 @@
+#include "ompdbg/dwarf/index_cache.hpp"
+
+#include "ompdbg/base/cache_dir.hpp"
+#include "ompdbg/base/log.hpp"
+
+#include "internal/cache_files.hpp"
+#include "internal/index_cache_io.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace ompdbg::dwarf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct cache_state {
+    // OMPDBG_INDEX_CACHE=off: no cache (the "before" of the benchmarks); an absolute
+    // directory: the cache's directory; else $XDG_CACHE_HOME/ompdbg/index-cache.
+    cache_state() {
+        const char* v = std::getenv("OMPDBG_INDEX_CACHE");
+        std::string_view env = v != nullptr ? v : "";
+        enabled = env != "off";
+        if (env.starts_with("/")) {
+            dir = fs::path(env);
+        } else if (auto home = cache_home()) {
+            dir = *home / "index-cache";
+        }
+    }
+    std::mutex mutex;
+    bool enabled = true;
+    std::optional<fs::path> dir;
+    std::optional<std::string> problem;
+    std::atomic<unsigned> hits{0};
+    std::atomic<unsigned> misses{0};
+};
+
+cache_state& state() {
+    static cache_state s;
+    return s;
+}
+
+// Tables are small (libc's: about a megabyte); a bigger file is not one of ours.
+constexpr std::uint64_t max_table_size = std::uint64_t{1} << 30;
+
+std::uint64_t directory_limit() { return internal::megabytes_from_env("OMPDBG_INDEX_CACHE_MAX_MB", 256); }
+
+fs::path table_path(const fs::path& dir, const internal::unit_names_key& key) {
+    std::string name;
+    for (unsigned char c : key.build_id) {
+        name += fmt::format("{:02x}", c);
+    }
+    return dir / (name + ".ompdbg-index");
+}
+
+// The whole file at `p`, when it is a regular file of a plausible size; a use marks it
+// recent for the eviction.
+std::optional<std::vector<unsigned char>> read_table_file(const fs::path& p) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    std::optional<std::vector<unsigned char>> out;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<std::uint64_t>(st.st_size) <= max_table_size) {
+        std::vector<unsigned char> bytes(static_cast<std::size_t>(st.st_size));
+        std::size_t done = 0;
+        while (done < bytes.size()) {
+            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                break;
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        if (done == bytes.size()) {
+            ::futimens(fd, nullptr);
+            out = std::move(bytes);
+        }
+    }
+    ::close(fd);
+    return out;
+}
+
+}  // namespace
+
+namespace index_cache {
+
+void set_enabled(bool on) {
+    std::lock_guard lock(state().mutex);
+    state().enabled = on;
+}
+
+bool enabled() {
+    std::lock_guard lock(state().mutex);
+    return state().enabled;
+}
+
+void set_directory(fs::path dir) {
+    std::lock_guard lock(state().mutex);
+    state().dir = dir.empty() ? std::nullopt : std::optional(std::move(dir));
+    state().problem.reset();   // a new directory: whether it can be written is not known yet
+}
+
+std::optional<fs::path> directory() {
+    std::lock_guard lock(state().mutex);
+    return state().dir;
+}
+
+statistics stats() { return statistics{state().hits.load(), state().misses.load()}; }
+
+std::optional<std::string> problem() {
+    std::lock_guard lock(state().mutex);
+    return state().problem;
+}
+
+}  // namespace index_cache
+
+namespace internal {
+
+cached_unit_names load_unit_names(Dwarf* dwarf) {
+    cached_unit_names out;
+    std::optional<fs::path> dir;
+    {
+        std::lock_guard lock(state().mutex);
+        if (!state().enabled || !state().dir) {
+            return out;
+        }
+        dir = state().dir;
+    }
+    out.key = unit_names_key::of(dwarf);
+    if (!out.key) {
+        return out;
+    }
+    fs::path p = table_path(*dir, *out.key);
+    if (auto bytes = read_table_file(p)) {
+        out.table = unit_names::parse(std::move(*bytes), *out.key);
+        if (!out.table) {
+            log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
+        }
+    }
+    ++(out.table ? state().hits : state().misses);
+    log::write(log::channel::dwarf, "index cache: {} {}", out.table ? "hit" : "miss", p.string());
+    return out;
+}
+
+void store_unit_names(const unit_names& table, const unit_names_key& key) {
+    std::optional<fs::path> dir;
+    {
+        std::lock_guard lock(state().mutex);
+        if (!state().enabled || !state().dir) {
+            return;
+        }
+        dir = state().dir;
+    }
+    fs::path p = table_path(*dir, key);
+    if (auto failure = write_file_atomically(p, table.bytes().data(), table.bytes().size())) {
+        std::lock_guard lock(state().mutex);
+        if (state().dir == dir) {
+            state().problem = fmt::format("The index cache directory \"{}\" cannot be written: {}.", dir->string(),
+                                          *failure);
+        }
+        log::write(log::channel::dwarf, "index cache: cannot write {}: {}", p.string(), *failure);
+        return;
+    }
+    evict_least_recent(*dir, p, directory_limit());
+}
+
+}  // namespace internal
+
+}  // namespace ompdbg::dwarf

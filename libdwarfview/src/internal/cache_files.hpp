@@ -1,0 +1,30 @@
+#pragma once
+// Files of ompdbg's caches (inflated sections, the index cache): written whole or not at
+// all, and a directory kept under a size bound. Parallel sessions (and the parallel test
+// suite) share these directories: a reader never sees a partial file.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace ompdbg::dwarf::internal {
+
+/// Writes `size` bytes to `p` through a temporary file in the same directory renamed into
+/// place (the directory is created when missing). Returns the reason when it could not
+/// (the system's message, e.g. "Permission denied"); the temporary file is removed then.
+std::optional<std::string> write_file_atomically(const std::filesystem::path& p, const void* bytes,
+                                                 std::size_t size);
+
+/// Keeps the regular files of `dir` under `limit` bytes in all: removes those used least
+/// recently (by modification time: readers touch a file at each use) until they fit,
+/// sparing `keep`, the file just written. A session that maps a removed file keeps its
+/// pages (unlink, not truncate).
+void evict_least_recent(const std::filesystem::path& dir, const std::filesystem::path& keep, std::uint64_t limit);
+
+/// `variable` read as a number of megabytes, in bytes; `fallback_mb` when unset or not a
+/// number.
+std::uint64_t megabytes_from_env(const char* variable, std::uint64_t fallback_mb);
+
+}  // namespace ompdbg::dwarf::internal

@@ -1,0 +1,29 @@
+#pragma once
+// The index cache's files (see ompdbg/dwarf/index_cache.hpp): one unit_names table per file
+// holding DWARF, named by its build-id, read and written whole.
+
+#include "internal/unit_names.hpp"
+
+#include <optional>
+
+#include <elfutils/libdw.h>
+
+namespace ompdbg::dwarf::internal {
+
+struct cached_unit_names {
+    /// What a table of this file must be valid for; nullopt when the cache is off or the
+    /// file has no build-id (then nothing is read or written).
+    std::optional<unit_names_key> key;
+    /// The table read from the cache (a hit); nullopt on a miss.
+    std::optional<unit_names> table;
+};
+
+/// Looks `dwarf`'s table up in the cache and counts a hit or a miss. Never throws; a file
+/// that is not an intact table for this key is a miss (and is rewritten by the store).
+cached_unit_names load_unit_names(Dwarf* dwarf);
+
+/// Writes `table` for `key` into the cache (after a miss), keeping the directory under its
+/// bound. A failure is kept for index_cache::problem(), nothing else.
+void store_unit_names(const unit_names& table, const unit_names_key& key);
+
+}  // namespace ompdbg::dwarf::internal

@@ -1,0 +1,313 @@
+// The index cache (ompdbg/dwarf/index_cache.hpp): a file's table of function names written
+// by the first reader and read by the next must give the lookups the whole index gives;
+// a truncated, corrupt, foreign-version, wrong-size or foreign file is a miss (rewritten),
+// never a crash or a wrong answer; nothing is written when the cache is off; a directory
+// that cannot be written only shows in problem(). Every test keeps the cache in a
+// temporary directory it removes.
+
+#include "elf_test_support.hpp"
+
+#include "ompdbg/dwarf/debug_info.hpp"
+#include "ompdbg/dwarf/elf_file.hpp"
+#include "ompdbg/dwarf/index_cache.hpp"
+#include "internal/unit_filter.hpp"
+#include "internal/unit_names.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+using namespace ompdbg::test;
+using namespace ompdbg::test::dwarf;
+using ompdbg::dwarf::elf_file;
+namespace index_cache = ompdbg::dwarf::index_cache;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A temporary cache directory, made the index cache's for the test's lifetime (the
+/// settings are the process's: put back after).
+struct cache_guard {
+    fs::path dir;
+    bool was_enabled = index_cache::enabled();
+    std::optional<fs::path> was_dir = index_cache::directory();
+    cache_guard() {
+        std::string tmpl = (fs::temp_directory_path() / "ompdbg-index-cache-test-XXXXXX").string();
+        if (::mkdtemp(tmpl.data()) == nullptr) {
+            throw std::runtime_error("mkdtemp failed");
+        }
+        dir = tmpl;
+        index_cache::set_directory(dir / "cache");
+        index_cache::set_enabled(true);
+    }
+    ~cache_guard() {
+        index_cache::set_enabled(was_enabled);
+        index_cache::set_directory(was_dir.value_or(fs::path()));
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+    cache_guard(const cache_guard&) = delete;
+    cache_guard& operator=(const cache_guard&) = delete;
+    std::vector<fs::path> files() const {
+        std::vector<fs::path> out;
+        std::error_code ec;
+        for (fs::directory_iterator it(dir / "cache", ec), end; !ec && it != end; it.increment(ec)) {
+            out.push_back(it->path());
+        }
+        return out;
+    }
+};
+
+std::string read_all(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_all(const fs::path& p, const std::string& bytes) {
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// What find_functions answers for `name` with a fresh reader, in a comparable form.
+std::vector<std::string> functions_found(const ompdbg::dwarf::debug_info& d, const std::string& name) {
+    std::vector<std::string> out;
+    for (const auto& fn : d.find_functions(name)) {
+        out.push_back(fmt::format("{} {:#x} {:#x} {}", fn.name, fn.entry_pc, fn.breakpoint_pc, fn.is_inlined));
+    }
+    return out;
+}
+
+// Names of the programs (every function the index knows, spellings a user types, names
+// that are only parameters, members or types, and none at all).
+const std::vector<std::string> spellings = {
+    "main", "step", "shapes::twice", "twice", "twice<int>", "shapes::twice<double>", "shapes::box::area",
+    "box::area", "area", "perimeter", "shapes::square", "only_b::helper", "helper", "a_work",
+    "_ZNK6shapes3box4areaEv", "b_work(int)", "no_such_function", "x", "h", "box"};
+
+/// The answers of a fresh reader of `bin` to every name: `names` and those of the index.
+std::map<std::string, std::vector<std::string>> answers(const std::string& bin, const std::vector<std::string>& names) {
+    auto f = elf_file::open(bin);
+    REQUIRE(f->debug() != nullptr);
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& n : names) {
+        out[n] = functions_found(*f->debug(), n);
+    }
+    return out;
+}
+
+/// Every name the whole index knows, and `spellings`.
+std::vector<std::string> names_of(const std::string& bin) {
+    std::vector<std::string> names = spellings;
+    auto f = elf_file::open(bin);
+    for (const auto& n : f->debug()->all_function_names()) {
+        names.push_back(n);
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("index cache: a warm lookup finds what a cold one and the whole index find, on gcc and clang programs",
+          "[dwarf]") {
+    auto bin = GENERATE(from_range([] {
+        auto v = variants("dwarf_units");
+        for (auto& x : variants("dwarf_cxx")) {
+            v.push_back(x);
+        }
+        return v;
+    }()));
+    INFO(bin);
+    cache_guard cache;
+    auto names = names_of(bin);
+    std::map<std::string, std::vector<std::string>> whole;
+    {
+        auto f = elf_file::open(bin);
+        f->debug()->all_function_names();   // the whole index first: every lookup goes through it
+        for (const auto& n : names) {
+            whole[n] = functions_found(*f->debug(), n);
+        }
+    }
+    CHECK(!whole["main"].empty());
+    auto before = index_cache::stats();
+    auto cold = answers(bin, names);   // a miss: the table is built and written
+    CHECK(index_cache::stats().misses == before.misses + 1);
+    CHECK(index_cache::stats().hits == before.hits);
+    REQUIRE(cache.files().size() == 1);
+    auto id = elf_file::open(bin)->build_id().value();
+    CHECK(cache.files()[0].filename().string() == id + ".ompdbg-index");   // the build-id of the file with the DWARF
+    auto warm = answers(bin, names);   // a hit: read back
+    CHECK(index_cache::stats().hits == before.hits + 1);
+    CHECK(index_cache::stats().misses == before.misses + 1);
+    std::size_t found = 0;
+    for (const auto& n : names) {
+        INFO(n);
+        CHECK(cold[n] == whole[n]);
+        CHECK(warm[n] == whole[n]);
+        found += whole[n].empty() ? 0 : 1;
+    }
+    CHECK(found >= 3);
+    // Without the cache (unit_filter name by name), the same.
+    index_cache::set_enabled(false);
+    CHECK(answers(bin, names) == whole);
+}
+
+TEST_CASE("index cache: the table's candidates are the unit filter's for every name", "[dwarf]") {
+    // The table is read from the same walk as unit_filter::candidates: for readable units
+    // the two agree exactly, so the per-unit indexes built are the same.
+    for (const auto& bin : variants("dwarf_units")) {
+        INFO(bin);
+        auto f = elf_file::open(bin);
+        ompdbg::dwarf::internal::unit_filter filter(f->debug()->raw());
+        REQUIRE(filter.usable());
+        auto key = ompdbg::dwarf::internal::unit_names_key::of(f->debug()->raw());
+        REQUIRE(key);
+        auto table = ompdbg::dwarf::internal::unit_names::build(filter, *key);
+        REQUIRE(table);
+        auto back = ompdbg::dwarf::internal::unit_names::parse(table->bytes(), *key);
+        REQUIRE(back);
+        for (const auto& n : {"main", "step", "twice", "twice<int>", "area", "a_work", "helper", "x", "h", "box",
+                              "no_such_function", "_ZNK6shapes3box4areaEv"}) {
+            INFO(n);
+            CHECK(table->candidates(n) == filter.candidates(n));
+            CHECK(back->candidates(n) == filter.candidates(n));
+        }
+    }
+}
+
+TEST_CASE("index cache: a truncated, corrupt, foreign-version, wrong-size or foreign file is a miss and is rewritten",
+          "[dwarf]") {
+    const std::string bin = target("dwarf_units", "gcc", 5, 0);
+    const std::string other = target("dwarf_cxx", "clang", 5, 0);
+    cache_guard cache;
+    auto names = names_of(bin);
+    auto good_answers = answers(bin, names);   // writes the table
+    REQUIRE(cache.files().size() == 1);
+    const fs::path file = cache.files()[0];
+    const std::string good = read_all(file);
+    REQUIRE(good.size() > 88);
+    answers(other, {"main"});   // another program's table
+    REQUIRE(cache.files().size() == 2);
+    std::string foreign;
+    for (const auto& p : cache.files()) {
+        if (p != file) {
+            foreign = read_all(p);
+        }
+    }
+
+    // Version 2 with a checksum that matches: only the version says no.
+    std::string newer = good;
+    newer[8] = 2;
+    {
+        std::string zeroed = newer;
+        std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(zeroed.data()), 24));
+        crc = static_cast<std::uint32_t>(
+            crc32_z(crc, reinterpret_cast<const Bytef*>(zeroed.data()) + 28, zeroed.size() - 28));
+        std::memcpy(newer.data() + 24, &crc, 4);
+    }
+    std::string flipped = good;
+    flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
+    const std::map<std::string, std::string> bad = {
+        {"empty", ""},
+        {"truncated", good.substr(0, good.size() / 2)},
+        {"header only", good.substr(0, 88)},
+        {"one byte changed", flipped},
+        {"another format version", newer},
+        {"longer than its header says", good + std::string(16, '\0')},
+        {"another program's table", foreign},
+        {"not a table", std::string(4096, 'x')},
+    };
+    for (const auto& [what, bytes] : bad) {
+        INFO(what);
+        write_all(file, bytes);
+        auto before = index_cache::stats();
+        CHECK(answers(bin, names) == good_answers);
+        CHECK(index_cache::stats().misses == before.misses + 1);
+        CHECK(index_cache::stats().hits == before.hits);
+        CHECK(read_all(file) == good);   // rewritten
+    }
+    auto before = index_cache::stats();
+    CHECK(answers(bin, names) == good_answers);
+    CHECK(index_cache::stats().hits == before.hits + 1);
+}
+
+TEST_CASE("index cache: parse refuses damaged tables and never reads past them", "[dwarf]") {
+    // Random truncations and bit flips of a real table: parse either refuses the bytes or
+    // (unchanged bytes) gives the same answers; never a crash (ASan/UBSan builds check the
+    // reads).
+    const std::string bin = target("dwarf_cxx", "gcc", 5, 0);
+    auto f = elf_file::open(bin);
+    ompdbg::dwarf::internal::unit_filter filter(f->debug()->raw());
+    REQUIRE(filter.usable());
+    auto key = ompdbg::dwarf::internal::unit_names_key::of(f->debug()->raw());
+    REQUIRE(key);
+    auto table = ompdbg::dwarf::internal::unit_names::build(filter, *key);
+    REQUIRE(table);
+    const auto& good = table->bytes();
+    std::mt19937 rng(21);
+    for (int round = 0; round < 2000; ++round) {
+        std::vector<unsigned char> bytes = good;
+        if (round % 2 == 0) {
+            bytes.resize(rng() % bytes.size());
+        } else {
+            bytes[rng() % bytes.size()] ^= static_cast<unsigned char>(1u << (rng() % 8));
+        }
+        auto parsed = ompdbg::dwarf::internal::unit_names::parse(bytes, *key);
+        CHECK_FALSE(parsed);
+    }
+    auto other_key = *key;
+    other_key.info_size += 1;   // the same build-id, other sections: a stripped copy, another build
+    CHECK_FALSE(ompdbg::dwarf::internal::unit_names::parse(good, other_key));
+    auto same = ompdbg::dwarf::internal::unit_names::parse(good, *key);
+    REQUIRE(same);
+    CHECK(same->candidates("main") == filter.candidates("main"));
+}
+
+TEST_CASE("index cache: nothing is written or counted when it is off", "[dwarf]") {
+    const std::string bin = target("dwarf_units", "clang", 5, 0);
+    cache_guard cache;
+    index_cache::set_enabled(false);
+    auto before = index_cache::stats();
+    auto got = answers(bin, {"main", "step", "no_such_function"});
+    CHECK(!got["main"].empty());
+    CHECK(cache.files().empty());
+    CHECK_FALSE(fs::exists(cache.dir / "cache"));
+    CHECK(index_cache::stats().hits == before.hits);
+    CHECK(index_cache::stats().misses == before.misses);
+}
+
+TEST_CASE("index cache: a directory that cannot be written gives the same answers and one sentence", "[dwarf]") {
+    const std::string bin = target("dwarf_units", "gcc", 4, 0);
+    cache_guard cache;
+    write_all(cache.dir / "a-file", "not a directory\n");
+    index_cache::set_directory(cache.dir / "a-file" / "cache");
+    CHECK_FALSE(index_cache::problem());
+    auto names = names_of(bin);
+    auto got = answers(bin, names);
+    CHECK(!got["main"].empty());
+    auto why = index_cache::problem();
+    REQUIRE(why);
+    CHECK(*why == "The index cache directory \"" + (cache.dir / "a-file" / "cache").string() +
+                      "\" cannot be written: Not a directory.");
+    index_cache::set_enabled(false);
+    CHECK(answers(bin, names) == got);
+}
+
+TEST_CASE("index cache: over OMPDBG_INDEX_CACHE_MAX_MB the least recently used tables go first", "[dwarf]") {
+    cache_guard cache;
+    ::setenv("OMPDBG_INDEX_CACHE_MAX_MB", "0", 1);
+    struct unset_max {
+        ~unset_max() { ::unsetenv("OMPDBG_INDEX_CACHE_MAX_MB"); }
+    } unset;
+    const std::string a = target("dwarf_units", "gcc", 5, 2), b = target("dwarf_units", "clang", 5, 2);
+    answers(a, {"main"});
+    REQUIRE(cache.files().size() == 1);
+    const fs::path first = cache.files()[0];
+    auto got = answers(b, {"main"});   // written, then the directory is over its bound: a's table goes
+    CHECK(!got["main"].empty());
+    REQUIRE(cache.files().size() == 1);
+    CHECK(cache.files()[0] != first);
+}
