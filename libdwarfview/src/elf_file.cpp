@@ -83,65 +83,6 @@ bool has_dwarf_sections(const elf_handle& h) {
     return false;
 }
 
-symbol_kind kind_of(unsigned char type) {
-    switch (type) {
-    case STT_FUNC: return symbol_kind::function;
-    case STT_OBJECT: return symbol_kind::object;
-    case STT_TLS: return symbol_kind::tls;
-    case STT_GNU_IFUNC: return symbol_kind::ifunc;
-    default: return symbol_kind::other;
-    }
-}
-
-// Reads one symbol table section into `out`, skipping what gdb's minimal symbols skip
-// (undefined, section and file symbols, empty names).
-void read_symtab(const elf_handle& h, Elf_Scn* scn, const GElf_Shdr& shdr, bool dynsym,
-                 std::vector<symbol>& out) {
-    if (!h.section_in_bounds(shdr) || shdr.sh_entsize == 0) {
-        return;
-    }
-    Elf_Data* data = elf_getdata(scn, nullptr);
-    if (data == nullptr) {
-        return;
-    }
-    std::size_t count = shdr.sh_size / shdr.sh_entsize;
-    std::map<std::size_t, section_kind> kinds;   // by section index, read once each
-    auto section_of_index = [&](std::size_t index) {
-        if (index == SHN_ABS) {
-            return section_kind::data;
-        }
-        auto [it, fresh] = kinds.try_emplace(index, section_kind::other);
-        GElf_Shdr sec;
-        Elf_Scn* s = fresh && index < SHN_LORESERVE ? elf_getscn(h.get(), index) : nullptr;
-        if (s != nullptr && gelf_getshdr(s, &sec) != nullptr && (sec.sh_flags & SHF_ALLOC) != 0) {
-            it->second = (sec.sh_flags & SHF_EXECINSTR) != 0 ? section_kind::code : section_kind::data;
-        }
-        return it->second;
-    };
-    for (std::size_t i = 1; i < count; ++i) {
-        GElf_Sym sym;
-        if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) {
-            break;
-        }
-        unsigned char type = GELF_ST_TYPE(sym.st_info);
-        if (sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE) {
-            continue;
-        }
-        const char* name = elf_strptr(h.get(), shdr.sh_link, sym.st_name);
-        if (name == nullptr || *name == '\0') {
-            continue;
-        }
-        std::string_view n(name);
-        if (auto at = n.find('@'); at != std::string_view::npos && at > 0) {
-            n = n.substr(0, at);
-        }
-        unsigned char bind = GELF_ST_BIND(sym.st_info);
-        out.push_back(symbol{std::string(n), sym.st_value, sym.st_size, kind_of(type),
-                             bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE,
-                             dynsym, section_of_index(sym.st_shndx)});
-    }
-}
-
 }  // namespace
 
 elf_file::elf_file() : impl_(std::make_unique<impl>()) {}
@@ -333,30 +274,33 @@ std::optional<section_info> elf_file::section(std::string_view name) const {
     return std::nullopt;
 }
 
-void elf_file::impl::load_symbols() const {
-    auto read_all = [&](const elf_handle& h, bool only_symtab) {
-        bool found = false;
-        for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
-            GElf_Shdr shdr;
-            if (gelf_getshdr(scn, &shdr) == nullptr) {
-                continue;
-            }
-            if (shdr.sh_type == SHT_SYMTAB) {
-                read_symtab(h, scn, shdr, false, symbols);
-                found = true;
-            } else if (shdr.sh_type == SHT_DYNSYM && !only_symtab) {
-                read_symtab(h, scn, shdr, true, symbols);
+// The tables are read once and kept open: a lookup by name reads them in place.
+const std::vector<internal::symbol_table>& elf_file::impl::symbol_tables() const {
+    std::call_once(tables_once, [&] {
+        tables = internal::read_symbol_tables(main, false);
+        bool have_symtab = std::any_of(tables.begin(), tables.end(), [](const auto& t) { return !t.dynsym; });
+        // A stripped file whose separate debug file still has the full .symtab (objcopy
+        // --only-keep-debug keeps it), as gdb reads it.
+        if (!have_symtab) {
+            if (auto& sep = find_separate_debug_file()) {
+                symtab_file = elf_handle::try_open(*sep);
+                if (symtab_file) {
+                    for (auto& t : internal::read_symbol_tables(*symtab_file, true)) {
+                        tables.push_back(std::move(t));
+                    }
+                }
             }
         }
-        return found;
-    };
-    bool have_symtab = read_all(main, false);
-    // A stripped file whose separate debug file still has the full .symtab (objcopy
-    // --only-keep-debug keeps it), as gdb reads it.
-    if (!have_symtab) {
-        if (auto& sep = find_separate_debug_file()) {
-            if (auto h = elf_handle::try_open(*sep)) {
-                read_all(*h, true);
+    });
+    return tables;
+}
+
+void elf_file::impl::load_symbols() const {
+    for (const auto& t : symbol_tables()) {
+        symbols.reserve(symbols.size() + t.count);
+        for (std::size_t i = 1; i < t.count; ++i) {
+            if (auto sym = t.at(i)) {
+                symbols.push_back(std::move(*sym));
             }
         }
     }
@@ -407,42 +351,10 @@ const std::vector<symbol>& elf_file::symbols() const {
     return impl_->symbols;
 }
 
-// False only when no string table of the symbol tables load_symbols reads holds the bytes
-// "name\0" or "name@" (a versioned name): then no symbol has that name.
-// Same choice of tables as load_symbols: .symtab and .dynsym of the file, or the separate
-// debug file's .symtab when the file has none.
+// False only when no string table of the symbol tables holds the bytes "name\0" or
+// "name@" (a versioned name): then no symbol has that name, and a file that does not name
+// it is passed over without hashing its names.
 bool elf_file::impl::strtabs_may_name(std::string_view name) const {
-    std::call_once(strtabs_once, [&] {
-        auto collect = [&](const elf_handle& h, bool only_symtab) {
-            bool found = false;
-            for (Elf_Scn* scn = elf_nextscn(h.get(), nullptr); scn; scn = elf_nextscn(h.get(), scn)) {
-                GElf_Shdr shdr;
-                if (gelf_getshdr(scn, &shdr) == nullptr ||
-                    !(shdr.sh_type == SHT_SYMTAB || (shdr.sh_type == SHT_DYNSYM && !only_symtab))) {
-                    continue;
-                }
-                found = found || shdr.sh_type == SHT_SYMTAB;
-                Elf_Scn* str = elf_getscn(h.get(), shdr.sh_link);
-                GElf_Shdr str_shdr;
-                if (str == nullptr || gelf_getshdr(str, &str_shdr) == nullptr ||
-                    !h.section_in_bounds(str_shdr)) {
-                    continue;
-                }
-                if (Elf_Data* data = elf_getdata(str, nullptr); data && data->d_buf) {
-                    strtabs.emplace_back(static_cast<const char*>(data->d_buf), data->d_size);
-                }
-            }
-            return found;
-        };
-        if (!collect(main, false)) {
-            if (auto& sep = find_separate_debug_file()) {
-                symtab_file = elf_handle::try_open(*sep);
-                if (symtab_file) {
-                    collect(*symtab_file, true);
-                }
-            }
-        }
-    });
     if (name.empty()) {
         return true;
     }
@@ -452,9 +364,9 @@ bool elf_file::impl::strtabs_may_name(std::string_view name) const {
     versioned += '@';
     // A linker may share a name's tail with a longer one ("foo" inside "barfoo"): look
     // for the bytes anywhere, a false "maybe" costs only the full read.
-    for (std::string_view t : strtabs) {
+    for (const auto& t : symbol_tables()) {
         for (const std::string& needle : {whole, versioned}) {
-            if (::memmem(t.data(), t.size(), needle.data(), needle.size()) != nullptr) {
+            if (::memmem(t.strings.data(), t.strings.size(), needle.data(), needle.size()) != nullptr) {
                 return true;
             }
         }
@@ -467,8 +379,11 @@ std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
     if (auto at = name.find('@'); at != std::string_view::npos && at > 0) {
         name = name.substr(0, at);
     }
-    if (!impl_->symbols_loaded.load(std::memory_order_acquire) && !impl_->strtabs_may_name(name)) {
-        return {};
+    if (!impl_->symbols_loaded.load(std::memory_order_acquire)) {
+        if (!impl_->names_built.load(std::memory_order_acquire) && !impl_->strtabs_may_name(name)) {
+            return {};
+        }
+        return impl_->find_by_name_index(name);
     }
     const auto& syms = symbols();
     std::vector<symbol> out;
@@ -478,6 +393,16 @@ std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
         out.push_back(syms[*it]);
     }
     return out;
+}
+
+// Until every symbol is read (symbols(), symbol_at), a lookup by name builds only the
+// symbols of that name, through a hash of the names built on the first lookup.
+std::vector<symbol> elf_file::impl::find_by_name_index(std::string_view name) const {
+    std::call_once(names_once, [&] {
+        names = std::make_unique<internal::symbol_name_index>(symbol_tables());
+        names_built.store(true, std::memory_order_release);
+    });
+    return names->find(name);
 }
 
 std::optional<symbol> elf_file::symbol_at(std::uint64_t addr) const {

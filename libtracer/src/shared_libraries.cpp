@@ -134,7 +134,7 @@ void ptrace_process::impl::init_shared_libraries() {
     if (phdr && phnum && *phnum < 256) {
         std::vector<Elf64_Phdr> ph(*phnum);
         auto bytes = std::as_writable_bytes(std::span(ph));
-        if (raw_read(*phdr, bytes) == bytes.size()) {
+        if (cached_read(*phdr, bytes) == bytes.size()) {
             for (const auto& p : ph) {
                 if (p.p_type == PT_PHDR) {
                     exe_bias = *phdr - p.p_vaddr;
@@ -147,7 +147,7 @@ void ptrace_process::impl::init_shared_libraries() {
                 if (p.p_type == PT_INTERP && p.p_filesz > 1 && p.p_filesz < 4096) {
                     std::string name(p.p_filesz, '\0');
                     auto out = std::as_writable_bytes(std::span(name.data(), name.size()));
-                    if (raw_read(exe_bias + p.p_vaddr, out) == out.size()) {
+                    if (cached_read(exe_bias + p.p_vaddr, out) == out.size()) {
                         interp = name.c_str();   // up to its terminating NUL
                     }
                 }
@@ -195,6 +195,10 @@ void ptrace_process::impl::init_shared_libraries() {
     }
 }
 
+// Reads go through the page cache (the process is stopped): the dynamic section, r_debug,
+// the link-map entries and their names lie on a few pages, read once each instead of one
+// process_vm_readv per entry and per name (56 at a launch of a program with three
+// libraries).
 bool ptrace_process::impl::read_link_map() {
     // r_debug: the executable's DT_DEBUG entry, filled by ld.so before its first
     // notification; else ld.so's `_r_debug` symbol.
@@ -203,7 +207,7 @@ bool ptrace_process::impl::read_link_map() {
         for (std::uint64_t a = exe_dynamic;; a += sizeof(Elf64_Dyn)) {
             Elf64_Dyn dyn{};
             auto b = std::as_writable_bytes(std::span(&dyn, 1));
-            if (raw_read(a, b) != b.size() || dyn.d_tag == DT_NULL) {
+            if (cached_read(a, b) != b.size() || dyn.d_tag == DT_NULL) {
                 break;
             }
             if (dyn.d_tag == DT_DEBUG) {
@@ -222,7 +226,7 @@ bool ptrace_process::impl::read_link_map() {
     }
     r_debug_raw rd{};
     auto rb = std::as_writable_bytes(std::span(&rd, 1));
-    if (raw_read(rdebug, rb) != rb.size() || rd.r_map == 0) {
+    if (cached_read(rdebug, rb) != rb.size() || rd.r_map == 0) {
         return false;
     }
     r_debug_addr = rdebug;
@@ -244,13 +248,13 @@ bool ptrace_process::impl::read_link_map() {
     for (int guard = 0; lm != 0 && guard < 100000; ++guard) {
         link_map_raw l{};
         auto lb = std::as_writable_bytes(std::span(&l, 1));
-        if (raw_read(lm, lb) != lb.size()) {
+        if (cached_read(lm, lb) != lb.size()) {
             break;
         }
         std::string name;
         if (l.l_name != 0) {
             char buf[4096];
-            std::size_t n = raw_read(l.l_name, std::as_writable_bytes(std::span(buf, sizeof buf - 1)));
+            std::size_t n = cached_read(l.l_name, std::as_writable_bytes(std::span(buf, sizeof buf - 1)));
             buf[n] = 0;
             name = buf;
         }

@@ -8,6 +8,7 @@
 
 #include "internal/elf_handle.hpp"
 #include "internal/section_inflate.hpp"
+#include "internal/symbol_tables.hpp"
 
 #include <atomic>
 #include <filesystem>
@@ -49,12 +50,18 @@ struct elf_file::impl {
     mutable std::vector<std::size_t> by_addr;   // code/data symbols sorted by address
     mutable std::atomic<bool> symbols_loaded{false};
 
-    // The string tables of the symbol tables load_symbols reads, kept to answer "no such
-    // symbol" without reading and sorting every symbol (attach asks each module for the
-    // MPIR/MPI2DD names).
-    mutable std::once_flag strtabs_once;
+    // The symbol tables load_symbols reads: .symtab and .dynsym of the file, or the
+    // separate debug file's .symtab when the file has none (as gdb reads it).
+    mutable std::once_flag tables_once;
     mutable std::optional<elf_handle> symtab_file;   // separate debug file holding .symtab
-    mutable std::vector<std::string_view> strtabs;
+    mutable std::vector<internal::symbol_table> tables;
+
+    // Their names hashed, built on the first lookup by name that the string tables cannot
+    // answer "no such symbol" to (attach asks each module for the MPIR/MPI2DD names), and
+    // used until every symbol is read.
+    mutable std::once_flag names_once;
+    mutable std::unique_ptr<internal::symbol_name_index> names;
+    mutable std::atomic<bool> names_built{false};
 
     // GOT slot -> symbol name, from the dynamic relocations, read on first use.
     mutable std::once_flag got_once;
@@ -84,8 +91,10 @@ struct elf_file::impl {
     }
 
     void read_headers(const std::filesystem::path& p);
+    const std::vector<internal::symbol_table>& symbol_tables() const;
     void load_symbols() const;
     bool strtabs_may_name(std::string_view name) const;
+    std::vector<symbol> find_by_name_index(std::string_view name) const;
     static bool file_crc32_matches(const std::filesystem::path& p, std::uint32_t crc);
     void load_debug() const;
     const std::optional<std::filesystem::path>& find_separate_debug_file() const;

@@ -13,6 +13,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <stdlib.h>
 
@@ -233,6 +234,57 @@ TEST_CASE("elf_file symbols match readelf for every build, local symbols include
     CHECK(f->find_symbols("thread_value").at(0).kind == ompdbg::dwarf::symbol_kind::tls);
     CHECK(f->find_symbols("main").at(0).kind == ompdbg::dwarf::symbol_kind::function);
     CHECK(f->find_symbols("no_such_symbol_anywhere").empty());
+}
+
+namespace {
+
+auto symbol_fields(const ompdbg::dwarf::symbol& s) {
+    return std::tuple(s.name, s.value, s.size, s.kind, s.is_global, s.from_dynsym, s.section);
+}
+
+}  // namespace
+
+// A lookup by name before every symbol is read (through the hash of names) and after it
+// (through the sorted table) find the same symbols, in the same order, for the test
+// programs and for the system's libraries (libc's .symtab lives in its separate debug file
+// when libc6-dbg is installed).
+TEST_CASE("find_symbols answers the same before and after the whole symbol table is read", "[dwarf]") {
+    std::vector<std::string> files = variants("dwarf_c");
+    for (const char* lib : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2",
+                            "/lib/x86_64-linux-gnu/libgomp.so.1"}) {
+        if (fs::exists(lib)) {
+            files.push_back(lib);
+        }
+    }
+    for (const auto& file : files) {
+        INFO(file);
+        std::set<std::string> names;
+        {
+            auto all = elf_file::open(file);
+            for (const auto& s : all->symbols()) {
+                names.insert(s.name);
+            }
+        }   // the last handle goes: the next open reads the file afresh
+        REQUIRE(names.size() > 10);
+        std::vector<std::string> asked(names.begin(), names.end());
+        for (std::string extra : {"no_such_symbol_anywhere", "", "@", "main@@GLIBC_2.34", "malloc@GLIBC_2.2.5"}) {
+            asked.push_back(extra);
+        }
+        auto f = elf_file::open(file);
+        std::map<std::string, std::vector<ompdbg::dwarf::symbol>> before;
+        for (const auto& n : asked) {
+            before[n] = f->find_symbols(n);
+        }
+        (void)f->symbols();
+        for (const auto& n : asked) {
+            INFO(n);
+            auto after = f->find_symbols(n);
+            REQUIRE(after.size() == before[n].size());
+            for (std::size_t i = 0; i < after.size(); ++i) {
+                CHECK(symbol_fields(after[i]) == symbol_fields(before[n][i]));
+            }
+        }
+    }
 }
 
 TEST_CASE("elf_file::symbol_at finds the function containing an address", "[dwarf]") {
