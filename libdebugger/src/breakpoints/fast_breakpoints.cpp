@@ -309,6 +309,7 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
     r.signature = plan.signature(bp);
     r.delegated = plan.delegated;
     r.ignore_known = rec.ignore;
+    r.passed_seen = passed_so_far(proc, a, i);
     a.fast[loc.address.addr()] = r;
     a.printing = a.printing || rec.action == OMPDBG_ACTION_PRINT;
     return "";
