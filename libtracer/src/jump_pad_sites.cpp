@@ -297,7 +297,8 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
         return "no memory for a pad within 2 GB of the site";
     }
     std::span<const std::byte> at_site(code.data() + (site - req.function_start), code.size() - (site - req.function_start));
-    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr(), req.function_end);
+    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr(), req.function_end,
+                                      req.condition);
     if (!plan.pad) {
         return plan.refusal;
     }
@@ -331,7 +332,8 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
         d.insert_int3(*it->second);
         return "the jump cannot be written";
     }
-    log::write(log::channel::ptrace, "jump pad at {:#x} for site {:#x}", placed.pad.base, site);
+    log::write(log::channel::ptrace, "jump pad at {:#x} for site {:#x}{}", placed.pad.base, site,
+               placed.pad.native_condition ? " (condition in native code)" : "");
     return std::nullopt;
 }
 
