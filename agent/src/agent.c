@@ -23,6 +23,12 @@ AGENT_EXPORT struct ompdbg_agent_control ompdbg_agent_control = {
 
 static long agent_pid;
 
+/* The thread's counter shard + 1 (0: none taken yet). Initial-exec TLS: one %fs-relative
+ * load, never a call of __tls_get_addr (which may allocate) inside a pad; the agent's 4
+ * bytes fit the static TLS room glibc keeps for libraries loaded by dlopen. */
+static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
+static uint32_t next_shard = 1;
+
 static long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
     long ret;
     register long r10 __asm__("r10") = a3;
@@ -49,6 +55,8 @@ static void on_fork_child(void) {
 
 __attribute__((constructor)) static void agent_init(void) {
     agent_pid = raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    ompdbg_agent_control.shard_tls =
+        (int64_t)((uintptr_t)&thread_shard - (uintptr_t)__builtin_thread_pointer());
     pthread_atfork(NULL, NULL, on_fork_child);
 }
 
@@ -224,11 +232,6 @@ static int take_ignored_hit(struct ompdbg_agent_site* site) {
     return 0;
 }
 
-/* The thread's counter shard + 1 (0: none taken yet). Initial-exec TLS: one %fs-relative
- * load, never a call of __tls_get_addr (which may allocate) inside a pad; the agent's 4
- * bytes fit the static TLS room glibc keeps for libraries loaded by dlopen. */
-static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
-static uint32_t next_shard = 1;
 
 /* Counts a hit of record `index` handled without a stop. A thread owns its shard alone
  * (plain add, no locked instruction, no cache line shared with another thread) unless the

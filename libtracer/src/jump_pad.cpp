@@ -59,7 +59,7 @@ void restore_registers(code_writer& w) {
 
 jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t site, std::uint64_t base,
                              std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end,
-                             std::span<const std::uint8_t> condition) {
+                             std::span<const std::uint8_t> condition, std::optional<native_count> count) {
     jump_pad_plan plan;
     auto reach = static_cast<std::int64_t>(base) - static_cast<std::int64_t>(site + 5);
     if (reach < INT32_MIN || reach > INT32_MAX) {
@@ -72,8 +72,8 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     // relocated instructions from there, the rest on into the full path.
     std::optional<native_filter> filter;
     std::size_t filter_at = w.code().size();
-    if (!condition.empty()) {
-        filter = compile_native_filter(condition, site);
+    if (!condition.empty() || count) {
+        filter = compile_native_filter(condition, site, count);
     }
     if (filter) {
         w.append(filter->code);
@@ -128,7 +128,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     w.u64(trap);
     if (w.code().size() > jump_pad_size) {
         if (filter) {
-            return build_jump_pad(bytes, site, base, record, evaluate, function_end, {});   // the agent alone
+            return build_jump_pad(bytes, site, base, record, evaluate, function_end, {}, std::nullopt);   // the agent alone
         }
         plan.refusal = "the displaced instructions do not fit in a pad";
         return plan;

@@ -7,6 +7,7 @@
 
 #include "ompdbg/agent/agent_abi.h"
 
+#include <cstddef>
 #include <cstring>
 #include <initializer_list>
 #include <map>
@@ -62,7 +63,8 @@ private:
 
 class compiler {
 public:
-    compiler(std::span<const std::uint8_t> code, std::uint64_t site) : code_(code), site_(site) {}
+    compiler(std::span<const std::uint8_t> code, std::uint64_t site, std::optional<native_count> count)
+        : code_(code), site_(site), count_(count) {}
 
     std::optional<native_filter> run() {
         e_.bytes({0x50});               // push %rax
@@ -72,6 +74,10 @@ public:
         std::optional<unsigned> k = 0;   // words on the bytecode's stack; nullopt: unreachable
         std::uint32_t pc = 0;
         const auto len = static_cast<std::uint32_t>(code_.size());
+        if (len == 0) {
+            true_fixups_.push_back(e_.rel32({0xe9}));   // no condition: it holds
+            k.reset();
+        }
         while (pc < len) {
             if (!join(pc, k)) {
                 return std::nullopt;
@@ -99,7 +105,15 @@ public:
             e_.resolve(rel, it->second);
         }
         native_filter f;
-        // False: the registers and flags back, the red zone given back, on to the
+        for (auto rel : true_fixups_) {
+            e_.resolve(rel, e_.size());
+        }
+        if (count_) {
+            count();
+        } else {
+            full_fixups_.push_back(e_.rel32({0xe9}));
+        }
+        // False (or counted): the registers and flags back, the red zone given back, on to the
         // relocated instructions.
         for (auto rel : false_fixups_) {
             e_.resolve(rel, e_.size());
@@ -136,6 +150,49 @@ private:
         e_.bytes({0x04, 0x7f});         // add $0x7f,%al: OF again (1 + 0x7f overflows)
         e_.bytes({0x9e});               // sahf
         e_.bytes({0x58});               // pop %rax
+    }
+
+    /// The condition held: count the hit as the agent's count_passed does when nothing
+    /// else is to be done (agent_abi.h), else on to the full path. %rax, %rcx and %rdx are
+    /// free, the flags saved.
+    void count() {
+        const auto& c = *count_;
+        auto field = [](std::size_t offset) { return static_cast<std::int32_t>(offset); };
+        auto full_unless = [&](int cc) { full_fixups_.push_back(e_.rel32({0x0f, cc ^ 1})); };
+        e_.bytes({0x48, 0xb8});                        // movabs $control,%rax
+        e_.imm64(c.control);
+        e_.bytes({0x83, 0xb8});                        // cmpl $0,forked(%rax)
+        e_.imm32(field(offsetof(ompdbg_agent_control, forked)));
+        e_.bytes({0x00});
+        full_unless(0x84);                             // a fork child: the agent answers
+        e_.bytes({0x48, 0x8b, 0x88});                  // mov shard_tls(%rax),%rcx
+        e_.imm32(field(offsetof(ompdbg_agent_control, shard_tls)));
+        e_.bytes({0x48, 0x85, 0xc9});                  // test %rcx,%rcx
+        full_unless(0x85);                             // the agent has not started yet
+        e_.bytes({0x64, 0x8b, 0x09});                  // mov %fs:(%rcx),%ecx: shard + 1
+        e_.bytes({0x83, 0xf9, 0x01});                  // cmp $1,%ecx
+        full_unless(0x87);                             // ja: a shard of its own
+        const std::uint64_t record = offsetof(ompdbg_agent_control, sites) + c.index * sizeof(ompdbg_agent_site);
+        e_.bytes({0x83, 0xb8});                        // cmpl $0,enabled(%rax)
+        e_.imm32(field(record + offsetof(ompdbg_agent_site, enabled)));
+        e_.bytes({0x00});
+        full_unless(0x85);
+        e_.bytes({0x83, 0xb8});                        // cmpl $COUNT,action(%rax)
+        e_.imm32(field(record + offsetof(ompdbg_agent_site, action)));
+        e_.bytes({OMPDBG_ACTION_COUNT});
+        full_unless(0x84);
+        e_.bytes({0x48, 0x83, 0xb8});                  // cmpq $0,ignore(%rax)
+        e_.imm32(field(record + offsetof(ompdbg_agent_site, ignore)));
+        e_.bytes({0x00});
+        full_unless(0x84);                             // hits to ignore: the agent takes them
+        e_.bytes({0x48, 0x69, 0xc9});                  // imul $shard size,%rcx,%rcx
+        e_.imm32(field(sizeof(ompdbg_agent_shard)));
+        // shard[s].passed[index] with s = %ecx - 1: the thread's own, a plain add.
+        e_.bytes({0x48, 0x83, 0x84, 0x08});            // addq $1,disp(%rax,%rcx)
+        e_.imm32(field(offsetof(ompdbg_agent_control, shard) - sizeof(ompdbg_agent_shard) +
+                       c.index * sizeof(std::uint64_t)));
+        e_.bytes({0x01});
+        false_fixups_.push_back(e_.rel32({0xe9}));     // on, as after a false condition
     }
 
     /// Drops the k words of the bytecode's stack and goes to the full path.
@@ -182,7 +239,7 @@ private:
             e_.lea_rsp(static_cast<std::int32_t>(8 * d));
             e_.bytes({0x48, 0x85, 0xc0});         // test %rax,%rax
             false_fixups_.push_back(e_.rel32({0x0f, 0x84}));   // jz false
-            full_fixups_.push_back(e_.rel32({0xe9}));          // jmp full
+            true_fixups_.push_back(e_.rel32({0xe9}));          // jmp true
             k.reset();
             return true;
         case OMPDBG_OP_CONST: {
@@ -422,20 +479,23 @@ private:
 
     std::span<const std::uint8_t> code_;
     std::uint64_t site_;
+    std::optional<native_count> count_;
     emitter e_;
     std::map<std::uint32_t, unsigned> depth_at_;        ///< jump target → depth there
     std::map<std::uint32_t, std::size_t> native_at_;    ///< bytecode offset → code offset
     std::vector<std::pair<std::size_t, std::uint32_t>> pc_fixups_;
-    std::vector<std::size_t> false_fixups_, full_fixups_;
+    std::vector<std::size_t> false_fixups_, true_fixups_, full_fixups_;
 };
 
 }  // namespace
 
-std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site) {
-    if (bytecode.empty() || bytecode.size() > OMPDBG_AGENT_SITE_CODE_BYTES) {
+std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
+                                                   std::optional<native_count> count) {
+    if ((bytecode.empty() && !count) || bytecode.size() > OMPDBG_AGENT_SITE_CODE_BYTES ||
+        (count && count->index >= OMPDBG_AGENT_MAX_SITES)) {
         return std::nullopt;
     }
-    return compiler(bytecode, site).run();
+    return compiler(bytecode, site, count).run();
 }
 
 }  // namespace ompdbg::tracer::internal

@@ -302,6 +302,9 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
     if (!bp.condition.empty()) {
         req.condition = code.code;   // a pad without one (`1`) would only call the agent later
     }
+    if (rec.action == OMPDBG_ACTION_COUNT) {
+        req.counting_control = virt_addr(a.control);
+    }
     if (auto why = proc.make_site_fast(loc.address, req)) {
         set_record_enabled(proc, a, i, false);
         return "int3 kept: " + *why;

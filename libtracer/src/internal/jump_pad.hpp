@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "internal/instruction_relocation.hpp"
+#include "internal/native_filter.hpp"
 
 namespace ompdbg::tracer::internal {
 
@@ -37,7 +38,7 @@ struct jump_pad {
     std::uint64_t stop_slot = 0;     ///< 8 bytes: where the stop path jumps
     std::uint64_t after_call = 0;    ///< the return address of the call of the agent
     std::uint64_t evaluate = 0;      ///< the agent's function the pad calls
-    bool native_condition = false;   ///< the pad evaluates the condition itself first
+    bool native_condition = false;   ///< the pad evaluates the condition (or counts) itself first
     relocated_code moved;
     /// The 5 bytes written at the site: jmp rel32 to `base`.
     std::vector<std::byte> site_jump;
@@ -53,9 +54,11 @@ struct jump_pad_plan {
 /// instructions cannot move or the pad is out of rel32 reach of the site. `function_end`
 /// (0: unknown) lets a final `ret` before alignment padding move (relocate_instructions).
 /// `condition` (the record's condition bytecode; empty: none) is compiled into the pad when
-/// it can be (native_filter.hpp), so that a false condition does not call the agent.
+/// it can be (native_filter.hpp), so that a false condition does not call the agent; with
+/// `count` the pad also counts a hit whose condition holds itself.
 jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t site, std::uint64_t base,
                              std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end = 0,
-                             std::span<const std::uint8_t> condition = {});
+                             std::span<const std::uint8_t> condition = {},
+                             std::optional<native_count> count = std::nullopt);
 
 }  // namespace ompdbg::tracer::internal

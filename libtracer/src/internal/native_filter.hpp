@@ -12,7 +12,7 @@
 //
 // The code runs with %rsp 128 bytes below the site's (the red zone kept), saves %rax, the
 // arithmetic flags (lahf/seto: pushfq/popfq cost more), %rcx and %rdx, and restores them
-// exactly on both exits.
+// exactly on both exits. A pad of a counter also counts there (native_count).
 
 #include <cstddef>
 #include <cstdint>
@@ -31,9 +31,21 @@ struct native_filter {
     std::size_t to_relocated = 0;
 };
 
+/// A record whose hits are only counted (OMPDBG_ACTION_COUNT): when its condition holds the
+/// native code counts the hit itself, as the agent's count_passed does, in the thread's own
+/// shard, and goes on to the relocated instructions; it leaves the hit to the agent when
+/// the process is a fork child, the record is disabled, hits are left to ignore, or the
+/// thread has no shard of its own yet (or shares shard 0).
+struct native_count {
+    std::uint64_t control = 0;   ///< ompdbg_agent_control in the process
+    std::uint32_t index = 0;     ///< the record's
+};
+
 /// The native form of `bytecode` for a site at `site` (REG 16, rip, is the site); nullopt
 /// when the program uses what only the interpreter does, or is malformed (the interpreter
-/// then answers "undecided" and the debugger decides, as without a filter).
-std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site);
+/// then answers "undecided" and the debugger decides, as without a filter). `bytecode` may
+/// be empty (no condition) when `count` is given.
+std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
+                                                   std::optional<native_count> count = std::nullopt);
 
 }  // namespace ompdbg::tracer::internal

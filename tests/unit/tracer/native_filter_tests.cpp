@@ -17,6 +17,8 @@
 
 #include <sys/mman.h>
 
+extern "C" ompdbg_agent_control ompdbg_agent_control;
+extern "C" int ompdbg_agent_evaluate(ompdbg_agent_site* site, const std::uint64_t* regs);
 extern "C" int ompdbg_agent_exec(const std::uint8_t* code, std::uint32_t len, const std::uint64_t* regs,
                                  std::uint64_t* value);
 
@@ -58,8 +60,9 @@ public:
     harness(const harness&) = delete;
     harness& operator=(const harness&) = delete;
 
-    outcome run(const std::vector<std::uint8_t>& bytecode, const std::array<std::uint64_t, 18>& in) {
-        auto filter = compile_native_filter(bytecode, fake_site);
+    outcome run(const std::vector<std::uint8_t>& bytecode, const std::array<std::uint64_t, 18>& in,
+                std::optional<ompdbg::tracer::internal::native_count> count = std::nullopt) {
+        auto filter = compile_native_filter(bytecode, fake_site, count);
         REQUIRE(filter);
         auto* data = reinterpret_cast<harness_data*>(mem_);
         std::memset(data, 0, sizeof *data);
@@ -438,4 +441,72 @@ TEST_CASE("native conditions that run off their end, or jump to it, go to the fu
     compare(h, {OMPDBG_OP_CONST, 0, 0, 0, 0, 0, 0, 0, 0}, registers(g));
     compare(h, {OMPDBG_OP_CONST, 0, 0, 0, 0, 0, 0, 0, 0, OMPDBG_OP_JMP, 13, 0, OMPDBG_OP_END}, registers(g));
     compare(h, {OMPDBG_OP_CONST, 0, 0, 0, 0, 0, 0, 0, 0, OMPDBG_OP_END}, registers(g));
+}
+
+TEST_CASE("a counter's pad counts a hit in the thread's own shard as the agent does, and leaves the agent what "
+          "only it can do",
+          "[tracer][jump_pad][native]") {
+    harness h;
+    generator g(5);
+    auto& control = ompdbg_agent_control;
+    REQUIRE(control.shard_tls != 0);   // set by the agent's constructor
+    const std::uint32_t index = 3;
+    auto& site = control.sites[index];
+    site = ompdbg_agent_site{};
+    site.in_use = 1;
+    site.enabled = 1;
+    site.action = OMPDBG_ACTION_COUNT;
+    const std::vector<std::uint8_t> always = {OMPDBG_OP_CONST, 1, 0, 0, 0, 0, 0, 0, 0, OMPDBG_OP_END};
+    std::memcpy(site.code, always.data(), always.size());
+    site.code_len = static_cast<std::uint32_t>(always.size());
+    auto passed = [&] {
+        std::uint64_t sum = 0;
+        for (auto& shard : control.shard) {
+            sum += shard.passed[index];
+        }
+        return sum;
+    };
+    const ompdbg::tracer::internal::native_count count{reinterpret_cast<std::uint64_t>(&control), index};
+    const std::vector<std::uint8_t> none;
+    const std::vector<std::uint8_t> is_five = {OMPDBG_OP_REG, 5, OMPDBG_OP_CONST, 5, 0, 0, 0, 0, 0, 0, 0,
+                                               OMPDBG_OP_EQ, OMPDBG_OP_END};
+    auto regs = registers(g);
+    // The agent gives the thread its shard at its first counted hit.
+    auto block = regs;
+    REQUIRE(ompdbg_agent_evaluate(&site, block.data()) == 0);
+    std::uint64_t before = passed();
+    REQUIRE(before >= 1);
+    for (int i = 0; i < 10; ++i) {
+        auto o = h.run(none, regs, count);
+        CHECK(o.full == 0);
+        CHECK(o.rsp == h.site_rsp());
+        CHECK((o.flags & flag_bits) == (regs[17] & flag_bits));
+        for (int r = 0; r < 16; ++r) {
+            if (r != 7) {
+                CHECK(o.regs[static_cast<std::size_t>(r)] == regs[static_cast<std::size_t>(r)]);
+            }
+        }
+    }
+    CHECK(passed() == before + 10);
+    // With a condition: counted where it holds, nothing where it does not.
+    regs[5] = 5;
+    CHECK(h.run(is_five, regs, count).full == 0);
+    regs[5] = 6;
+    CHECK(h.run(is_five, regs, count).full == 0);
+    CHECK(passed() == before + 11);
+    // Hits to ignore, a disabled record, another action, a fork child: the agent's.
+    site.ignore = 2;
+    CHECK(h.run(none, regs, count).full == 1);
+    site.ignore = 0;
+    site.enabled = 0;
+    CHECK(h.run(none, regs, count).full == 1);
+    site.enabled = 1;
+    site.action = OMPDBG_ACTION_STOP;
+    CHECK(h.run(none, regs, count).full == 1);
+    site.action = OMPDBG_ACTION_COUNT;
+    control.forked = 1;
+    CHECK(h.run(none, regs, count).full == 1);
+    control.forked = 0;
+    CHECK(passed() == before + 11);
+    site = ompdbg_agent_site{};
 }

@@ -146,6 +146,10 @@ struct ompdbg_agent_control {
     uint32_t sync_at_exit;
     uint32_t shards;     /* OMPDBG_AGENT_SHARDS */
     uint32_t reserved;
+    /* Set by the agent when it starts: where a thread's shard number + 1 (0: none yet, 1:
+     * the shared shard 0) is, from its thread pointer (%fs:shard_tls; initial-exec TLS, the
+     * same in every thread). A pad that only counts reads it to count a hit itself. */
+    int64_t shard_tls;
     struct ompdbg_agent_site sites[OMPDBG_AGENT_MAX_SITES] __attribute__((aligned(64)));
     /* Written by every pass that counts, each thread in its own shard (slot 0 is shared
      * by the threads beyond the others and counts atomically). */

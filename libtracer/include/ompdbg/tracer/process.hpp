@@ -190,6 +190,9 @@ public:
         virt_addr record;
         std::uint64_t function_start = 0, function_end = 0;
         std::vector<std::uint8_t> condition;
+        /// The agent's control block when the record only counts its hits
+        /// (OMPDBG_ACTION_COUNT): the pad then counts them itself where it can.
+        std::optional<virt_addr> counting_control;
     };
     /// Replaces the int3 of the enabled site `addr` with a jump to a pad that calls
     /// `evaluate(record, registers)` and stops only when it answers true; such a stop is
