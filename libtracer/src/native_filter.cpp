@@ -12,6 +12,8 @@
 #include <initializer_list>
 #include <map>
 
+#include <cpuid.h>
+
 namespace ompdbg::tracer::internal {
 
 namespace {
@@ -489,9 +491,22 @@ private:
 
 }  // namespace
 
+namespace {
+
+/// Whether this CPU has lahf/sahf in 64-bit mode (CPUID 0x80000001, ECX bit 0: every x86-64
+/// CPU since 2006; the first ones lacked it). The pads run on this machine's CPUs: ompdbg
+/// traces local processes only (a remote process has no pads).
+bool has_lahf() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(0x80000001u, &a, &b, &c, &d) != 0 && (c & 1u) != 0;
+}
+
+}  // namespace
+
 std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
                                                    std::optional<native_count> count) {
-    if ((bytecode.empty() && !count) || bytecode.size() > OMPDBG_AGENT_SITE_CODE_BYTES ||
+    static const bool lahf = has_lahf();
+    if (!lahf || (bytecode.empty() && !count) || bytecode.size() > OMPDBG_AGENT_SITE_CODE_BYTES ||
         (count && count->index >= OMPDBG_AGENT_MAX_SITES)) {
         return std::nullopt;
     }
