@@ -18,9 +18,16 @@ AGENT_EXPORT struct ompdbg_agent_control ompdbg_agent_control = {
     .magic = OMPDBG_AGENT_MAGIC,
     .version = OMPDBG_AGENT_VERSION,
     .max_sites = OMPDBG_AGENT_MAX_SITES,
+    .shards = OMPDBG_AGENT_SHARDS,
 };
 
 static long agent_pid;
+
+/* The thread's counter shard + 1 (0: none taken yet). Initial-exec TLS: one %fs-relative
+ * load, never a call of __tls_get_addr (which may allocate) inside a pad; the agent's 4
+ * bytes fit the static TLS room glibc keeps for libraries loaded by dlopen. */
+static __thread uint32_t thread_shard __attribute__((tls_model("initial-exec")));
+static uint32_t next_shard = 1;
 
 static long raw_syscall6(long nr, long a0, long a1, long a2, long a3, long a4, long a5) {
     long ret;
@@ -48,14 +55,21 @@ static void on_fork_child(void) {
 
 __attribute__((constructor)) static void agent_init(void) {
     agent_pid = raw_syscall6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    ompdbg_agent_control.shard_tls =
+        (int64_t)((uintptr_t)&thread_shard - (uintptr_t)__builtin_thread_pointer());
     pthread_atfork(NULL, NULL, on_fork_child);
 }
 
+/* An operand of 8 or 2 bytes, little-endian (x86-64): one unaligned load, not a loop of
+ * byte loads and shifts (the interpreter runs at every pass of a pad). */
 static uint64_t operand(const uint8_t* code, uint32_t at, unsigned bytes) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; ++i) {
-        v |= (uint64_t)code[at + i] << (8 * i);
+    if (bytes == 8) {
+        uint64_t v;
+        __builtin_memcpy(&v, code + at, 8);
+        return v;
     }
+    uint16_t v;
+    __builtin_memcpy(&v, code + at, 2);
     return v;
 }
 
@@ -218,16 +232,36 @@ static int take_ignored_hit(struct ompdbg_agent_site* site) {
     return 0;
 }
 
+
+/* Counts a hit of record `index` handled without a stop. A thread owns its shard alone
+ * (plain add, no locked instruction, no cache line shared with another thread) unless the
+ * shards ran out: the threads after them share shard 0 and count atomically. Exact either
+ * way; the debugger sums the shards. */
+static void count_passed(uint32_t index) {
+    uint32_t s = thread_shard;
+    if (s == 0) {
+        uint32_t n = __atomic_fetch_add(&next_shard, 1, __ATOMIC_RELAXED);
+        s = (n < OMPDBG_AGENT_SHARDS ? n : 0) + 1;
+        thread_shard = s;
+    }
+    uint64_t* c = &ompdbg_agent_control.shard[s - 1].passed[index];
+    if (s == 1) {
+        __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    }
+}
+
 /* Called by a jump pad with the site's record and the register block (see agent_abi.h).
  * Returns 1 when the thread must stop for the debugger. A hit the agent handles without a
- * stop (ignored, counted, printed into the ring) is counted in `passed`, which the
- * debugger adds to the breakpoint's hit count; a stopping hit the debugger counts itself. */
+ * stop (ignored, counted, printed into the ring) is counted in the `passed` shards, which
+ * the debugger adds to the breakpoint's hit count; a stopping hit the debugger counts
+ * itself. A false condition writes nothing. */
 AGENT_EXPORT int ompdbg_agent_evaluate(struct ompdbg_agent_site* site, const uint64_t* regs) {
     if (__atomic_load_n(&ompdbg_agent_control.forked, __ATOMIC_RELAXED) != 0 ||
         __atomic_load_n(&site->enabled, __ATOMIC_ACQUIRE) == 0) {
         return 0;
     }
-    __atomic_fetch_add(&site->hits, 1, __ATOMIC_RELAXED);
     uint64_t value = 0;
     int undecided = site->code_len > OMPDBG_AGENT_SITE_CODE_BYTES ||
                     ompdbg_agent_exec(site->code, site->code_len, regs, &value) != 0;
@@ -235,13 +269,14 @@ AGENT_EXPORT int ompdbg_agent_evaluate(struct ompdbg_agent_site* site, const uin
         return 0;
     }
     /* A condition that cannot be decided here stops: the debugger decides (and counts, and
-     * ignores) as without the agent. */
-    if (!undecided && (take_ignored_hit(site) || site->action == OMPDBG_ACTION_COUNT ||
-                       (site->action == OMPDBG_ACTION_PRINT && ompdbg_agent_print(site, regs)))) {
-        __atomic_fetch_add(&site->passed, 1, __ATOMIC_RELAXED);
+     * ignores) as without the agent. So does a record outside the control block. */
+    uintptr_t index = ((uintptr_t)site - (uintptr_t)ompdbg_agent_control.sites) / sizeof(struct ompdbg_agent_site);
+    if (!undecided && index < OMPDBG_AGENT_MAX_SITES &&
+        (take_ignored_hit(site) || site->action == OMPDBG_ACTION_COUNT ||
+         (site->action == OMPDBG_ACTION_PRINT && ompdbg_agent_print(site, regs)))) {
+        count_passed((uint32_t)index);
         return 0;
     }
-    __atomic_fetch_add(&site->stops, 1, __ATOMIC_RELAXED);
     return 1;
 }
 

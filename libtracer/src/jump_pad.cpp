@@ -2,6 +2,7 @@
 // by byte with their mnemonic; the register block matches agent_abi.h.
 
 #include "internal/jump_pad.hpp"
+#include "internal/native_filter.hpp"
 #include "internal/x86_decoder.hpp"
 
 #include <climits>
@@ -57,7 +58,8 @@ void restore_registers(code_writer& w) {
 }  // namespace
 
 jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t site, std::uint64_t base,
-                             std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end) {
+                             std::uint64_t record, std::uint64_t evaluate, std::uint64_t function_end,
+                             std::span<const std::uint8_t> condition, std::optional<native_count> count) {
     jump_pad_plan plan;
     auto reach = static_cast<std::int64_t>(base) - static_cast<std::int64_t>(site + 5);
     if (reach < INT32_MIN || reach > INT32_MAX) {
@@ -66,6 +68,16 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     }
     code_writer w(base);
     w.bytes({0x48, 0x8d, 0x64, 0x24, 0x80});              // lea -128(%rsp),%rsp (red zone)
+    // The condition in native code first, when it has one: a false condition goes to the
+    // relocated instructions from there, the rest on into the full path.
+    std::optional<native_filter> filter;
+    std::size_t filter_at = w.code().size();
+    if (!condition.empty() || count) {
+        filter = compile_native_filter(condition, site, count);
+    }
+    if (filter) {
+        w.append(filter->code);
+    }
     w.bytes({0x9c});                                      // pushfq
     std::size_t site_ref = w.rip_ref({0xff, 0x35});       // push site(%rip)
     for (int r = 7; r >= 0; --r) {
@@ -91,6 +103,9 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
         return plan;
     }
     w.append(moved.moved->code);
+    if (filter) {
+        w.resolve(filter_at + filter->to_relocated, relocated);
+    }
     w.bytes({0xff, 0x25, 0x00, 0x00, 0x00, 0x00});        // jmp *0(%rip)
     w.u64(site + moved.moved->covered);                   //   back after the displaced bytes
     w.resolve(stop_jump, w.here());
@@ -112,6 +127,9 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     w.resolve(stop_ref, stop_slot);
     w.u64(trap);
     if (w.code().size() > jump_pad_size) {
+        if (filter) {
+            return build_jump_pad(bytes, site, base, record, evaluate, function_end, {}, std::nullopt);   // the agent alone
+        }
         plan.refusal = "the displaced instructions do not fit in a pad";
         return plan;
     }
@@ -124,6 +142,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     pad.stop_slot = stop_slot;
     pad.after_call = after_call;
     pad.evaluate = evaluate;
+    pad.native_condition = filter.has_value();
     pad.moved = std::move(*moved.moved);
     pad.site_jump.push_back(std::byte{0xe9});
     append_le(pad.site_jump, static_cast<std::uint32_t>(static_cast<std::int32_t>(reach)), 4);

@@ -15,6 +15,7 @@
 #include "internal/proc_fs.hpp"
 #include "internal/ptrace_wrapper.hpp"
 
+#include "ompdbg/agent/agent_abi.h"
 #include "ompdbg/base/log.hpp"
 
 #include <algorithm>
@@ -297,7 +298,17 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
         return "no memory for a pad within 2 GB of the site";
     }
     std::span<const std::byte> at_site(code.data() + (site - req.function_start), code.size() - (site - req.function_start));
-    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr(), req.function_end);
+    std::optional<internal::native_count> count;
+    if (req.counting_control) {
+        auto control = req.counting_control->addr();
+        auto first = control + offsetof(ompdbg_agent_control, sites);
+        if (req.record.addr() >= first && (req.record.addr() - first) % sizeof(ompdbg_agent_site) == 0) {
+            count = internal::native_count{control, static_cast<std::uint32_t>((req.record.addr() - first) /
+                                                                               sizeof(ompdbg_agent_site))};
+        }
+    }
+    auto plan = internal::build_jump_pad(at_site, site, *base, req.record.addr(), req.evaluate.addr(), req.function_end,
+                                      req.condition, count);
     if (!plan.pad) {
         return plan.refusal;
     }
@@ -331,7 +342,8 @@ std::optional<std::string> ptrace_process::make_site_fast(virt_addr addr, const 
         d.insert_int3(*it->second);
         return "the jump cannot be written";
     }
-    log::write(log::channel::ptrace, "jump pad at {:#x} for site {:#x}", placed.pad.base, site);
+    log::write(log::channel::ptrace, "jump pad at {:#x} for site {:#x}{}", placed.pad.base, site,
+               placed.pad.native_condition ? " (condition or count in native code)" : "");
     return std::nullopt;
 }
 

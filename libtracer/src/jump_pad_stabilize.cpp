@@ -6,13 +6,13 @@
 // "stabilizes" threads out of its fast tracepoint pads the same way):
 //   - in the relocated instructions: stepped through them, to after the displaced bytes
 //     (or wherever a relocated jump takes it);
-//   - saving registers, in the agent, restoring registers: it runs on alone (a temporary
-//     int3 on the relocated instructions, the pad's own trap on the stop path) to where its
-//     registers are the site's again. Let go by the agent, it is stepped through the
-//     relocated instructions as above: the agent has counted its hit (or ignored it), so it
-//     must not pass the site again. Sent to the stop path, it is put back at the site:
-//     resumed, it evaluates the condition again (the stop path changed no counter but the
-//     agent's own `stops`) and stops if it holds.
+//   - in the native condition, saving registers, in the agent, restoring registers: it
+//     runs on alone (a temporary int3 on the relocated instructions, the pad's own trap on
+//     the stop path) to where its registers are the site's again. Let go (by the native
+//     code or the agent), it is stepped through the relocated instructions as above: its
+//     hit may have been counted (or ignored), so it must not pass the site again. Sent to
+//     the stop path, it is put back at the site: resumed, it evaluates the condition again
+//     (the stop path changed no counter) and stops if it holds.
 
 #include "internal/jump_pad.hpp"
 #include "internal/process_impl.hpp"

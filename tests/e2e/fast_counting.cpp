@@ -80,6 +80,26 @@ TEST_CASE("a breakpoint whose commands are silent and continue is counted in the
     CHECK(grep(r.out, "^Breakpoint 1, ").empty());
 }
 
+TEST_CASE("counters on 80 threads, more than the agent's 64 counter shards, count every hit exactly",
+          "[e2e][fast][break][commands]") {
+    // Threads past the 64th share one shard and count atomically; the others each count in
+    // their own, in the pad's native code. 80 threads race on fast_loop's calls_by_thread
+    // (tid & 63): its sum, a reduction, is the ground truth here.
+    const std::string sum = ground_truth(240000, 80).substr(ground_truth(240000, 80).find(" sum "));
+    for (const char* condition : {"", " if i % 1000 == 7"}) {
+        auto r = debug(fast_loop("O2"),
+                       {"set breakpoint fast on", std::string("break f") + condition, "commands", "silent", "continue",
+                        "end", "break tiny if x == 500", "run", "info breakpoints", "continue"},
+                       {"240000", "80"});
+        INFO(r.all());
+        REQUIRE_FALSE(r.timed_out);
+        CHECK(grep(r.out, "^calls [0-9]+" + sum + "$").size() == 1);
+        CHECK(has_line(r.out, *condition ? "\tbreakpoint already hit 240 times" : "\tbreakpoint already hit 240000 times"));
+        CHECK(has_line(r.out, "\thits counted in the target"));
+        CHECK(grep(r.out, "^Breakpoint 1, ").empty());
+    }
+}
+
 TEST_CASE("an unconditional breakpoint with an ignore count brings the agent at run", "[e2e][fast][break][ignore]") {
     // No condition anywhere: the ignore count alone makes `run` preload the agent.
     auto r = debug(fast_loop("O0"), {"break f", "ignore 1 70000", "break main", "run", "info breakpoints", "continue",

@@ -70,6 +70,10 @@ inline std::uint64_t record_addr(const agent_state& a, unsigned i) {
 void write_record_field(tracer::process& proc, const agent_state& a, unsigned i, std::size_t offset,
                         std::uint64_t value, std::size_t size);
 
+/// The hits of record `i` the agent has counted in its shards so far (a record's shards
+/// start at what a process forked from this one had counted).
+std::uint64_t passed_so_far(tracer::process& proc, const agent_state& a, unsigned i);
+
 /// Fills the dprintf part of `rec` (format program, argument bytecode after the condition's
 /// `code_len` bytes) from `bp`'s printf; why the agent cannot print it (empty: it can).
 std::string compile_print(const breakpoint& bp, const dwarf::debug_info& info, std::uint64_t file_pc,

@@ -299,6 +299,12 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
     proc.write_memory(virt_addr(record_addr(a, i)), std::as_bytes(std::span(&rec, 1)));
     req.evaluate = virt_addr(a.evaluate);
     req.record = virt_addr(record_addr(a, i));
+    if (!bp.condition.empty()) {
+        req.condition = code.code;   // a pad without one (`1`) would only call the agent later
+    }
+    if (rec.action == OMPDBG_ACTION_COUNT) {
+        req.counting_control = virt_addr(a.control);
+    }
     if (auto why = proc.make_site_fast(loc.address, req)) {
         set_record_enabled(proc, a, i, false);
         return "int3 kept: " + *why;
@@ -309,6 +315,7 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
     r.signature = plan.signature(bp);
     r.delegated = plan.delegated;
     r.ignore_known = rec.ignore;
+    r.passed_seen = passed_so_far(proc, a, i);
     a.fast[loc.address.addr()] = r;
     a.printing = a.printing || rec.action == OMPDBG_ACTION_PRINT;
     return "";

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 namespace ompdbg::debugger {
 
@@ -38,6 +39,32 @@ void write_record_field(tracer::process& proc, const agent_state& a, unsigned i,
     proc.write_memory(virt_addr(record_addr(a, i) + offset), std::span(bytes.data(), size));
 }
 
+namespace {
+
+/// The agent's counter shards, read in one piece; empty when they cannot be read.
+std::vector<ompdbg_agent_shard> read_shards(tracer::process& proc, const agent_state& a) {
+    std::vector<ompdbg_agent_shard> shards(OMPDBG_AGENT_SHARDS);
+    auto bytes = std::as_writable_bytes(std::span(shards));
+    if (proc.try_read_memory(virt_addr(a.control + offsetof(ompdbg_agent_control, shard)), bytes) != bytes.size()) {
+        shards.clear();
+    }
+    return shards;
+}
+
+std::uint64_t passed_of(const std::vector<ompdbg_agent_shard>& shards, unsigned i) {
+    std::uint64_t sum = 0;
+    for (const auto& shard : shards) {
+        sum += shard.passed[i];
+    }
+    return sum;
+}
+
+}  // namespace
+
+std::uint64_t passed_so_far(tracer::process& proc, const agent_state& a, unsigned i) {
+    return passed_of(read_shards(proc, a), i);
+}
+
 bool only_counts(const breakpoint& bp) {
     if (bp.commands.size() != 2 || trimmed(bp.commands[0]) != "silent") {
         return false;
@@ -61,10 +88,11 @@ void push_ignore_counts(session& s, agent_state& a) {
     }
 }
 
-// Reads `passed` and `ignore` of every record in use; the hits the agent handled without a
-// stop become the breakpoints' (gdb counts an ignored hit as a hit), and what is left of a
-// delegated ignore count is the breakpoint's again. The process may be running (a poll
-// while waiting): the counters only grow, so a later read adds the rest.
+// Reads `passed` (summed over the shards, read in one piece) and `ignore` of every record
+// in use; the hits the agent handled without a stop become the breakpoints' (gdb counts an
+// ignored hit as a hit), and what is left of a delegated ignore count is the breakpoint's
+// again. The process may be running (a poll while waiting): the counters only grow, so a
+// later read adds the rest.
 void collect_fast_counters(session& s) {
     // The lines of the hits counted below first; a drain has forgotten the memory cache.
     bool fresh = drain_fast_output(s);
@@ -77,31 +105,35 @@ void collect_fast_counters(session& s) {
         if (!fresh) {
             proc->forget_cached_memory();   // the agent's threads wrote since the last stop
         }
+        auto shards = read_shards(*proc, *a);
+        if (shards.empty()) {
+            return;
+        }
         for (auto& [site, rec] : a->fast) {
-            std::array<std::uint64_t, 4> head{};   // hits, stops, passed, ignore
-            static_assert(offsetof(ompdbg_agent_site, passed) == 16 && offsetof(ompdbg_agent_site, ignore) == 24);
-            if (proc->try_read_memory(virt_addr(record_addr(*a, rec.index)), std::as_writable_bytes(std::span(head))) !=
-                sizeof head) {
+            std::uint64_t passed = passed_of(shards, rec.index);
+            std::uint64_t ignore = 0;
+            if (proc->try_read_memory(virt_addr(record_addr(*a, rec.index) + offsetof(ompdbg_agent_site, ignore)),
+                                      std::as_writable_bytes(std::span(&ignore, 1))) != sizeof ignore) {
                 continue;
             }
             auto bp = s.breakpoints().find(rec.breakpoint);
             if (bp == s.breakpoints().end()) {
-                rec.passed_seen = head[2];
+                rec.passed_seen = passed;
                 continue;
             }
-            if (head[2] > rec.passed_seen) {
-                bp->second.hit_count += static_cast<int>(head[2] - rec.passed_seen);
-                rec.passed_seen = head[2];
+            if (passed > rec.passed_seen) {
+                bp->second.hit_count += static_cast<int>(passed - rec.passed_seen);
+                rec.passed_seen = passed;
             }
-            if (rec.delegated && head[3] < rec.ignore_known) {
+            if (rec.delegated && ignore < rec.ignore_known) {
                 // The agent ignored hits: taken off what the breakpoint has now, which may
                 // differ from the record (set by the user, or a hit ignored by ompdbg since
                 // the record was written: push_ignore_counts writes that).
-                auto ignored = static_cast<int>(rec.ignore_known - head[3]);
+                auto ignored = static_cast<int>(rec.ignore_known - ignore);
                 bp->second.ignore_count = std::max(0, bp->second.ignore_count - ignored);
             }
             if (rec.delegated) {
-                rec.ignore_known = head[3];
+                rec.ignore_known = ignore;
             }
         }
     } catch (const std::exception& e) {

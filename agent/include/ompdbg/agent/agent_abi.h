@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define OMPDBG_AGENT_MAGIC 0x31746e6567616f64ull /* "doagent1" */
-#define OMPDBG_AGENT_VERSION 5u
+#define OMPDBG_AGENT_VERSION 6u
 #define OMPDBG_AGENT_MAX_SITES 64u
 #define OMPDBG_AGENT_CODE_BYTES 240u        /* one program: a condition, an argument */
 #define OMPDBG_AGENT_SITE_CODE_BYTES 512u   /* a record's condition and arguments */
@@ -18,6 +18,9 @@
 #define OMPDBG_AGENT_RING_LINES 4096u
 #define OMPDBG_AGENT_LINE_BYTES 240u
 #define OMPDBG_AGENT_STACK_DEPTH 32u
+/* Counter shards: a thread counts in its own shard (its slot, taken once per thread), so
+ * that threads on different cores never write the same cache line; the debugger sums them. */
+#define OMPDBG_AGENT_SHARDS 64u
 
 /* The register block a pad pushes: 17 slots indexed by x86-64 DWARF register number
  * (0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip), rsp and
@@ -77,15 +80,12 @@ enum ompdbg_agent_action {
 };
 
 /* One site's record. The debugger fills `code`, `action`, `ignore` and then sets
- * `enabled`; it writes `ignore` again only with every thread stopped. The agent increments
- * `hits` (every pass through the pad), `stops` (passes sent to the debugger) and `passed`
- * (condition true, handled here without a stop: ignored or counted), and decrements
- * `ignore` once for each hit it ignores. */
+ * `enabled`; it writes `ignore` again only with every thread stopped. Every pass through the
+ * pad reads the record: nothing in it is written by the program's threads but `ignore`,
+ * which the agent decrements once for each hit it ignores (on a cache line of its own). Hits
+ * the agent handles without a stop (condition true, then ignored, counted or printed) are
+ * counted in the control block's `passed` shards. */
 struct ompdbg_agent_site {
-    uint64_t hits;
-    uint64_t stops;
-    uint64_t passed;
-    uint64_t ignore;
     uint32_t in_use;     /* allocated by the debugger */
     uint32_t enabled;    /* 0: the pad is inert, the evaluator answers false */
     uint32_t code_len;
@@ -103,6 +103,9 @@ struct ompdbg_agent_site {
     uint16_t arg_len[OMPDBG_AGENT_MAX_ARGS];
     char format[OMPDBG_AGENT_FORMAT_BYTES];
     uint8_t code[OMPDBG_AGENT_SITE_CODE_BYTES];   /* the condition: [0, code_len) */
+    /* Hits left to ignore; alone on its cache line (the records are 64-byte aligned). */
+    uint64_t ignore __attribute__((aligned(64)));
+    uint8_t ignore_line[56];
 };
 
 /* One line of the ring: published when `seq` is its position + 1. */
@@ -124,6 +127,12 @@ struct ompdbg_agent_ring {
     struct ompdbg_agent_line lines[OMPDBG_AGENT_RING_LINES];
 };
 
+/* One shard of the counters: `passed[i]` counts the hits of site i that the agent handled
+ * without a stop, in the threads whose slot is this shard. */
+struct ompdbg_agent_shard {
+    uint64_t passed[OMPDBG_AGENT_MAX_SITES];
+};
+
 struct ompdbg_agent_control {
     uint64_t magic;
     uint32_t version;
@@ -135,17 +144,30 @@ struct ompdbg_agent_control {
     /* Set by the debugger: at exit (the agent's destructor) call ompdbg_agent_sync(), where
      * the debugger has a breakpoint, so that it reads the counters one last time. */
     uint32_t sync_at_exit;
-    struct ompdbg_agent_site sites[OMPDBG_AGENT_MAX_SITES];
+    uint32_t shards;     /* OMPDBG_AGENT_SHARDS */
+    uint32_t reserved;
+    /* Set by the agent when it starts: where a thread's shard number + 1 (0: none yet, 1:
+     * the shared shard 0) is, from its thread pointer (%fs:shard_tls; initial-exec TLS, the
+     * same in every thread). A pad that only counts reads it to count a hit itself. */
+    int64_t shard_tls;
+    struct ompdbg_agent_site sites[OMPDBG_AGENT_MAX_SITES] __attribute__((aligned(64)));
+    /* Written by every pass that counts, each thread in its own shard (slot 0 is shared
+     * by the threads beyond the others and counts atomically). */
+    struct ompdbg_agent_shard shard[OMPDBG_AGENT_SHARDS] __attribute__((aligned(64)));
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(struct ompdbg_agent_site) == 760, "agent site layout");
-static_assert(sizeof(struct ompdbg_agent_line) == 256, "agent line layout");
-static_assert(sizeof(struct ompdbg_agent_control) == 24 + 760 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+#define OMPDBG_AGENT_STATIC_ASSERT static_assert
 #else
-_Static_assert(sizeof(struct ompdbg_agent_site) == 760, "agent site layout");
-_Static_assert(sizeof(struct ompdbg_agent_line) == 256, "agent line layout");
-_Static_assert(sizeof(struct ompdbg_agent_control) == 24 + 760 * OMPDBG_AGENT_MAX_SITES, "agent control layout");
+#define OMPDBG_AGENT_STATIC_ASSERT _Static_assert
 #endif
+OMPDBG_AGENT_STATIC_ASSERT(sizeof(struct ompdbg_agent_site) == 832 && __builtin_offsetof(struct ompdbg_agent_site, ignore) == 768,
+                           "agent site layout");
+OMPDBG_AGENT_STATIC_ASSERT(sizeof(struct ompdbg_agent_line) == 256, "agent line layout");
+OMPDBG_AGENT_STATIC_ASSERT(__builtin_offsetof(struct ompdbg_agent_control, sites) == 64 &&
+                               __builtin_offsetof(struct ompdbg_agent_control, shard) == 64 + 832 * OMPDBG_AGENT_MAX_SITES &&
+                               sizeof(struct ompdbg_agent_control) ==
+                                   64 + 832 * OMPDBG_AGENT_MAX_SITES + 8 * OMPDBG_AGENT_MAX_SITES * OMPDBG_AGENT_SHARDS,
+                           "agent control layout");
 
 #endif

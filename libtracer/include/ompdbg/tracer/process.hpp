@@ -182,11 +182,17 @@ public:
 
     /// What a jump pad at a site calls (issue 21): the agent's evaluator, the site's record
     /// in the agent's control block, and the function around the site (whose code is
-    /// checked for branches into the bytes the jump replaces).
+    /// checked for branches into the bytes the jump replaces). `condition`, the record's
+    /// condition bytecode (empty: none), is also compiled into the pad where it can be, so
+    /// that a false condition costs no call of the agent.
     struct fast_site_request {
         virt_addr evaluate;
         virt_addr record;
         std::uint64_t function_start = 0, function_end = 0;
+        std::vector<std::uint8_t> condition;
+        /// The agent's control block when the record only counts its hits
+        /// (OMPDBG_ACTION_COUNT): the pad then counts them itself where it can.
+        std::optional<virt_addr> counting_control;
     };
     /// Replaces the int3 of the enabled site `addr` with a jump to a pad that calls
     /// `evaluate(record, registers)` and stops only when it answers true; such a stop is
