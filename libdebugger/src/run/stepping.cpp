@@ -9,6 +9,7 @@
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 #include "ompdbg/debugger/run/run_control.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/inline_frames.hpp"
@@ -127,6 +128,13 @@ namespace {
 bool has_line_info(tracer::process& p, std::uint64_t pc) {
     auto c = locate(p, pc);
     return c.dbg && c.dbg->line_at(c.file_pc).has_value() && physical_function(c).has_value();
+}
+
+/// True when thread `tid` has just returned from a function called from the debugger and
+/// abandoned at a stop (it stands at that call's return): the caller's registers come back
+/// and the step ends without a word, as gdb pops its dummy frame and "silently stops".
+bool returned_to_dummy_frame(session& s, pid_t tid) {
+    return infcall::pop_abandoned_return(s, tid).has_value();
 }
 
 /// True when `c` is in a PLT stub of its module (.plt, .plt.sec, .plt.got).
@@ -264,7 +272,7 @@ bool step_one_line(step_context& cx, step_mode mode) {
         }
         cx.report.stepping_until_exit(name);
         std::uint64_t ret = p.read<std::uint64_t>(virt_addr(st.cfa - 8));
-        if (run_to_address(cx.s, cx.report, tid, ret, st.cfa - 8)) {
+        if (run_to_address(cx.s, cx.report, tid, ret, st.cfa - 8) || returned_to_dummy_frame(s, tid)) {
             return false;
         }
         pc = p.find_thread(tid)->regs().pc();
@@ -307,7 +315,7 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
             }
         }
         t = p.find_thread(tid);
-        if (!t) {
+        if (!t || returned_to_dummy_frame(cx.s, tid)) {
             return false;
         }
         pc = t->regs().pc();
@@ -510,6 +518,9 @@ void step_instructions(session& s, stop_reporter& report, bool over_calls, int c
             return;
         }
         t = p.find_thread(tid);
+        if (!t || returned_to_dummy_frame(cx.s, tid)) {
+            return;
+        }
         std::uint64_t pc = t->regs().pc();
         std::uint64_t sp = t->regs().sp();
         if (over_calls && sp == prev_sp - 8) {
