@@ -289,6 +289,24 @@ bool debug_info::impl::has_loclist(std::size_t cu) {
 // (namespaces are searched but not returned). A hand-written walk rather than
 // dwarf_getscopes, which continues an inlined subroutine with its abstract origin's
 // scopes instead of the caller's.
+namespace {
+
+/// The assembler (gas) describes each global label of a .S file as a childless subprogram,
+/// aliases at the same address one after the other (__getpid, __GI___getpid, getpid,
+/// __GI_getpid): gdb names the code by the last of them that holds `addr`, as ompdbg does.
+Dwarf_Die last_alias(Dwarf_Die first, std::uint64_t addr) {
+    Dwarf_Die best = first;
+    Dwarf_Die next = first;
+    while (dwarf_siblingof(&next, &next) == 0 && dwarf_tag(&next) == DW_TAG_subprogram && !dwarf_haschildren(&next)) {
+        if (has_pc(next, addr)) {
+            best = next;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
 std::vector<Dwarf_Die> debug_info::impl::scope_chain(Dwarf_Die cudie, std::uint64_t addr) {
     std::vector<Dwarf_Die> chain;
     auto find = [&](auto& self, Dwarf_Die parent, int depth) -> bool {
@@ -304,6 +322,9 @@ std::vector<Dwarf_Die> debug_info::impl::scope_chain(Dwarf_Die cudie, std::uint6
             case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
             case DW_TAG_try_block: case DW_TAG_catch_block: case DW_TAG_entry_point:
                 if (has_pc(child, addr)) {
+                    if (dwarf_tag(&child) == DW_TAG_subprogram && !dwarf_haschildren(&child)) {
+                        child = last_alias(child, addr);
+                    }
                     chain.push_back(child);
                     self(self, child, depth + 1);
                     return true;

@@ -202,6 +202,7 @@ bool ptrace_process::impl::may_report_early() {
 std::optional<stop_reason> ptrace_process::impl::take_report() {
     normalise_out_of_line();
     normalise_pads();
+    end_reported_step();
     if (end) {
         stop_reason r = *end;
         reap_everything();

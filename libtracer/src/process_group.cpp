@@ -184,4 +184,23 @@ void process_group::interrupt() {
     }
 }
 
+bool process_group::start_step(process& p, pid_t tid) {
+    auto* t = traced(p);
+    if (t == nullptr) {
+        return false;
+    }
+    auto& d = *t->impl_;
+    d.require_stopped();
+    d.settle();
+    thread_record* thr = d.find(tid);
+    if (!thr || thr->st != tstate::stopped) {
+        error::send("Invalid thread " + std::to_string(tid) + ".");
+    }
+    d.release_deferred_children();
+    int sig = thr->pending_signal;
+    thr->pending_signal = 0;
+    d.start_reported_step(*thr, sig);
+    return true;
+}
+
 }  // namespace ompdbg::tracer

@@ -77,6 +77,44 @@ bool ptrace_process::impl::single_step(thread_record& t, int signo) {
     return done;
 }
 
+void ptrace_process::impl::start_reported_step(thread_record& t, int signo) {
+    std::uint64_t pc = read_pc(t.tid_);
+    reported_step step{t.tid_, std::nullopt};
+    if (auto it = sites.find(pc); it != sites.end() && it->second->is_enabled()) {
+        remove_int3(*it->second);
+        step.site_pc = pc;
+    }
+    pending_step = step;
+    interrupt_requested.store(false);   // as resume_all: an interrupt asked before is spent
+    t.forget_regs();
+    t.step_over_pc.reset();
+    t.stepping = true;
+    t.step_done = false;
+    t.st = tstate::running;
+    running = true;
+    if (!try_ptrace(PTRACE_SINGLESTEP, t.tid_, nullptr, reinterpret_cast<void*>(static_cast<long>(signo)))) {
+        // ESRCH: the thread died while stopped; waitpid reports its end.
+        t.stepping = false;
+    }
+}
+
+void ptrace_process::impl::end_reported_step() {
+    if (!pending_step) {
+        return;
+    }
+    thread_record* t = find(pending_step->tid);
+    if (t && t->stepping) {
+        return;
+    }
+    std::optional<std::uint64_t> pc = pending_step->site_pc;
+    pending_step.reset();
+    if (pc && !end) {
+        if (auto it = sites.find(*pc); it != sites.end() && it->second->is_enabled()) {
+            insert_int3(*it->second);
+        }
+    }
+}
+
 void ptrace_process::impl::resume_all() {
     require_alive();
     interrupt_requested.store(false);

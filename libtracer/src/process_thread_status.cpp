@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <utility>
 
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -129,6 +130,14 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
     }
     case wait_status::kind::interrupt_stop:
         // Our PTRACE_INTERRUPT, or the first stop of an auto-attached clone.
+        if (t.stepping && is_reported_step(t) && (stopping_all || interrupt_requested.load())) {
+            // A reported step stopped on the way (a step that blocks in a system call, and
+            // Ctrl-C or the job's stop_all): the instruction has not completed.
+            t.stepping = false;
+            t.stale_step_trap = true;
+            t.st = tstate::stopped;
+            return;
+        }
         if (t.stepping) {
             // An interrupt trap left pending from an earlier stop_all (the thread reported
             // another event first) fires before the step: step again.
@@ -277,6 +286,15 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
         t.st = tstate::stopped;
         t.forget_regs();
         auto si = internal::get_siginfo(tid);
+        if (std::exchange(t.stale_step_trap, false) && sig == SIGTRAP && si && si->si_code > 0 && !t.stepping) {
+            // The SIGTRAP of a reported step stopped inside a system call (user_single_step_
+            // report at the call's exit): the step was already reported as interrupted.
+            log::write(log::channel::wait, "thread {}: stale single-step trap dropped", tid);
+            if (!stopping_all) {
+                cont(t, 0);
+            }
+            return;
+        }
         if (sig != SIGTRAP) {
             t.last_siginfo = si;
         }
@@ -324,6 +342,15 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
             if (t.stepping && from_kernel) {
                 t.stepping = false;
                 t.step_done = true;
+                if (is_reported_step(t)) {
+                    // Its end is this thread's stop, reported by the wait.
+                    t.step_done = false;
+                    stop_reason r;
+                    r.kind = stop_kind::single_step;
+                    r.tid = tid;
+                    r.signo = SIGTRAP;
+                    queue_event(r);
+                }
                 return;
             }
         }

@@ -6,12 +6,14 @@
 
 #include "cli_common.hpp"
 #include "inspect_common.hpp"
+#include "daily_common.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <csignal>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 using namespace ompdbg::test;
 using namespace ompdbg::test::cli;
@@ -148,6 +150,64 @@ TEST_CASE("until and advance out of a called function abandoned at a breakpoint 
         CHECK(std::regex_search(ours.out, std::regex(R"(#0 +(0x[0-9a-f]+ in )?main \(\) at .*calls\.c:68)")));
         CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
         CHECK_FALSE(has_line(ours.out, "Program received signal SIGSEGV, Segmentation fault."));
+    }
+}
+
+TEST_CASE("next, step, until, stepi and nexti out of a called function abandoned at a breakpoint stop silently "
+          "where the call was made, as gdb pops its dummy frame",
+          "[cli][inspect][calls]") {
+    std::string program = example_path("calls");
+    // sq's body is four instructions after its breakpoint: stepi 8 returns (and ends early).
+    for (std::string leave : {"next", "step", "until", "next 3", "stepi", "stepi 8", "nexti 8"}) {
+        CAPTURE(leave);
+        std::vector<std::string> cmds{"break " + ready, "run", "break sq", "print sq(9)", leave, "bt", "print $pc"};
+        compare_with_gdb(program, cmds);
+        // And the program runs on from there to its end (it faulted in _start before); after
+        // one stepi, still in sq, the first continue ends the call silently.
+        cmds.insert(cmds.end(), {"delete", "continue"});
+        if (leave == "stepi") {
+            cmds.push_back("continue");
+        }
+        auto ours = ompdbg_cmds(program, cmds);
+        INFO(ours.all());
+        REQUIRE_FALSE(ours.timed_out);
+        CHECK(std::regex_search(ours.out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+        CHECK_FALSE(has_line(ours.out, "Program received signal SIGSEGV, Segmentation fault."));
+    }
+}
+
+TEST_CASE("next, step, stepi, nexti and finish out of a called function without line information stop silently "
+          "where the call was made, as gdb's do",
+          "[cli][inspect][calls]") {
+    daily::scratch_dir dir;
+    const std::string program = (dir.path() / "calls-nodebug").string();
+    REQUIRE(run({"objcopy", "--strip-debug", example_path("calls"), program}).ok());
+    for (std::string leave : {"next", "step", "stepi 12", "nexti 12", "finish"}) {
+        CAPTURE(leave);
+        std::vector<std::string> cmds{"break main", "run", "break sq", "print (int)sq(9)", leave, "bt", "print $pc",
+                                      "delete", "continue"};
+        auto ours = ompdbg_cmds(program, cmds);
+        auto theirs = gdb_cmds(program, cmds);
+        INFO("ompdbg:\n" << ours.all() << "\ngdb:\n" << theirs.all());
+        REQUIRE_FALSE(ours.timed_out);
+        // gdb and ompdbg stop main at different instructions (gdb skips the frame set-up of
+        // a function without line information): each must come back to its own stop.
+        for (const run_result* r : {&ours, &theirs}) {
+            std::smatch at;
+            REQUIRE(std::regex_search(r->out, at, std::regex(R"(Breakpoint 1, (0x[0-9a-f]+) in main \(\))")));
+            const std::string pc = at[1].str();
+            CHECK(has_line(r->out, "#0  " + pc + " in main ()"));
+            std::ostringstream short_pc;
+            short_pc << "$1 = (void (*)()) 0x" << std::hex << std::stoull(pc, nullptr, 16) << " <main";
+            CHECK(has_text(r->out, short_pc.str()));
+            CHECK(has_line(r->err, "When the function is done executing, GDB will silently stop."));
+            CHECK(std::regex_search(r->out, std::regex(R"(\[Inferior 1 \(process \d+\) exited normally\])")));
+            CHECK_FALSE(has_line(r->out, "Program received signal SIGSEGV, Segmentation fault."));
+            CHECK_FALSE(has_text(r->out, "<function called from gdb>"));
+        }
+        bool until_exit = leave == "next" || leave == "step";
+        CHECK(has_line(ours.out, "Single stepping until exit from function sq,") == until_exit);
+        CHECK(has_line(theirs.out, "Single stepping until exit from function sq,") == until_exit);
     }
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_common.hpp"
+#include "daily_common.hpp"
 #include "mpi_job_common.hpp"
 #include "ompdbg_test_paths.hpp"
 #include "process_runner.hpp"
@@ -437,4 +438,60 @@ TEST_CASE("mpi --json: the job's output goes to stderr, stdout is JSON objects, 
     for (const auto& [rank, pid] : printed) {
         CHECK(has_line(dbg.stderr_text() + end->err, "rank " + std::to_string(rank) + " done"));
     }
+}
+
+TEST_CASE("mpi: stepi of every rank while one rank blocks in a system call: the others' steps end and report, and "
+          "Ctrl-C ends the blocked one",
+          "[e2e][mpi]") {
+    // Rank 0 waits in open(2) of a FIFO that rank 1 opens only after send_line(), where the
+    // job stops. A stepi of both ranks cannot end in rank 0 (rank 1 runs one instruction):
+    // rank 1's step is reported all the same, and Ctrl-C ends rank 0's; then the job runs
+    // to its end, rank 0 receiving rank 1's line. Before, rank 0's step waited in ptrace
+    // and held rank 1's up, and Ctrl-C could not end it.
+    const std::string program = std::string(examples_dir) + "/mpi/mpi_blocked_step";
+    REQUIRE(std::filesystem::exists(mpirun()));
+    REQUIRE(std::filesystem::exists(program));
+    daily::scratch_dir dir;
+    const std::string fifo = (dir.path() / "line.fifo").string();
+    const int send = example_line("mpi/mpi_blocked_step.c", "send_line");
+    const int blocked = example_line("mpi/mpi_blocked_step.c", "blocked_open");
+    std::vector<std::string> argv{ompdbg_binary, "-ex", "break send_line", "run", mpirun(), "--allow-run-as-root",
+                                  "--oversubscribe", "-np", "2", program, fifo};
+    background_process dbg(argv, run_options().timeout_after(std::chrono::seconds(240)));
+    auto hit = dbg.wait_for_line(std::regex("Breakpoint 1, send_line \\(rank=1\\) at .*mpi_blocked_step\\.c:" +
+                                            std::to_string(send)),
+                                 std::chrono::seconds(120));
+    REQUIRE(hit);
+    // Rank 0 is inside open() (called from main's line blocked_open), not before it.
+    dbg.write_stdin("rank 0\nbt\n");
+    auto in_open = dbg.wait_for_line(std::regex("#\\d+ +0x[0-9a-f]+ in main \\(.*\\) at .*mpi_blocked_step\\.c:" +
+                                                std::to_string(blocked) + "$"),
+                                     std::chrono::seconds(60));
+    INFO(consumed_text(dbg));
+    REQUIRE(in_open);
+    dbg.write_stdin("rank all\nstepi\n");
+    auto stepped = labelled_matches(
+        dbg, std::regex("^(?:\\(ompdbg\\) )*0x[0-9a-f]{16}\\t" + std::to_string(send) + R"(\t\s*sink = rank;)"), 1);
+    REQUIRE(stepped.size() == 1);
+    CHECK(stepped[0].rank == 1);
+    std::optional<std::string> interrupted;
+    for (int attempt = 0; attempt < 10 && !interrupted; ++attempt) {
+        // Repeated until the debugger says rank 0 stopped (see the Ctrl-C test above).
+        dbg.send_signal(SIGINT);
+        interrupted = dbg.wait_for_line(std::regex("received signal SIGINT"), std::chrono::seconds(10));
+    }
+    REQUIRE(interrupted);
+    CHECK(label_before(dbg.consumed_lines(), dbg.consumed_lines().size() - 1) == 0);
+    dbg.write_stdin("delete\ncontinue\n");
+    auto finished = dbg.wait_for_line(std::regex(R"(^\[\S+ exited with code 00\]$)"), std::chrono::seconds(120));
+    INFO(consumed_text(dbg));
+    CHECK(finished);
+    auto output = without_prompts(dbg.consumed_lines());
+    CHECK(std::count(output.begin(), output.end(), "rank 0 received hello") == 1);
+    CHECK(pids_printed(output).size() == 2);
+    dbg.write_stdin("quit\n");
+    dbg.close_stdin();
+    auto end = dbg.wait_exit(std::chrono::seconds(60));
+    REQUIRE(end);
+    CHECK_FALSE(end->timed_out);
 }

@@ -101,8 +101,12 @@ bool print_variables(session& s, const stack_frame& f, bool parameters, const st
 void print_frame_with_source(session& s, const stack_frame& f) {
     s.out().line(format_frame_line(s, f, true));
     if (f.function) {
-        if (auto src = frame_source_line(f)) {
-            s.out().line(*src);
+        if (auto src = frame_source_line(s, f)) {
+            if (src->is_error && !s.out().is_json()) {
+                s.out().error(src->text);   // gdb's print_sys_errmsg
+            } else {
+                s.out().line(src->text);
+            }
         }
     }
 }

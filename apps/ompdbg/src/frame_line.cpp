@@ -47,23 +47,31 @@ std::string format_frame_line(session& s, const stack_frame& f, bool with_level)
     return frame_line_impl(s, f, with_level, frame_shows_pc(f));
 }
 
-std::optional<std::string> frame_source_line(const stack_frame& f) {
+std::optional<source_line> frame_source_line(session& s, const stack_frame& f) {
     if (!f.line || f.line->line <= 0 || f.line->file.empty()) {
         return std::nullopt;
     }
+    auto& last = s.last_source();
+    bool again = last.file == f.line->file && last.missing;
     std::ifstream in(f.line->file);
+    last.file = f.line->file;
+    last.missing = !in;
     if (!in) {
-        return fmt::format("{}\t{}: No such file or directory.", f.line->line, source_display_name(f.module, f.line->file));
+        std::string name = source_display_name(f.module, f.line->file);
+        if (again) {
+            return source_line{fmt::format("{}\tin {}", f.line->line, name)};
+        }
+        return source_line{fmt::format("{}\t{}: No such file or directory.", f.line->line, name), true};
     }
     std::string text;
     int n = 1;
     for (; std::getline(in, text); ++n) {
         if (n == f.line->line) {
-            return fmt::format("{}\t{}", f.line->line, text);
+            return source_line{fmt::format("{}\t{}", f.line->line, text)};
         }
     }
-    return fmt::format("Line number {} out of range; \"{}\" has {} lines.", f.line->line,
-                       f.line->file, n - 1);
+    return source_line{fmt::format("Line number {} out of range; \"{}\" has {} lines.", f.line->line,
+                                   f.line->file, n - 1)};
 }
 
 }  // namespace ompdbg::app

@@ -23,8 +23,17 @@ using debugger::stack_frame;
 /// "factorial (n=5) at structs.c:42" / "0x00007ffff7e9a9c4 in write () from /lib/...libc.so.6".
 std::string format_frame_line(session& s, const stack_frame& f, bool with_level);
 
+/// A source line as gdb prints it after a frame line.
+struct source_line {
+    std::string text;
+    /// gdb prints it as an error, on stderr ("91\tFILE: No such file or directory.").
+    bool is_error = false;
+};
+
 /// The source line of the frame as gdb prints it after a frame line ("82\t    if (n <= 1) {"),
-/// nullopt when the file cannot be read or the frame has no line.
-std::optional<std::string> frame_source_line(const stack_frame& f);
+/// nullopt when the frame has no line. A file that cannot be read gives gdb's
+/// "91\tFILE: No such file or directory." (an error) the first time, "93\tin FILE" while
+/// the lines shown stay in that file.
+std::optional<source_line> frame_source_line(session& s, const stack_frame& f);
 
 }  // namespace ompdbg::app

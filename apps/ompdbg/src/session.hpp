@@ -111,6 +111,15 @@ public:
     };
     command_state& bp_commands_state() { return bp_state_; }
 
+    /// The source file of the last frame's source line shown, and whether it could not be
+    /// read: gdb says "No such file or directory." once, then "N\tin FILE" while the lines
+    /// shown stay in that file (source.c's last_source_visited / last_source_error).
+    struct source_visit {
+        std::string file;
+        bool missing = false;
+    };
+    source_visit& last_source() { return last_source_; }
+
 private:
     output out_;
     bool batch_;
@@ -124,6 +133,7 @@ private:
     std::vector<std::string> failed_;
     std::string last_repeatable_;
     command_state bp_state_;
+    source_visit last_source_;
     script_state script_;
 };
 

@@ -46,14 +46,32 @@ std::string thread_label(session& s, pid_t tid) {
 }  // namespace
 
 std::string source_line_for(session& s, const stack_frame& f) {
-    (void)s;
     if (!f.line || f.line->line <= 0) {
         return {};
     }
-    if (auto text = frame_source_line(f)) {
-        return *text;
+    if (auto text = frame_source_line(s, f)) {
+        return text->text;
     }
     return fmt::format("{}\tin {}", f.line->line, f.line->file);
+}
+
+void event_with_source(session& s, const std::string& kind, nlohmann::json fields, std::string text,
+                       const stack_frame& f) {
+    std::optional<source_line> src;
+    if (f.line && f.line->line > 0) {
+        src = frame_source_line(s, f);
+        if (!src) {
+            src = source_line{fmt::format("{}\tin {}", f.line->line, f.line->file)};
+        }
+    }
+    bool apart = src && src->is_error && !s.out().is_json();
+    if (src && !apart) {
+        text += "\n" + src->text;
+    }
+    s.out().event(kind, std::move(fields), text);
+    if (apart) {
+        s.out().error(src->text);
+    }
 }
 
 void print_location(session& s, pid_t tid, bool frame_line) {
@@ -63,22 +81,6 @@ void print_location(session& s, pid_t tid, bool frame_line) {
     }
     const auto& f = frames.front();
     std::string text;
-    if (frame_line) {
-        text = format_frame_line(s, f, false);
-        std::string src = source_line_for(s, f);
-        if (!src.empty()) {
-            text += "\n" + src;
-        }
-    } else {
-        std::string src = source_line_for(s, f);
-        if (src.empty()) {
-            text = format_frame_line(s, f, false);
-        } else if (!pc_starts_statement(f)) {
-            text = fmt::format("0x{:016x}\t{}", f.pc(), src);
-        } else {
-            text = src;
-        }
-    }
     nlohmann::json j{{"thread", s.thread_number(tid)}, {"pc", fmt::format("{:#x}", f.pc())}};
     if (f.function) {
         j["function"] = f.function->name;
@@ -86,6 +88,18 @@ void print_location(session& s, pid_t tid, bool frame_line) {
     if (f.line) {
         j["file"] = f.line->file;
         j["line"] = f.line->line;
+    }
+    if (frame_line) {
+        event_with_source(s, "location", std::move(j), format_frame_line(s, f, false), f);
+        return;
+    }
+    std::string src = source_line_for(s, f);
+    if (src.empty()) {
+        text = format_frame_line(s, f, false);
+    } else if (!pc_starts_statement(f)) {
+        text = fmt::format("0x{:016x}\t{}", f.pc(), src);
+    } else {
+        text = src;
     }
     s.out().event("location", j, text);
 }
@@ -233,17 +247,16 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const brea
                                first.describe_hit(tid));
         } else if (!frames.empty()) {
             text += format_frame_line(s, frames.front(), false);
-            std::string src = source_line_for(s, frames.front());
-            if (!src.empty()) {
-                text += "\n" + src;
-            }
         }
-        s.out().event("breakpoint-hit",
-                      {{"breakpoint", first.number},
-                       {"location", static_cast<int>(first_location) + 1},
-                       {"thread", s.thread_number(tid)},
-                       {"pc", fmt::format("{:#x}", addr)}},
-                      text);
+        nlohmann::json fields{{"breakpoint", first.number},
+                              {"location", static_cast<int>(first_location) + 1},
+                              {"thread", s.thread_number(tid)},
+                              {"pc", fmt::format("{:#x}", addr)}};
+        if (!first.describe_hit && !frames.empty()) {
+            event_with_source(s, "breakpoint-hit", std::move(fields), text, frames.front());
+        } else {
+            s.out().event("breakpoint-hit", std::move(fields), text);
+        }
     }
     std::vector<std::string> commands = first.commands;
     end_temporary_breakpoints(s, stopping);

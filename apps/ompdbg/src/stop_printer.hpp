@@ -10,6 +10,8 @@
 #include "ompdbg/debugger/run/stop_decision.hpp"
 #include "ompdbg/tracer/stop_reason.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace ompdbg::app {
 
 using debugger::signal_description;
@@ -18,6 +20,12 @@ using debugger::signal_name;
 /// The source line after a frame line: "82\t    if (n <= 1) {", or "82\tin structs.c"
 /// when the file cannot be read; empty when the frame has no line.
 std::string source_line_for(session& s, const stack_frame& f);
+
+/// Prints event `kind` whose text is `text` followed by the source line of frame `f`: a
+/// source line that gdb prints as an error (its file cannot be read) goes to stderr after
+/// the event in text mode, as gdb's print_sys_errmsg; JSON keeps it in the event's text.
+void event_with_source(session& s, const std::string& kind, nlohmann::json fields, std::string text,
+                       const stack_frame& f);
 
 /// Prints where thread `tid` is: with `frame_line` the frame line ("factorial (n=5) at
 /// structs.c:82") then the source line; without, only the source line (prefixed by the pc

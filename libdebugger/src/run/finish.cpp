@@ -103,6 +103,9 @@ std::optional<dwarf::value> returned_value(tracer::process& p, const stack_frame
     if (!dwarf_attr_integrate(&die, DW_AT_type, &attr) || !dwarf_formref_die(&attr, &type_die)) {
         return std::nullopt;   // void
     }
+    if (dwarf_tag(&type_die) == DW_TAG_unspecified_type) {
+        return std::nullopt;   // gdb reads it as void (an assembler function's, __strlen_evex)
+    }
     dwarf::type t(type_die);
     if (t.is_void()) {
         return std::nullopt;

@@ -15,6 +15,7 @@
 #include "ompdbg/debugger/run/fork_follow.hpp"
 #include "ompdbg/debugger/run/process_events.hpp"
 #include "ompdbg/debugger/session/session.hpp"
+#include "ompdbg/tracer/process_group.hpp"
 #include "run/run_state.hpp"
 
 namespace ompdbg::debugger {
@@ -298,7 +299,14 @@ tracer::stop_reason step_one_instruction(session& s, pid_t tid) {
             running_guard guard(proc);
             configure_fork_reports(s, proc);
             announce_pending_release(s);
-            why = proc.step_instruction(tid);
+            // A rank stepping with the others (mpi/job_run_control) waits with the whole
+            // job: a step that blocks in a system call (a receive) holds nobody up, and
+            // Ctrl-C stops it.
+            if (in_rank_step() && tracer::process_group::start_step(proc, tid)) {
+                why = wait_in_rank_step(proc);
+            } else {
+                why = proc.step_instruction(tid);
+            }
         }
         if (!why.is_process_end() && why.kind != tracer::stop_kind::single_step && consume_background_event(s, why)) {
             // A background event (new thread) interrupted the step: the instruction may not

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "ompdbg/base/error.hpp"
 #include "ompdbg/debugger/breakpoints/breakpoint_resolver.hpp"
+#include "ompdbg/debugger/infcall/abandoned_calls.hpp"
 #include "ompdbg/debugger/run/run_control.hpp"
 #include "ompdbg/debugger/session/session.hpp"
 #include "ompdbg/debugger/stack/inline_frames.hpp"
@@ -127,6 +130,88 @@ bool has_line_info(tracer::process& p, std::uint64_t pc) {
     return c.dbg && c.dbg->line_at(c.file_pc).has_value() && physical_function(c).has_value();
 }
 
+/// True when thread `tid` has just returned from a function called from the debugger and
+/// abandoned at a stop (it stands at that call's return): the caller's registers come back
+/// and the step ends without a word, as gdb pops its dummy frame and "silently stops".
+bool returned_to_dummy_frame(session& s, pid_t tid) {
+    return infcall::pop_abandoned_return(s, tid).has_value();
+}
+
+/// True when `c` is in a PLT stub of its module (.plt, .plt.sec, .plt.got).
+bool in_plt(const code_pos& c) {
+    if (!c.module || !c.module->elf) {
+        return false;
+    }
+    for (std::string_view name : {".plt", ".plt.sec", ".plt.got"}) {
+        auto sec = c.module->elf->section(name);
+        if (sec && c.file_pc >= sec->addr && c.file_pc < sec->addr + sec->size) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// Whether `m` is the dynamic linker, whose lazy-binding resolver a PLT stub may jump to.
+bool is_dynamic_linker(const tracer::loaded_module& m) {
+    std::string name = m.path.filename().string();
+    return name.starts_with("ld-linux") || name.starts_with("ld.so") ||
+           (name.starts_with("ld-") && name.find(".so") != std::string::npos);
+}
+
+/// At most this many instructions are stepped through a PLT stub and the resolver (the
+/// resolver's call of _dl_fixup runs at full speed; the rest is some 50 instructions).
+constexpr int max_trampoline_steps = 20000;
+
+/// gdb's `step` through the dynamic linker's trampolines (in_solib_dynsym_resolve_code,
+/// glibc_skip_solib_resolver): a PLT stub, and the lazy-binding resolver it jumps to when
+/// the symbol is not bound yet, are stepped an instruction at a time (the resolver's calls
+/// run to their return) until the pc reaches the function they lead to: the bound target,
+/// an ifunc's chosen implementation. Returns false when a stop for the user ended the step.
+bool step_through_trampolines(step_context& cx, pid_t tid) {
+    auto& p = cx.s.require_process();
+    bool via_plt = false;
+    for (int n = 0; n < max_trampoline_steps; ++n) {
+        auto* t = p.find_thread(tid);
+        if (!t) {
+            return false;
+        }
+        std::uint64_t prev_pc = t->regs().pc();
+        std::uint64_t prev_sp = t->regs().sp();
+        auto c = locate(p, prev_pc);
+        bool in_resolver = false;
+        if (in_plt(c)) {
+            via_plt = true;
+        } else if (via_plt && c.module && is_dynamic_linker(*c.module)) {
+            in_resolver = true;
+        } else {
+            return true;
+        }
+        auto why = step_one_instruction(cx.s, tid);
+        if (why.kind != tracer::stop_kind::single_step && !(why.kind == tracer::stop_kind::breakpoint && why.tid == tid)) {
+            if (!cx.report.stop(why)) {
+                continue;
+            }
+            return false;
+        }
+        t = p.find_thread(tid);
+        if (!t) {
+            return false;
+        }
+        std::uint64_t sp = t->regs().sp();
+        if (in_resolver && sp == prev_sp - 8) {
+            std::uint64_t ret = 0;
+            try {
+                ret = p.read<std::uint64_t>(virt_addr(sp));
+            } catch (const std::exception&) {
+            }
+            if (ret > prev_pc && ret <= prev_pc + 16 && run_to_address(cx.s, cx.report, tid, ret, sp)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /// Reports the end of a step at a new line: a breakpoint there is reported as its hit.
 /// `hidden`: inlined copies entered at this pc that the stop does not show yet (gdb shows
 /// the call site; the next `step` enters them).
@@ -187,7 +272,7 @@ bool step_one_line(step_context& cx, step_mode mode) {
         }
         cx.report.stepping_until_exit(name);
         std::uint64_t ret = p.read<std::uint64_t>(virt_addr(st.cfa - 8));
-        if (run_to_address(cx.s, cx.report, tid, ret, st.cfa - 8)) {
+        if (run_to_address(cx.s, cx.report, tid, ret, st.cfa - 8) || returned_to_dummy_frame(s, tid)) {
             return false;
         }
         pc = p.find_thread(tid)->regs().pc();
@@ -230,7 +315,7 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
             }
         }
         t = p.find_thread(tid);
-        if (!t) {
+        if (!t || returned_to_dummy_frame(cx.s, tid)) {
             return false;
         }
         pc = t->regs().pc();
@@ -246,6 +331,13 @@ bool step_loop(step_context& cx, pid_t tid, step_mode mode, step_state& st) {
             } catch (const std::exception&) {
             }
             if (ret > prev_pc && ret <= prev_pc + 16) {
+                if (mode == step_mode::step) {
+                    // A call through a PLT stub: `step` goes on to the function it leads to.
+                    if (!step_through_trampolines(cx, tid)) {
+                        return false;
+                    }
+                    pc = p.find_thread(tid)->regs().pc();
+                }
                 if (mode == step_mode::step && has_line_info(p, pc)) {
                     auto c = locate(p, pc);
                     auto fn = physical_function(c);
@@ -426,6 +518,9 @@ void step_instructions(session& s, stop_reporter& report, bool over_calls, int c
             return;
         }
         t = p.find_thread(tid);
+        if (!t || returned_to_dummy_frame(cx.s, tid)) {
+            return;
+        }
         std::uint64_t pc = t->regs().pc();
         std::uint64_t sp = t->regs().sp();
         if (over_calls && sp == prev_sp - 8) {

@@ -64,6 +64,9 @@ public:
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
     bool stepping = false;                     ///< PTRACE_SINGLESTEP in flight
     bool step_done = false;                    ///< the single-step trap arrived
+    /// A reported step was stopped inside a system call: the kernel may have queued the
+    /// step's SIGTRAP for the call's exit, delivered at the next resume (dropped then).
+    bool stale_step_trap = false;
     bool in_syscall = false;                   ///< between syscall-entry and -exit stops
     /// The pending signal was given by the user (`signal SIG`): at a breakpoint, it is
     /// delivered before stepping over it (gdb re-reports the breakpoint after the handler).
@@ -180,6 +183,20 @@ struct ptrace_process::impl {
     void resume_all();
     /// Single-steps `t` alone (over a site at its pc); true when the step completed.
     bool single_step(thread_record& t, int signo);
+    /// A single-step of one thread whose end the waits report (process_group::start_step):
+    /// the thread, and the site whose int3 came out for it (put back when the step ends).
+    struct reported_step {
+        pid_t tid = 0;
+        std::optional<std::uint64_t> site_pc;
+    };
+    std::optional<reported_step> pending_step;
+    /// Starts `t`'s single-step as a reported step (the other threads stay stopped).
+    void start_reported_step(thread_record& t, int signo);
+    /// True when `t` runs the reported step.
+    bool is_reported_step(const thread_record& t) const { return pending_step && pending_step->tid == t.tid_; }
+    /// Once the reported step's thread no longer steps (the step ended, or anything else
+    /// stopped it, or it is gone): its site's int3 goes back.
+    void end_reported_step();
     void cont(thread_record& t, int signo);
     void mark_dead(const stop_reason& why);
     /// A vfork child that execs or exits leaves the memory it shared with its parent: our

@@ -106,6 +106,85 @@ TEST_CASE("process_group::stop_all stops running members and keeps their real ev
     CHECK(b->is_alive());
 }
 
+TEST_CASE("process_group::start_step: the step's end is a member's stop, the breakpoint it left stays planted",
+          "[tracer][group]") {
+    std::string prog = program("tracer_calls");
+    temp_file out;
+    launch_options o;
+    o.stdout_path = out.path;
+    auto p = process::launch(prog, {"3"}, o);
+    std::uint64_t bias = 0;
+    for (auto& m : p->modules()) {
+        if (m.is_executable) {
+            bias = m.load_bias;
+        }
+    }
+    std::uint64_t tick = nm_address(prog, "tick") + bias;
+    p->add_breakpoint_site(virt_addr(tick));
+    process_group g;
+    g.add(*p);
+    g.resume_all();
+    auto hit = wait_group(g);
+    REQUIRE(hit.why.kind == stop_kind::breakpoint);
+    REQUIRE(process_group::start_step(*p, hit.why.tid));
+    CHECK(process_group::is_running(*p));
+    auto stepped = wait_group(g);
+    CHECK(stepped.why.kind == stop_kind::single_step);
+    CHECK(stepped.why.tid == hit.why.tid);
+    std::uint64_t pc = p->find_thread(hit.why.tid)->regs().pc();
+    CHECK(pc > tick);
+    CHECK(pc < tick + 16);
+    // The int3 under the stepped pc is back: the next two calls hit it, then the exit.
+    int hits = 1;
+    for (;;) {
+        g.resume_all();
+        auto e = wait_group(g);
+        if (e.why.kind != stop_kind::breakpoint) {
+            CHECK(e.why.kind == stop_kind::exited);
+            CHECK(e.why.exit_code == 7);
+            break;
+        }
+        ++hits;
+    }
+    CHECK(hits == 3);
+}
+
+TEST_CASE("process_group::start_step: a step blocked in a system call is ended by interrupt(), and no stale trap "
+          "follows when the process runs on",
+          "[tracer][group]") {
+    auto p = process::launch("/bin/sleep", {"30"});
+    // No stop within `ms` but the loader's library events, resumed over.
+    auto quiet = [](process_group& g, int ms) {
+        for (;;) {
+            auto e = g.wait_any(ms);
+            if (!e) {
+                return true;
+            }
+            if (e->why.kind != stop_kind::library_event) {
+                return false;
+            }
+            e->proc->resume();
+        }
+    };
+    process_group g;
+    g.add(*p);
+    g.resume_all();
+    CHECK(quiet(g, 300));   // asleep in nanosleep
+    g.interrupt();
+    auto first = wait_group(g);
+    REQUIRE(first.why.kind == stop_kind::interrupted);
+    pid_t tid = p->pid();
+    REQUIRE(process_group::start_step(*p, tid));
+    CHECK(quiet(g, 300));   // the restarted call goes on sleeping: no step's end yet
+    g.interrupt();
+    auto second = wait_group(g);
+    CHECK(second.why.kind == stop_kind::interrupted);
+    // Run on: the SIGTRAP the kernel may have queued for the interrupted step is not a stop.
+    g.resume_all();
+    CHECK(quiet(g, 300));
+    p->kill();
+}
+
 TEST_CASE("MPIR: mpirun is run to MPIR_Breakpoint and its proctable names every rank", "[tracer][mpi]") {
     std::string prog = std::string(ompdbg::test::examples_dir) + "/mpi/mpi_stages";
     REQUIRE(std::filesystem::exists(mpirun_path()));   // scripts/bootstrap builds it

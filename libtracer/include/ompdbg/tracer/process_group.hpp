@@ -43,6 +43,13 @@ public:
     /// `interrupted` event.
     void interrupt();
 
+    /// Starts a single-step of thread `tid` of the stopped process `p` (its other threads
+    /// stay stopped) whose end wait_any (or p's wait_for_stop) reports like any stop:
+    /// `single_step`, or what stopped it first (a signal, the end, an interrupt while it
+    /// blocks in a system call). Returns false, starting nothing, for a process that can
+    /// only step synchronously (process::step_instruction): a remote one.
+    static bool start_step(process& p, pid_t tid);
+
 private:
     std::vector<process*> members_;
 };
