@@ -75,7 +75,7 @@ void event_with_source(session& s, const std::string& kind, nlohmann::json field
 }
 
 void print_location(session& s, pid_t tid, bool frame_line) {
-    auto& frames = s.stack(tid);
+    auto& frames = s.innermost_frames(tid);
     if (frames.empty()) {
         return;
     }
@@ -235,7 +235,7 @@ bool report_breakpoint_hit(session& s, pid_t tid, std::uint64_t addr, const brea
         std::string who =
             s.multi_threaded() || qualified_thread_numbers(s) ? thread_label(s, tid) + " hit " : std::string();
         std::string kind = first.temporary ? "Temporary breakpoint" : "Breakpoint";
-        auto& frames = s.stack(tid);
+        auto& frames = s.innermost_frames(tid);
         // gdb's print_num_locno: "Breakpoint 1.2, " names the location hit when the
         // breakpoint has several, "Breakpoint 1, " when it has one.
         std::string number = first.locations.size() > 1

@@ -51,7 +51,7 @@ bool condition_holds(session& s, breakpoint& bp, pid_t tid) {
     if (bp.test_condition) {
         return bp.test_condition(tid, bp.condition);
     }
-    auto& frames = s.stack(tid);
+    auto& frames = s.innermost_frames(tid);
     if (frames.empty()) {
         error::send("No frame selected.");
     }

@@ -31,11 +31,11 @@ namespace {
 
 frame_context frame_context::for_selection(session& s) {
     if (s.target() != nullptr && s.selected_tid() != 0) {
-        const std::vector<stack_frame>& st = s.stack(s.selected_tid());
+        std::size_t level = static_cast<std::size_t>(std::max(0, s.selected_frame()));
+        const std::vector<stack_frame>& st = s.innermost_frames(s.selected_tid(), level + 1);
         if (st.empty()) {
             error::send("No frame selected.");
         }
-        std::size_t level = static_cast<std::size_t>(std::max(0, s.selected_frame()));
         if (level >= st.size()) {
             level = st.size() - 1;
         }

@@ -262,12 +262,30 @@ tracer::elf_provider session::elf_provider() {
 }
 
 const std::vector<stack_frame>& session::stack(pid_t tid) {
-    auto& stacks = current_inferior().stacks;
-    if (auto it = stacks.find(tid); it != stacks.end()) {
+    auto& whole = current_inferior().stacks.whole;
+    if (auto it = whole.find(tid); it != whole.end()) {
         return it->second;
     }
-    auto [it, inserted] = stacks.emplace(tid, build_stack(*this, tid));
+    auto [it, inserted] = whole.emplace(tid, build_stack(*this, tid));
     return it->second;
+}
+
+const std::vector<stack_frame>& session::innermost_frames(pid_t tid, std::size_t count) {
+    auto& cache = current_inferior().stacks;
+    if (auto it = cache.whole.find(tid); it != cache.whole.end()) {
+        return it->second;
+    }
+    auto it = cache.innermost.find(tid);
+    if (it == cache.innermost.end()) {
+        it = cache.innermost.emplace(tid, stack_cache::prefix{count, build_stack(*this, tid, count)}).first;
+    }
+    const auto& [asked, frames] = it->second;
+    // A prefix shorter than asked now, and not because the stack ends: the whole stack.
+    // The prefix stays as it is: frame contexts may point into it.
+    if (frames.size() < count && frames.size() >= asked) {
+        return stack(tid);
+    }
+    return frames;
 }
 
 void session::on_resume() {

@@ -24,6 +24,29 @@ namespace ompdbg::debugger {
 /// One debugged process and what the session knows about it: the only program, or one
 /// rank of an MPI job. The session's per-process accessors (process(), selected_tid(),
 /// stack(), thread numbers, planted sites, thread_db...) act on the current inferior.
+/// The frames of each thread, unwound and symbolized at most once between two resumes:
+/// the whole stack (bt, up, finish) or only its innermost frames (what a stop's report or a
+/// breakpoint's condition needs). Unwinding a worker thread down to clone symbolizes the
+/// runtime's and libc's frames (libc's 2,000 units with libc6-dbg): milliseconds that gdb
+/// does not spend at a stop either.
+struct stack_cache {
+    struct prefix {
+        std::size_t asked = 0;            ///< frames asked for; fewer: the stack ends there
+        std::vector<stack_frame> frames;
+    };
+    std::map<pid_t, std::vector<stack_frame>> whole;
+    std::map<pid_t, prefix> innermost;
+
+    void clear() {
+        whole.clear();
+        innermost.clear();
+    }
+    void erase(pid_t tid) {
+        whole.erase(tid);
+        innermost.erase(tid);
+    }
+};
+
 struct inferior {
     std::unique_ptr<tracer::process> process;
     int rank = -1;                      ///< MPI rank; -1 for a program that is not a rank
@@ -37,7 +60,7 @@ struct inferior {
     std::optional<tracer::stop_reason> end;
     pid_t selected_tid = 0;
     int selected_frame = 0;
-    std::map<pid_t, std::vector<stack_frame>> stacks;
+    stack_cache stacks;
     std::map<pid_t, int> thread_numbers;
     int last_thread_number = 0;
     std::deque<std::pair<pid_t, std::uint64_t>> pending_hits;

@@ -114,6 +114,10 @@ public:
     /// The stack of a thread of the current inferior (stack/stack.hpp's build_stack),
     /// cached in the inferior until the next resume.
     const std::vector<stack_frame>& stack(pid_t tid);
+    /// At least the innermost `count` frames of a thread (fewer when its stack is shorter):
+    /// the whole stack when it is built already, else only as far as asked. Stable until the
+    /// next resume, as stack()'s.
+    const std::vector<stack_frame>& innermost_frames(pid_t tid, std::size_t count = 1);
     /// Called whenever the target is resumed: drops the stacks, the hidden inline copies
     /// and the frame selection.
     void on_resume();
