@@ -2,6 +2,7 @@
 // by byte with their mnemonic; the register block matches agent_abi.h.
 
 #include "internal/jump_pad.hpp"
+#include "internal/code_buffer.hpp"
 #include "internal/native_filter.hpp"
 #include "internal/x86_decoder.hpp"
 
@@ -13,38 +14,7 @@ namespace ompdbg::tracer::internal {
 
 namespace {
 
-class code_writer {
-public:
-    explicit code_writer(std::uint64_t base) : base_(base) {}
-    void bytes(std::initializer_list<int> b) {
-        for (int x : b) {
-            out_.push_back(static_cast<std::byte>(x));
-        }
-    }
-    void u32(std::uint32_t v) { append_le(out_, v, 4); }
-    void u64(std::uint64_t v) { append_le(out_, v, 8); }
-    /// An instruction ending in a rip-relative disp32 to a data slot filled in later.
-    std::size_t rip_ref(std::initializer_list<int> opcode) {
-        bytes(opcode);
-        std::size_t at = out_.size();
-        u32(0);
-        return at;
-    }
-    /// Points the disp32 at `at` (the instruction ends right after it) to `target`.
-    void resolve(std::size_t at, std::uint64_t target) {
-        auto d = static_cast<std::int32_t>(static_cast<std::int64_t>(target) - static_cast<std::int64_t>(base_ + at + 4));
-        std::memcpy(out_.data() + at, &d, 4);
-    }
-    void append(const std::vector<std::byte>& b) { out_.insert(out_.end(), b.begin(), b.end()); }
-    std::uint64_t here() const { return base_ + out_.size(); }
-    std::vector<std::byte>& code() { return out_; }
-
-private:
-    std::uint64_t base_;
-    std::vector<std::byte> out_;
-};
-
-void restore_registers(code_writer& w) {
+void restore_registers(code_buffer& w) {
     w.bytes({0x58, 0x5a, 0x59, 0x5b, 0x5e, 0x5f, 0x5d});  // pop rax rdx rcx rbx rsi rdi rbp
     w.bytes({0x48, 0x8d, 0x64, 0x24, 0x08});              // lea 8(%rsp),%rsp (rsp slot)
     for (int r = 0; r < 8; ++r) {
@@ -66,7 +36,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
         plan.refusal = "no memory for a pad within 2 GB of the site";
         return plan;
     }
-    code_writer w(base);
+    code_buffer w(base);
     w.bytes({0x48, 0x8d, 0x64, 0x24, 0x80});              // lea -128(%rsp),%rsp (red zone)
     // The condition in native code first, when it has one: a false condition goes to the
     // relocated instructions from there, the rest on into the full path.
@@ -79,22 +49,22 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
         w.append(filter->code);
     }
     w.bytes({0x9c});                                      // pushfq
-    std::size_t site_ref = w.rip_ref({0xff, 0x35});       // push site(%rip)
+    std::size_t site_ref = w.disp32({0xff, 0x35});       // push site(%rip)
     for (int r = 7; r >= 0; --r) {
         w.bytes({0x41, 0x50 + r});                        // push r15 .. r8
     }
     w.bytes({0x54, 0x55, 0x57, 0x56, 0x53, 0x51, 0x52, 0x50});  // push rsp rbp rdi rsi rbx rcx rdx rax
     w.bytes({0x48, 0x8d, 0x84, 0x24, 0x10, 0x01, 0x00, 0x00});  // lea 272(%rsp),%rax: the site's rsp
     w.bytes({0x48, 0x89, 0x44, 0x24, 0x38});              // mov %rax,56(%rsp)
-    std::size_t record_ref = w.rip_ref({0x48, 0x8b, 0x3d});   // mov record(%rip),%rdi
+    std::size_t record_ref = w.disp32({0x48, 0x8b, 0x3d});   // mov record(%rip),%rdi
     w.bytes({0x48, 0x89, 0xe6});                          // mov %rsp,%rsi
     w.bytes({0x48, 0x89, 0xe3});                          // mov %rsp,%rbx (callee-saved)
     w.bytes({0x48, 0x83, 0xe4, 0xf0});                    // and $-16,%rsp
-    std::size_t eval_ref = w.rip_ref({0xff, 0x15});       // call *evaluate(%rip)
+    std::size_t eval_ref = w.disp32({0xff, 0x15});       // call *evaluate(%rip)
     const std::uint64_t after_call = w.here();
     w.bytes({0x48, 0x89, 0xdc});                          // mov %rbx,%rsp
     w.bytes({0x85, 0xc0});                                // test %eax,%eax
-    std::size_t stop_jump = w.rip_ref({0x0f, 0x85});      // jnz stop
+    std::size_t stop_jump = w.disp32({0x0f, 0x85});      // jnz stop
     restore_registers(w);
     std::uint64_t relocated = w.here();
     auto moved = relocate_instructions(bytes, site, relocated, 5, function_end);
@@ -110,7 +80,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     w.u64(site + moved.moved->covered);                   //   back after the displaced bytes
     w.resolve(stop_jump, w.here());
     restore_registers(w);
-    std::size_t stop_ref = w.rip_ref({0xff, 0x25});       // jmp *stop_slot(%rip)
+    std::size_t stop_ref = w.disp32({0xff, 0x25});       // jmp *stop_slot(%rip)
     std::uint64_t trap = w.here();
     w.bytes({0xcc});                                      // int3: the debugger takes over
     w.bytes({0x0f, 0x0b});                                // ud2: never reached

@@ -4,6 +4,7 @@
 // known at every instruction. Encodings are spelled out with their mnemonic.
 
 #include "internal/native_filter.hpp"
+#include "internal/code_buffer.hpp"
 
 #include "ompdbg/agent/agent_abi.h"
 
@@ -23,27 +24,11 @@ namespace {
 // 8k+24 and the site's %rsp is 8k+160.
 constexpr std::int32_t rdx_slot = 0, rcx_slot = 8, rax_slot = 24, site_rsp = 128 + 32;
 
-class emitter {
+class emitter : public code_buffer {
 public:
-    void bytes(std::initializer_list<int> b) {
-        for (int x : b) {
-            out.push_back(static_cast<std::byte>(x));
-        }
-    }
-    void imm32(std::int32_t v) { raw(&v, 4); }
-    void imm64(std::uint64_t v) { raw(&v, 8); }
-    /// An instruction ending in a rel32; returns where the rel32 is.
-    std::size_t rel32(std::initializer_list<int> opcode) {
-        bytes(opcode);
-        std::size_t at = out.size();
-        imm32(0);
-        return at;
-    }
-    /// Points the rel32 at `at` to offset `target` of the code.
-    void resolve(std::size_t at, std::size_t target) {
-        auto d = static_cast<std::int32_t>(static_cast<std::int64_t>(target) - static_cast<std::int64_t>(at + 4));
-        std::memcpy(out.data() + at, &d, 4);
-    }
+    void imm32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
+    void imm64(std::uint64_t v) { u64(v); }
+    std::size_t rel32(std::initializer_list<int> opcode) { return disp32(opcode); }
     void lea_rsp(std::int32_t disp) {   // lea disp(%rsp),%rsp (no flags changed)
         bytes({0x48, 0x8d, 0xa4, 0x24});
         imm32(disp);
@@ -51,15 +36,6 @@ public:
     void push_slot(std::int32_t disp) {   // push disp(%rsp): the address is taken before the push
         bytes({0xff, 0xb4, 0x24});
         imm32(disp);
-    }
-    std::size_t size() const { return out.size(); }
-
-    std::vector<std::byte> out;
-
-private:
-    void raw(const void* p, std::size_t n) {
-        const auto* b = static_cast<const std::byte*>(p);
-        out.insert(out.end(), b, b + n);
     }
 };
 
@@ -128,7 +104,7 @@ public:
             e_.resolve(rel, e_.size());
         }
         restore();
-        f.code = std::move(e_.out);
+        f.code = std::move(e_.code());
         return f;
     }
 
