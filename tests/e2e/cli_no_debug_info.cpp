@@ -49,3 +49,13 @@ TEST_CASE("break, tbreak and advance FUNC without debug information stop past th
     compare_nodebug(program, {"break sum_squares", "break square", "tbreak main", "info breakpoints", "run",
                               "advance square", "info breakpoints", "continue", "continue"});
 }
+
+TEST_CASE("bt without debug information ends at main, as gdb's backtrace past-main off", "[cli][gdb-compare][nodebug]") {
+    auto program = GENERATE(from_range(nodebug_variants()));
+    compare_nodebug(program, {"break square", "run", "bt", "finish", "bt", "up", "up", "kill"});
+    // The user sees main as the last frame, not __libc_start_call_main below it.
+    auto ours = ompdbg_cmds(program, {"break square", "run", "bt", "kill"});
+    CHECK(count_lines_starting(ours.out, "#2  ") == 1);
+    CHECK(count_lines_starting(ours.out, "#3  ") == 0);
+    CHECK(ours.out.find("__libc_start_call_main") == std::string::npos);
+}
