@@ -59,3 +59,18 @@ TEST_CASE("bt without debug information ends at main, as gdb's backtrace past-ma
     CHECK(count_lines_starting(ours.out, "#3  ") == 0);
     CHECK(ours.out.find("__libc_start_call_main") == std::string::npos);
 }
+
+TEST_CASE("until without line information steps one instruction over calls, and a loop's backward jump runs the loop",
+          "[cli][gdb-compare][nodebug]") {
+    auto program = GENERATE(from_range(nodebug_variants()));
+    std::vector<std::string> cmds{"break sum_squares", "break square", "run", "until", "until"};
+    for (int i = 0; i < 12; ++i) {
+        cmds.push_back("until");
+    }
+    cmds.push_back("delete 2");
+    for (int i = 0; i < 14; ++i) {
+        cmds.push_back("until");
+    }
+    cmds.push_back("continue");
+    compare_nodebug(program, cmds);
+}
