@@ -74,3 +74,11 @@ TEST_CASE("until without line information steps one instruction over calls, and 
     cmds.push_back("continue");
     compare_nodebug(program, cmds);
 }
+
+TEST_CASE("arithmetic on a function without debug information is an address: print square+7 and break *square+7, as gdb",
+          "[cli][gdb-compare][nodebug]") {
+    auto program = GENERATE(from_range(nodebug_variants()));
+    compare_nodebug(program, {"print square", "print square+7", "print 7+square", "print square-1", "print &square",
+                              "print *square", "print square == square", "print (long)square", "x/2i square+4",
+                              "break *square+7", "info breakpoints", "run", "print $pc == square+7", "kill"});
+}
