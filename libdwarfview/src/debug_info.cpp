@@ -431,17 +431,11 @@ std::uint64_t debug_info::impl::breakpoint_pc(const function& fn) {
     }
     // 4. gcc: gdb's amd64_analyze_prologue (endbr64; push %rbp; mov %rsp,%rbp), then the
     //    start of the next line-table row when that left it in the middle of a row.
-    auto bytes = owner.read_bytes(fn.entry_pc, 12);
-    auto byte = [&](std::size_t i) { return i < bytes.size() ? std::to_integer<unsigned>(bytes[i]) : 0u; };
-    std::size_t i = 0;
-    if (byte(0) == 0xf3 && byte(1) == 0x0f && byte(2) == 0x1e && byte(3) == 0xfa) {
-        i = 4;
-    }
-    if (byte(i) != 0x55 || byte(i + 1) != 0x48 ||
-        !((byte(i + 2) == 0x89 && byte(i + 3) == 0xe5) || (byte(i + 2) == 0x8b && byte(i + 3) == 0xec))) {
+    auto setup_end = owner.frame_setup_end(fn.entry_pc);
+    if (!setup_end) {
         return fn.entry_pc;   // frameless: gdb stays at the entry
     }
-    std::uint64_t post = fn.entry_pc + i + 4;
+    std::uint64_t post = *setup_end;
     const line_row* at = nullptr;
     for (auto& r : rows) {
         if (r.addr <= post) {

@@ -565,6 +565,22 @@ std::vector<std::byte> elf_file::read_bytes(std::uint64_t addr, std::size_t size
     return {};
 }
 
+// Only the 64-bit forms: gdb matches movl %esp,%ebp for x32 alone, and a push %rbp with
+// no move after it is a frameless function to gdb (it stays at the entry).
+std::optional<std::uint64_t> elf_file::frame_setup_end(std::uint64_t entry) const {
+    auto bytes = read_bytes(entry, 8);
+    auto byte = [&](std::size_t i) { return i < bytes.size() ? std::to_integer<unsigned>(bytes[i]) : 0x100u; };
+    std::size_t i = 0;
+    if (byte(0) == 0xf3 && byte(1) == 0x0f && byte(2) == 0x1e && byte(3) == 0xfa) {
+        i = 4;   // endbr64
+    }
+    if (byte(i) != 0x55 || byte(i + 1) != 0x48 ||
+        !((byte(i + 2) == 0x89 && byte(i + 3) == 0xe5) || (byte(i + 2) == 0x8b && byte(i + 3) == 0xec))) {
+        return std::nullopt;
+    }
+    return entry + i + 4;
+}
+
 #undef OMPDBG_FORWARD
 
 }  // namespace ompdbg::dwarf

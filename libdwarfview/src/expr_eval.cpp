@@ -249,7 +249,9 @@ value evaluator::coerce(value v) {
         }
         return make_int(type::pointer_to(s.target().value_or(type())), *v.address);
     }
-    if (s.kind() == type_kind::function) {
+    // A function known only by its ELF symbol decays too: `square+7` is an address, gdb's
+    // `(<text variable, no debug info> *) 0x1140 <square+7>` (the type's size is 1).
+    if (s.kind() == type_kind::function || is_nodebug_function(v.val_type)) {
         return make_int(type::pointer_to(v.val_type), v.address.value_or(0));
     }
     return v;

@@ -249,8 +249,9 @@ std::string location_what(session& s, const breakpoint_location& l) {
         return fmt::format("in {} at {}:{}", name, source_display_name(s, l.file), l.line);
     }
     if (!l.function.empty()) {
-        auto off = l.address.addr();
-        (void)off;
+        if (l.symbol_offset != 0) {
+            return fmt::format("<{}+{}>", l.function, l.symbol_offset);
+        }
         return fmt::format("<{}>", l.function);
     }
     return {};

@@ -150,8 +150,13 @@ void plant_main_breakpoint(session& s) {
     bp.spec = "main";
     bp.temporary = true;
     bp.locations = locs;
-    s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
-                             locs.front().address.addr(), source_display_name(s, locs.front().file), locs.front().line));
+    if (locs.front().file.empty()) {   // main without line information
+        s.out().line(fmt::format("Temporary breakpoint {} at {:#x}", bp.number, locs.front().address.addr()));
+    } else {
+        s.out().line(fmt::format("Temporary breakpoint {} at {:#x}: file {}, line {}.", bp.number,
+                                 locs.front().address.addr(), source_display_name(s, locs.front().file),
+                                 locs.front().line));
+    }
     s.breakpoints()[bp.number] = std::move(bp);
     sync_breakpoint_sites(s);
 }

@@ -77,10 +77,14 @@ breakpoint_location describe(const tracer::loaded_module& m, std::uint64_t file_
                 loc.line = le->line;
             }
         }
-        if (loc.function.empty()) {
-            if (auto sym = m.elf->symbol_at(file_addr)) {
+        if (loc.function.empty() || loc.file.empty()) {
+            auto sym = m.elf->symbol_at(file_addr);
+            if (sym && loc.function.empty()) {
                 loc.function = sym->name;
                 loc.symbol = sym->name;
+            }
+            if (sym && loc.file.empty() && sym->name == loc.function && file_addr >= sym->value) {
+                loc.symbol_offset = file_addr - sym->value;
             }
         }
     }
@@ -305,7 +309,13 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                     if (sym.value == 0) {
                         continue;   // undefined (imported) symbol
                     }
-                    add_unique(describe(m, sym.value, nullptr, sym.name));
+                    // Without lines gdb skips the frame set-up (amd64_skip_prologue); an
+                    // ifunc's resolver is left as it is.
+                    std::uint64_t a = sym.value;
+                    if (sym.kind == dwarf::symbol_kind::function) {
+                        a = m.elf->frame_setup_end(sym.value).value_or(sym.value);
+                    }
+                    add_unique(describe(m, a, nullptr, sym.name));
                 }
             }
         }

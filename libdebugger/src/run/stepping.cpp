@@ -227,6 +227,66 @@ void report_step_end(step_context& cx, pid_t tid, bool frame_changed, int hidden
     cx.report.step_ended(tid, frame_changed);
 }
 
+/// `until` in a function without line information. gdb's until_next_command steps the
+/// range from the function's symbol to the pc over calls: one instruction on, or more when a
+/// backward jump lands in that range (a loop), where `next` would run to the return.
+bool until_without_lines(step_context& cx, pid_t tid, std::uint64_t pc, const code_pos& pos) {
+    auto& p = cx.s.require_process();
+    std::optional<dwarf::symbol> sym;
+    if (pos.module && pos.module->elf) {
+        sym = pos.module->elf->symbol_at(pos.file_pc);
+    }
+    if (!sym) {
+        error::send("Execution is not within a known function.");
+    }
+    const std::uint64_t lo = pos.module->to_runtime(sym->value).addr();
+    const std::uint64_t start_pc = pc;
+    while (true) {
+        auto* t = p.find_thread(tid);
+        if (!t) {
+            error::send("No thread selected.");
+        }
+        std::uint64_t prev_pc = t->regs().pc();
+        std::uint64_t prev_sp = t->regs().sp();
+        auto why = step_one_instruction(cx.s, tid);
+        if (why.kind != tracer::stop_kind::single_step) {
+            if (!cx.report.stop(why)) {
+                continue;   // a signal passed to the program: the step goes on
+            }
+            return false;
+        }
+        t = p.find_thread(tid);
+        if (!t || returned_to_dummy_frame(cx.s, tid)) {
+            return false;
+        }
+        pc = t->regs().pc();
+        // A call's step onto a breakpoint at the callee's first byte is its hit (gdb's bpstat).
+        if (!breakpoints_at(cx.s, pc).empty() && cx.report.breakpoint_hit(tid, pc)) {
+            return false;
+        }
+        std::uint64_t sp = t->regs().sp();
+        if (sp == prev_sp - 8) {
+            std::uint64_t ret = p.read<std::uint64_t>(virt_addr(sp));
+            if (ret > prev_pc && ret <= prev_pc + 16) {   // a call: run it to its return
+                if (run_to_address(cx.s, cx.report, tid, ret, sp)) {
+                    return false;
+                }
+                pc = ret;
+            }
+        }
+        if (pc < lo || pc > start_pc) {
+            break;
+        }
+    }
+    auto after = locate(p, pc);
+    std::optional<dwarf::symbol> sym_after;
+    if (after.module == pos.module && after.module->elf) {
+        sym_after = after.module->elf->symbol_at(after.file_pc);
+    }
+    report_step_end(cx, tid, !sym_after || sym_after->value != sym->value);   // a return: the caller's frame line
+    return true;
+}
+
 /// One `next`/`step`/`until`. Returns true when it ended normally at a new line.
 bool step_one_line(step_context& cx, step_mode mode) {
     session& s = cx.s;
@@ -261,6 +321,9 @@ bool step_one_line(step_context& cx, step_mode mode) {
                 st.file = chain[visible - 1].call_file;
             }
         }
+    }
+    if (!st.range && mode == step_mode::until) {
+        return until_without_lines(cx, tid, pc, st.pos);
     }
     if (!st.range) {
         // gdb: no line info here, so run until this function returns.

@@ -144,7 +144,12 @@ std::vector<stack_frame> build_stack(session& s, pid_t tid, std::size_t max_fram
                     f.symbol_offset = faddr - sym->value;
                 }
             }
+            // past-main off without DWARF too: gdb finds main by the program's symbol.
+            bool is_main = mod != nullptr && mod->is_executable && f.symbol_name == "main";
             out.push_back(std::move(f));
+            if (is_main) {
+                break;
+            }
             continue;
         }
         bool reached_main = false;

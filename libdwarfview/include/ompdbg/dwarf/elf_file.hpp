@@ -89,6 +89,10 @@ public:
     /// Bytes of the file's loaded contents at file address `addr` (from the section holding
     /// it); fewer or none when the range leaves the section or it has no file contents.
     std::vector<std::byte> read_bytes(std::uint64_t addr, std::size_t size) const;
+    /// The address after the frame set-up at function entry `entry` (an optional endbr64,
+    /// then push %rbp; mov %rsp,%rbp in either encoding), as gdb's amd64_analyze_prologue
+    /// finds it; nullopt when the function sets up no frame there (gdb then stays at entry).
+    std::optional<std::uint64_t> frame_setup_end(std::uint64_t entry) const;
     /// Lowest and highest+1 file address of the PT_LOAD segments.
     std::pair<std::uint64_t, std::uint64_t> load_range() const;
     /// The PT_LOAD segments, in file order.

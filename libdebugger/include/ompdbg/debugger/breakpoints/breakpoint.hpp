@@ -22,6 +22,9 @@ struct breakpoint_location {
     /// gdb's name of that function's symbol, as `info breakpoints` shows it: "main" in C,
     /// "ns::foo(int)" in C++ (function_print_name); the ELF symbol without DWARF.
     std::string symbol;
+    /// Without a line: how far past the start of ELF symbol `function` the address is
+    /// (`info breakpoints` shows <sq+4>, past the frame set-up `break sq` skips).
+    std::uint64_t symbol_offset = 0;
     std::string file;
     int line = 0;
     bool enabled = true;
