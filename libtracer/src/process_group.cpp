@@ -190,16 +190,9 @@ bool process_group::start_step(process& p, pid_t tid) {
         return false;
     }
     auto& d = *t->impl_;
-    d.require_stopped();
-    d.settle();
-    thread_record* thr = d.find(tid);
-    if (!thr || thr->st != tstate::stopped) {
-        error::send("Invalid thread " + std::to_string(tid) + ".");
-    }
-    d.release_deferred_children();
-    int sig = thr->pending_signal;
-    thr->pending_signal = 0;
-    d.start_reported_step(*thr, sig);
+    int sig = 0;
+    thread_record& thr = d.prepare_step(tid, sig);
+    d.start_reported_step(thr, sig);
     return true;
 }
 

@@ -208,19 +208,25 @@ void ptrace_process::set_step_over_pc(pid_t tid, std::optional<std::uint64_t> pc
     }
 }
 
-stop_reason ptrace_process::step_instruction(pid_t tid) {
-    auto& d = *impl_;
-    d.require_stopped();
-    d.settle();
-    thread_record* t = d.find(tid);
+thread_record& ptrace_process::impl::prepare_step(pid_t tid, int& signo) {
+    require_stopped();
+    settle();
+    thread_record* t = find(tid);
     if (!t || t->st != tstate::stopped) {
         error::send("Invalid thread " + std::to_string(tid) + ".");
     }
-    d.release_deferred_children();
-    int sig = t->pending_signal;
+    release_deferred_children();
+    signo = t->pending_signal;
     t->pending_signal = 0;
+    return *t;
+}
+
+stop_reason ptrace_process::step_instruction(pid_t tid) {
+    auto& d = *impl_;
+    int sig = 0;
+    thread_record& t = d.prepare_step(tid, sig);
     d.running = true;
-    bool done = d.single_step(*t, sig);
+    bool done = d.single_step(t, sig);
     // A watchpoint that the stepped instruction triggered is this step's stop.
     for (auto it = d.queue.begin(); done && it != d.queue.end(); ++it) {
         if (it->kind == stop_kind::watchpoint && it->tid == tid) {

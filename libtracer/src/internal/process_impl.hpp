@@ -183,6 +183,11 @@ struct ptrace_process::impl {
     void resume_all();
     /// Single-steps `t` alone (over a site at its pc); true when the step completed.
     bool single_step(thread_record& t, int signo);
+    /// Before one thread's single-step (step_instruction, process_group::start_step): the
+    /// process stopped and settled, `tid` a stopped thread (else "Invalid thread N."), the
+    /// children held back released; returns the thread and moves its pending signal, which
+    /// the step delivers, into `signo`.
+    thread_record& prepare_step(pid_t tid, int& signo);
     /// A single-step of one thread whose end the waits report (process_group::start_step):
     /// the thread, and the site whose int3 came out for it (put back when the step ends).
     struct reported_step {
