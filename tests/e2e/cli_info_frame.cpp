@@ -21,17 +21,15 @@ std::string frame_lines(const std::string& out, const std::string& drop = "", bo
     static const std::regex stack_address(R"(0x7fff[0-9a-f]{8})"), thread_number(R"(Thread \d+ )");
     std::vector<std::string> keep;
     for (auto l : debugger_lines(out)) {
+        // A thread event cut in two by the program's output: its head starts with "[".
+        if (thread_event_tail(l)) {
+            continue;
+        }
         if (any_thread) {
             l = std::regex_replace(std::regex_replace(l, stack_address, "0x7fff(stack)"), thread_number, "Thread N ");
         }
         if (l.rfind("[", 0) == 0 || l.rfind("truth:", 0) == 0 || l.rfind("OMP_OMPD", 0) == 0 ||
             l.rfind("crash:", 0) == 0 || l.rfind("handler:", 0) == 0) {
-            continue;
-        }
-        // The tail of a thread event that the program's own output cut in two ("[New
-        // Thread 0x... (LWP N)" + a line of the program's, then "]"): seen in gdb's output
-        // under CI load.
-        if (l == "]") {
             continue;
         }
         if (!drop.empty() && std::regex_search(l, std::regex(drop))) {
