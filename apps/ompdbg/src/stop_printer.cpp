@@ -43,27 +43,28 @@ std::string thread_label(session& s, pid_t tid) {
     return fmt::format("Thread {} \"{}\"", number, name);
 }
 
+/// The source line a stop shows for `f`: the file's text, the error about a missing file, or
+/// "N\tin FILE" when the line cannot be read at all; nothing without line information.
+std::optional<source_line> stop_source_line(session& s, const stack_frame& f) {
+    if (!f.line || f.line->line <= 0) {
+        return std::nullopt;
+    }
+    if (auto text = frame_source_line(s, f)) {
+        return text;
+    }
+    return source_line{fmt::format("{}\tin {}", f.line->line, f.line->file)};
+}
+
 }  // namespace
 
 std::string source_line_for(session& s, const stack_frame& f) {
-    if (!f.line || f.line->line <= 0) {
-        return {};
-    }
-    if (auto text = frame_source_line(s, f)) {
-        return text->text;
-    }
-    return fmt::format("{}\tin {}", f.line->line, f.line->file);
+    auto src = stop_source_line(s, f);
+    return src ? src->text : std::string();
 }
 
 void event_with_source(session& s, const std::string& kind, nlohmann::json fields, std::string text,
                        const stack_frame& f) {
-    std::optional<source_line> src;
-    if (f.line && f.line->line > 0) {
-        src = frame_source_line(s, f);
-        if (!src) {
-            src = source_line{fmt::format("{}\tin {}", f.line->line, f.line->file)};
-        }
-    }
+    std::optional<source_line> src = stop_source_line(s, f);
     bool apart = src && src->is_error && !s.out().is_json();
     if (src && !apart) {
         text += "\n" + src->text;
