@@ -85,3 +85,15 @@ TEST_CASE("starti stops at the loader's first instruction, and stepi, info share
     compare_with_gdb(program, {"starti", "info registers rip", "stepi", "x/i $pc", "info sharedlibrary",
                                "break factorial", "continue", "info sharedlibrary", "delete", "continue"});
 }
+
+TEST_CASE("start before any run shows main's file address, and after a run addresses stay where the program was, "
+          "as in gdb",
+          "[cli][gdb-compare]") {
+    // gdb sets start's temporary breakpoint before the program exists (0x1249 in a PIE), and
+    // keeps the program's relocation once its process is gone: break, print, x, info line and
+    // info symbol then show run-time addresses (0x555555555249).
+    auto program = GENERATE(from_range(example_variants("structs")));
+    compare_with_gdb(program, {"start", "next", "kill", "print &main", "print factorial", "info line factorial",
+                               "x/2i factorial", "info address main", "info symbol factorial", "print &global_counter", "x/4xb &global_counter",
+                               "break factorial", "info breakpoints", "start", "info symbol $pc", "continue"});
+}

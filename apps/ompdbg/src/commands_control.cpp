@@ -95,6 +95,14 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         s.program_args() = split_args(args);
         s.settings().args_text = trim_copy(args);
     }
+    // gdb sets `start`'s temporary breakpoint before the program starts: its line comes
+    // first and shows main where the program was last (its file address before any run).
+    // A job's starter stops its ranks at main its own way; a remote exec-file without a
+    // local program has no symbols before the agent starts it.
+    if (stop_at_main && s.program() && !is_mpi2dd_starter(*s.program()) && !is_mpi_starter(*s.program())) {
+        plant_main_breakpoint(s);
+        stop = first_stop::none;   // planted: the run only goes on to it
+    }
     std::string shown = s.remote() && !remote_exec.empty() ? remote_exec : s.program()->string();
     for (auto& a : s.program_args()) {
         shown += " " + a;

@@ -31,7 +31,8 @@ std::vector<module_view> all_modules(session& s) {
             }
         }
     } else if (s.program()) {
-        out.push_back(module_view{s.elf_for(*s.program()), 0});
+        auto m = s.static_executable();
+        out.push_back(module_view{m.elf ? m.elf : s.elf_for(*s.program()), m.load_bias});
     }
     return out;
 }

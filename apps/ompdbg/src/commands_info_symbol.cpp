@@ -67,8 +67,12 @@ void cmd_info_symbol(session& s, std::string_view args) {
     std::string name = demangle(sym->name);
     std::string text = sym->offset == 0 ? name : fmt::format("{} + {}", name, sym->offset);
     text += fmt::format(" in section {}", sym->section);
+    // gdb names the file once it has several: the process's modules, or after a run the
+    // program and the libraries it had.
     if (sym->module != nullptr && s.target() != nullptr && s.target()->modules().size() > 1) {
         text += fmt::format(" of {}", sym->module->path.string());
+    } else if (s.target() == nullptr && s.program() && s.program_ran()) {
+        text += fmt::format(" of {}", s.program()->string());
     }
     s.out().line(text);
 }

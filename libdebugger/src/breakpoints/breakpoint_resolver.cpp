@@ -35,14 +35,7 @@ std::vector<tracer::loaded_module> search_modules(session& s) {
     }
     std::vector<tracer::loaded_module> mods;
     if (s.program()) {
-        tracer::loaded_module m;
-        m.path = *s.program();
-        m.is_executable = true;
-        try {
-            m.elf = s.elf_for(*s.program());
-        } catch (const std::exception&) {
-        }
-        mods.push_back(std::move(m));
+        mods.push_back(s.static_executable());
     }
     return mods;
 }

@@ -51,15 +51,7 @@ frame_context::frame_context(session& s, pid_t tid, const stack_frame& frame)
     : s_(s), tid_(tid), frame_(&frame), current_module_(frame.module) {}
 
 frame_context::frame_context(session& s) : s_(s) {
-    if (s.program()) {
-        static_module_.path = *s.program();
-        static_module_.is_executable = true;
-        try {
-            static_module_.elf = s.elf_for(*s.program());
-        } catch (const ompdbg::error&) {
-            static_module_.elf.reset();
-        }
-    }
+    static_module_ = s.static_executable();
     current_module_ = &static_module_;
 }
 
@@ -253,7 +245,13 @@ void frame_context::read_static_memory(std::uint64_t addr, std::span<std::byte> 
     if (!static_module_.elf) {
         cannot_access(addr);
     }
-    // Initialised data lives in the file; .bss is zero before the program runs.
+    // Initialised data lives in the file; .bss is zero before the program runs. Addresses
+    // are where the program was last (static_executable).
+    if (addr < static_module_.load_bias) {
+        cannot_access(addr);
+    }
+    const std::uint64_t runtime_addr = addr;
+    addr = static_module_.to_file(virt_addr(addr));
     static constexpr const char* sections[] = {".data", ".rodata", ".data.rel.ro", ".bss",
                                                ".tdata", ".got", ".init_array", ".fini_array",
                                                ".text", ".dynamic", ".got.plt", ".eh_frame"};
@@ -270,11 +268,11 @@ void frame_context::read_static_memory(std::uint64_t addr, std::span<std::byte> 
         in.seekg(static_cast<std::streamoff>(sec->offset + (addr - sec->addr)));
         in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
         if (!in) {
-            cannot_access(addr);
+            cannot_access(runtime_addr);
         }
         return;
     }
-    cannot_access(addr);
+    cannot_access(runtime_addr);
 }
 
 // ---- variables ----

@@ -91,6 +91,9 @@ void session::allow_plugin_directory(const std::string& dir) {
 void session::set_program(const std::filesystem::path& path, std::vector<std::string> args) {
     std::filesystem::path p = find_program(path);
     auto elf = elf_for(p);   // throws for a missing or non-ELF file
+    if (program_ != p) {
+        executable_bias_.reset();
+    }
     program_ = p;
     args_ = std::move(args);
     settings_.args_text.clear();
@@ -157,6 +160,34 @@ void session::set_process(std::unique_ptr<tracer::process> p) {
     inf->process = std::move(p);
     list.push_back(std::move(inf));
     set_inferiors(std::move(list));
+    // The program's process (launched or attached): where it has the program is where the
+    // program stays once it is gone.
+    if (auto* proc = process(); proc && program_) {
+        try {
+            for (const auto& m : proc->modules()) {
+                if (m.is_executable) {
+                    executable_bias_ = m.load_bias;
+                }
+            }
+        } catch (const std::exception&) {
+        }
+    }
+}
+
+tracer::loaded_module session::static_executable() {
+    tracer::loaded_module m;
+    if (!program_) {
+        return m;
+    }
+    m.path = *program_;
+    m.is_executable = true;
+    m.load_bias = executable_bias_.value_or(0);
+    try {
+        m.elf = elf_for(*program_);
+    } catch (const std::exception&) {
+        m.elf.reset();
+    }
+    return m;
 }
 
 void session::set_inferiors(std::vector<std::unique_ptr<inferior>> list) {

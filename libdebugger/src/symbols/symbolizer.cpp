@@ -204,7 +204,9 @@ module_view module_for(session& s, std::uint64_t addr) {
             mv.bias = m->load_bias;
         }
     } else if (s.program()) {
-        mv.elf = s.elf_for(*s.program());
+        auto m = s.static_executable();
+        mv.elf = m.elf;
+        mv.bias = m.load_bias;
     }
     return mv;
 }
@@ -222,11 +224,12 @@ std::optional<symbolized> symbolize_address(session& s, std::uint64_t addr) {
         elf = mod->elf;
         file_addr = mod->to_file(virt_addr(addr));
     } else if (s.program()) {
-        try {
-            elf = s.elf_for(*s.program());
-        } catch (const ompdbg::error&) {
+        auto m = s.static_executable();
+        if (addr < m.load_bias) {
             return std::nullopt;
         }
+        elf = m.elf;
+        file_addr = m.to_file(virt_addr(addr));
     }
     if (!elf) {
         return std::nullopt;

@@ -62,6 +62,14 @@ public:
     /// reports symbols_read. A bare name is looked up in the current directory, then PATH.
     void set_program(const std::filesystem::path& path, std::vector<std::string> args);
     const std::optional<std::filesystem::path>& program() const { return program_; }
+    /// The program as a module while no process is there to say where it is: at the
+    /// addresses its last process had it (gdb keeps an objfile's relocation after the
+    /// process ends, so `break`, `print &main` and `x` show run-time addresses after a run),
+    /// else at its file addresses. `elf` is null when the file cannot be read.
+    tracer::loaded_module static_executable();
+    /// Whether a process of the program ran in this session (gdb then keeps the shared
+    /// libraries' objfiles beside the program's).
+    bool program_ran() const { return executable_bias_.has_value(); }
     std::vector<std::string>& program_args() { return args_; }
     /// `set confirm`, `set listsize`, `set print ...`.
     user_settings& settings() { return settings_; }
@@ -185,6 +193,8 @@ private:
     /// Declared before the inferiors: their remote processes detach through it first.
     std::shared_ptr<tracer::remote_connection> remote_;
     std::optional<std::filesystem::path> program_;
+    /// Where the program's last process had it (static_executable); reset by a new program.
+    std::optional<std::uint64_t> executable_bias_;
     std::vector<std::string> args_;
     user_settings settings_;
     std::unique_ptr<tracer::core_file> core_;
