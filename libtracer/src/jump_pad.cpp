@@ -3,6 +3,7 @@
 
 #include "internal/jump_pad.hpp"
 #include "internal/code_buffer.hpp"
+#include "internal/native_direct.hpp"
 #include "internal/native_filter.hpp"
 #include "internal/x86_decoder.hpp"
 
@@ -43,7 +44,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     std::optional<native_filter> filter;
     std::size_t filter_at = w.code().size();
     if (!condition.empty() || count) {
-        filter = compile_native_filter(condition, site, count);
+        filter = compile_native_filter(condition, site, count, flags_dead_at(bytes, site));
     }
     if (filter) {
         w.append(filter->code);
