@@ -3,6 +3,7 @@
 
 #include "internal/jump_pad.hpp"
 #include "internal/code_buffer.hpp"
+#include "internal/native_direct.hpp"
 #include "internal/native_filter.hpp"
 #include "internal/x86_decoder.hpp"
 
@@ -43,7 +44,7 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     std::optional<native_filter> filter;
     std::size_t filter_at = w.code().size();
     if (!condition.empty() || count) {
-        filter = compile_native_filter(condition, site, count);
+        filter = compile_native_filter(condition, site, count, flags_dead_at(bytes, site));
     }
     if (filter) {
         w.append(filter->code);
@@ -76,8 +77,16 @@ jump_pad_plan build_jump_pad(std::span<const std::byte> bytes, std::uint64_t sit
     if (filter) {
         w.resolve(filter_at + filter->to_relocated, relocated);
     }
-    w.bytes({0xff, 0x25, 0x00, 0x00, 0x00, 0x00});        // jmp *0(%rip)
-    w.u64(site + moved.moved->covered);                   //   back after the displaced bytes
+    // Back after the displaced bytes: a direct jmp (the pad is within rel32 reach of the
+    // site), cheaper at every pass than the indirect one kept for a pad just at the edge.
+    const std::uint64_t back = site + moved.moved->covered;
+    const auto back_reach = static_cast<std::int64_t>(back) - static_cast<std::int64_t>(w.here() + 5);
+    if (back_reach >= INT32_MIN && back_reach <= INT32_MAX) {
+        w.resolve(w.disp32({0xe9}), back);                // jmp back
+    } else {
+        w.bytes({0xff, 0x25, 0x00, 0x00, 0x00, 0x00});    // jmp *0(%rip)
+        w.u64(back);
+    }
     w.resolve(stop_jump, w.here());
     restore_registers(w);
     std::size_t stop_ref = w.disp32({0xff, 0x25});       // jmp *stop_slot(%rip)

@@ -5,6 +5,7 @@
 
 #include "internal/native_filter.hpp"
 #include "internal/code_buffer.hpp"
+#include "internal/native_direct.hpp"
 
 #include "ompdbg/agent/agent_abi.h"
 
@@ -479,14 +480,27 @@ bool has_lahf() {
 
 }  // namespace
 
-std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
-                                                   std::optional<native_count> count) {
+std::optional<native_filter> compile_stack_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
+                                                  std::optional<native_count> count) {
     static const bool lahf = has_lahf();
     if (!lahf || (bytecode.empty() && !count) || bytecode.size() > OMPDBG_AGENT_SITE_CODE_BYTES ||
         (count && count->index >= OMPDBG_AGENT_MAX_SITES)) {
         return std::nullopt;
     }
     return compiler(bytecode, site, count).run();
+}
+
+std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
+                                                   std::optional<native_count> count, bool flags_dead) {
+    static const bool lahf = has_lahf();
+    // Comparisons joined by &&, || and !: compare and branch, no stack. A counter's pad
+    // counts on the stack compiler's path.
+    if (lahf && !count && !bytecode.empty() && bytecode.size() <= OMPDBG_AGENT_SITE_CODE_BYTES) {
+        if (auto direct = compile_direct_filter(bytecode, site, flags_dead)) {
+            return direct;
+        }
+    }
+    return compile_stack_filter(bytecode, site, count);
 }
 
 }  // namespace ompdbg::tracer::internal

@@ -237,3 +237,40 @@ TEST_CASE("threads stopped inside a jump pad or the agent show the program's fra
     CHECK(has_line(r.out, "\tbreakpoint already hit 1 time"));
     CHECK(has_line(r.out, ground_truth(4000000, 4)));
 }
+
+TEST_CASE("a fast condition decided without the flags or with them stops with the site's flags as gdb shows them",
+          "[e2e][fast][break][condition]") {
+    // i == N compares without touching the flags (lea, jrcxz); i >= N && i <= N keeps them in
+    // %ax around cmp and gives them back before the stop, even where they are dead at f's
+    // site and a false pass leaves them changed.
+    for (const char* cond : {"i == 150000", "i >= 150000 && i <= 150000"}) {
+        const std::vector<std::string> cmds = {"break f if " + std::string(cond), "run", "print i", "print $eflags",
+                                               "print $rcx", "print $rax"};
+        auto r = debug(fast_loop("O0"), cmds, {"200000", "4"});
+        auto g = gdb_cmds(fast_loop("O0"), cmds, {"200000", "4"});
+        INFO(r.all() << "\ngdb:\n" << g.out << g.err);
+        REQUIRE_FALSE(r.timed_out);
+        CHECK(has_line(r.out, "$1 = 150000"));
+        auto flags = grep(g.out, "^\\$2 = \\[.*\\]$");
+        REQUIRE(flags.size() == 1);
+        CHECK(has_line(r.out, flags[0]));
+        for (const char* reg : {"^\\$3 = ", "^\\$4 = "}) {
+            auto theirs = grep(g.out, std::string(reg) + "-?[0-9]+$");
+            REQUIRE(theirs.size() == 1);
+            CHECK(has_line(r.out, theirs[0]));
+        }
+    }
+}
+
+TEST_CASE("an ignore count given to a fast conditional breakpoint at its stop is counted to the program's end",
+          "[e2e][fast][break][condition]") {
+    // The record stops at every hit whose condition holds, so the process would exit without
+    // the agent's sync at exit; the ignore count makes it count hits in the agent: the sync
+    // is planted then, and the last ignored hits reach the hit count (gdb counts them).
+    auto r = debug(fast_loop("O0"), {"break f if i % 2 == 0", "run", "ignore 1 1000000", "continue", "info breakpoints"},
+                   {"200000", "4"});
+    INFO(r.all());
+    REQUIRE_FALSE(r.timed_out);
+    CHECK(has_line(r.out, ground_truth(200000, 4)));
+    CHECK(has_line(r.out, "\tbreakpoint already hit 100000 times"));
+}

@@ -33,6 +33,9 @@ struct fast_record {
     /// The agent counts hits and ignores them itself (no thread, not temporary): its
     /// `passed` goes to the breakpoint's hit count, its `ignore` is the breakpoint's.
     bool delegated = false;
+    /// Its hits whose condition holds go on without a stop (counted, printed): the agent's
+    /// counts after the last stop are read at exit (plant_sync_at_exit).
+    bool passes_hits = false;
     std::uint64_t passed_seen = 0;    ///< `passed` already added to the hit count
     std::uint64_t ignore_known = 0;   ///< `ignore` as last written or read
 };

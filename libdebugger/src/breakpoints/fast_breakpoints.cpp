@@ -314,6 +314,7 @@ std::string make_fast(session& s, tracer::process& proc, agent_state& a, const b
     r.breakpoint = bp.number;
     r.signature = plan.signature(bp);
     r.delegated = plan.delegated;
+    r.passes_hits = rec.action != OMPDBG_ACTION_STOP;
     r.ignore_known = rec.ignore;
     r.passed_seen = passed_so_far(proc, a, i);
     a.fast[loc.address.addr()] = r;
@@ -373,11 +374,14 @@ std::string lock_holder(session& s, tracer::process& proc) {
 }
 
 /// Once a record counts hits the debugger does not see, the agent calls ompdbg_agent_sync
-/// at exit, where an internal breakpoint lets the debugger read the last counts.
+/// at exit, where an internal breakpoint lets the debugger read the last counts. A record
+/// that stops at every hit whose condition holds, with no hits to ignore, counts none: its
+/// process exits without that stop (all threads stopped, 8 of them in bench_fast_cond). An
+/// ignore count set later reaches the record through sync_fast_sites, which plants it then.
 void plant_sync_at_exit(tracer::process& proc, agent_state& a) {
     bool counting = false;
     for (auto& [site, rec] : a.fast) {
-        counting = counting || rec.delegated;
+        counting = counting || (rec.delegated && (rec.passes_hits || rec.ignore_known > 0));
     }
     if (!counting || a.sync_planted) {
         return;

@@ -29,6 +29,8 @@ struct native_filter {
     /// Offset in `code` of the rel32 of the jump to the relocated instructions (the false
     /// exit, %rsp at the site's again), which the pad's builder resolves.
     std::size_t to_relocated = 0;
+    /// The direct form (native_direct.hpp): comparisons branched on, no bytecode stack.
+    bool direct = false;
 };
 
 /// A record whose hits are only counted (OMPDBG_ACTION_COUNT): when its condition holds the
@@ -44,8 +46,16 @@ struct native_count {
 /// The native form of `bytecode` for a site at `site` (REG 16, rip, is the site); nullopt
 /// when the program uses what only the interpreter does, or is malformed (the interpreter
 /// then answers "undecided" and the debugger decides, as without a filter). `bytecode` may
-/// be empty (no condition) when `count` is given.
+/// be empty (no condition) when `count` is given. `flags_dead`: the arithmetic flags are
+/// dead at the site (flags_dead_at in native_direct.hpp), so that a false condition may
+/// leave them changed; a true one always gives them back.
 std::optional<native_filter> compile_native_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
-                                                   std::optional<native_count> count = std::nullopt);
+                                                   std::optional<native_count> count = std::nullopt,
+                                                   bool flags_dead = false);
+
+/// compile_native_filter without the direct form: the bytecode's stack on the machine
+/// stack, for any program the interpreter runs but LOAD, the flags and backward jumps.
+std::optional<native_filter> compile_stack_filter(std::span<const std::uint8_t> bytecode, std::uint64_t site,
+                                                  std::optional<native_count> count = std::nullopt);
 
 }  // namespace ompdbg::tracer::internal
