@@ -282,8 +282,8 @@ const std::vector<internal::symbol_table>& elf_file::impl::symbol_tables() const
         // A stripped file whose separate debug file still has the full .symtab (objcopy
         // --only-keep-debug keeps it), as gdb reads it.
         if (!have_symtab) {
-            if (auto& sep = find_separate_debug_file()) {
-                symtab_file = elf_handle::try_open(*sep);
+            if (find_separate_debug_file()) {
+                symtab_file = open_separate_debug_file();
                 if (symtab_file) {
                     for (auto& t : internal::read_symbol_tables(*symtab_file, true)) {
                         tables.push_back(std::move(t));
@@ -461,6 +461,8 @@ const std::optional<fs::path>& elf_file::impl::find_separate_debug_file() const 
                     if (auto h = elf_handle::try_open(p)) {
                         if (read_build_id(h->get()) == build_id) {
                             separate_path = p;
+                            std::lock_guard lock(separate_mutex);
+                            separate_handle = std::move(h);
                             return;
                         }
                     }
@@ -493,6 +495,24 @@ const std::optional<fs::path>& elf_file::impl::find_separate_debug_file() const 
     return separate_path;
 }
 
+// The separate debug file open: the handle its build-id check left, the first time, else
+// opened again (the symbol tables and the DWARF each keep their own).
+std::optional<elf_handle> elf_file::impl::open_separate_debug_file() const {
+    auto& sep = find_separate_debug_file();
+    if (!sep) {
+        return std::nullopt;
+    }
+    {
+        std::lock_guard lock(separate_mutex);
+        if (separate_handle) {
+            std::optional<elf_handle> h = std::move(separate_handle);
+            separate_handle.reset();
+            return h;
+        }
+    }
+    return elf_handle::try_open(*sep);
+}
+
 bool elf_file::impl::file_crc32_matches(const fs::path& p, std::uint32_t crc) {
     auto got = internal::file_crc32(p);
     return got && *got == crc;
@@ -505,7 +525,7 @@ void elf_file::impl::load_debug() const {
     }
     if (dwarf == nullptr) {
         if (auto& sep = find_separate_debug_file()) {
-            debug_file = elf_handle::try_open(*sep);
+            debug_file = open_separate_debug_file();
             if (debug_file && has_dwarf_sections(*debug_file)) {
                 inflated.inflate(*debug_file, read_build_id(debug_file->get()));
                 dwarf = dwarf_begin_elf(debug_file->get(), DWARF_C_READ, nullptr);

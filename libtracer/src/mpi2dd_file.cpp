@@ -150,7 +150,15 @@ bool exports_name(const dwarf::elf_file& elf, std::string_view name) {
 
 }  // namespace
 
-std::optional<file_interface> find_in_file(const fs::path& program) {
+std::optional<file_interface> find_in_file(const fs::path& program, const elf_provider& elves) {
+    auto open = [&](const fs::path& p) -> std::shared_ptr<dwarf::elf_file> {
+        if (elves) {
+            if (auto elf = elves(p)) {
+                return elf;
+            }
+        }
+        return dwarf::elf_file::open(p);
+    };
     std::optional<file_interface> found;
     bool breakpoint = false;
     auto look = [&](const dwarf::elf_file& elf, const fs::path& path) {
@@ -169,7 +177,7 @@ std::optional<file_interface> find_in_file(const fs::path& program) {
         }
     };
     try {
-        auto elf = dwarf::elf_file::open(program);
+        auto elf = open(program);
         look(*elf, program);
         if (!found || !breakpoint) {
             auto names = read_dynamic(*elf);
@@ -180,7 +188,7 @@ std::optional<file_interface> find_in_file(const fs::path& program) {
                     continue;
                 }
                 try {
-                    auto lib_elf = dwarf::elf_file::open(*path);
+                    auto lib_elf = open(*path);
                     if (exports_name(*lib_elf, "MPI2DD_")) {
                         look(*lib_elf, *path);
                     }

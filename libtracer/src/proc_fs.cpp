@@ -43,8 +43,9 @@ std::vector<pid_t> list_tasks(pid_t pid) {
     return out;
 }
 
-std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type) {
+auxv_entries read_auxv(pid_t pid) {
     std::string data = read_small_file("/proc/" + std::to_string(pid) + "/auxv");
+    auxv_entries out;
     for (std::size_t off = 0; off + 16 <= data.size(); off += 16) {
         std::uint64_t k, v;
         std::memcpy(&k, data.data() + off, 8);
@@ -52,12 +53,21 @@ std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type) {
         if (k == AT_NULL) {
             break;
         }
+        out.emplace_back(k, v);
+    }
+    return out;
+}
+
+std::optional<std::uint64_t> auxv_value(const auxv_entries& auxv, unsigned long type) {
+    for (const auto& [k, v] : auxv) {
         if (k == type) {
             return v;
         }
     }
     return std::nullopt;
 }
+
+std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type) { return auxv_value(read_auxv(pid), type); }
 
 std::string thread_comm(pid_t pid, pid_t tid) {
     std::string s = read_small_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm");

@@ -124,9 +124,10 @@ void ptrace_process::impl::init_shared_libraries() {
     r_debug_addr = 0;
     r_brk = 0;
     exe_path = internal::process_exe(pid);
-    auto phdr = internal::auxv_value(pid, AT_PHDR);
-    auto phnum = internal::auxv_value(pid, AT_PHNUM);
-    auto base = internal::auxv_value(pid, AT_BASE);
+    const auto auxv = internal::read_auxv(pid);   // one read of /proc/PID/auxv for the three
+    auto phdr = internal::auxv_value(auxv, AT_PHDR);
+    auto phnum = internal::auxv_value(auxv, AT_PHNUM);
+    auto base = internal::auxv_value(auxv, AT_BASE);
     ld_base = base.value_or(0);
     exe_bias = 0;
     exe_dynamic = 0;

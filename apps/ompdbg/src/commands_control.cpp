@@ -119,7 +119,7 @@ void start_program(session& s, std::string_view args, first_stop stop) {
                   stop);
         return;
     }
-    if (is_mpi2dd_starter(*s.program())) {
+    if (is_mpi2dd_starter(*s.program(), s.elf_provider())) {
         // `run -- mpi2dd-run -np N prog`: acquire every rank through MPI2DD (preferred over
         // MPIR when the starter has both).
         start_mpi2dd_job(s, *s.program(), s.program_args(), cli_job_options(s, true));

@@ -481,12 +481,12 @@ void acquire_new(session& s, mpi_job& job, tracer::process_group* group, int sta
 
 }  // namespace
 
-bool is_mpi2dd_starter(const std::filesystem::path& program) {
+bool is_mpi2dd_starter(const std::filesystem::path& program, const tracer::elf_provider& elves) {
     // The interface is MPI2DD_info with MPI2DD_breakpoint, in the program or a library.
     // Flags initialised in the file without I_AM_STARTER declare a rank (the reference
     // rank library's IGNORE_QUEUE): it runs as a program of its own. Flags still zero in
     // the file are filled at run time: only the START event will say (run_to_start).
-    auto f = mdd::find_in_file(program);
+    auto f = mdd::find_in_file(program, elves);
     if (!f || !f->has_breakpoint) {
         return false;
     }

@@ -276,15 +276,31 @@ void session::end_target() {
     focus_ = {0};
 }
 
+// One reader per file, keyed by its canonical path (a library named through a symlink and
+// by its real name is read once). An absolute path asked before is also a key of its own:
+// the modules of every stop and solib event ask for the same paths again, and each
+// weakly_canonical is a readlink and a stat per component. A relative path is resolved
+// again each time (`cd` may have changed what it names).
 std::shared_ptr<dwarf::elf_file> session::elf_for(const std::filesystem::path& path) {
+    const bool absolute = path.is_absolute();
+    if (absolute) {
+        if (auto it = elves_.find(path.string()); it != elves_.end()) {
+            return it->second;
+        }
+    }
     std::error_code ec;
     auto canonical = std::filesystem::weakly_canonical(path, ec);
     std::string key = ec ? path.string() : canonical.string();
+    std::shared_ptr<dwarf::elf_file> elf;
     if (auto it = elves_.find(key); it != elves_.end()) {
-        return it->second;
+        elf = it->second;
+    } else {
+        elf = dwarf::elf_file::open(path);
+        elves_[key] = elf;
     }
-    std::shared_ptr<dwarf::elf_file> elf = dwarf::elf_file::open(path);
-    elves_[key] = elf;
+    if (absolute) {
+        elves_.emplace(path.string(), elf);
+    }
     return elf;
 }
 

@@ -82,6 +82,10 @@ struct elf_file::impl {
 
     mutable std::once_flag separate_once;
     mutable std::optional<std::filesystem::path> separate_path;
+    // The separate debug file as the build-id check opened it, handed to the first reader
+    // (symbol_tables or load_debug) instead of opening and mapping it a second time.
+    mutable std::mutex separate_mutex;
+    mutable std::optional<elf_handle> separate_handle;
 
     ~impl() {
         info.reset();
@@ -98,6 +102,7 @@ struct elf_file::impl {
     static bool file_crc32_matches(const std::filesystem::path& p, std::uint32_t crc);
     void load_debug() const;
     const std::optional<std::filesystem::path>& find_separate_debug_file() const;
+    std::optional<elf_handle> open_separate_debug_file() const;
 };
 
 }  // namespace ompdbg::dwarf

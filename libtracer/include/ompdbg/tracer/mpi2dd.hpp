@@ -119,8 +119,9 @@ struct file_interface {
 /// DT_RUNPATH with $ORIGIN, then the default directories; not their own dependencies).
 /// nullopt when none defines MPI2DD_info or `program` cannot be read. An MPI
 /// implementation may fill mpi_flags at run time (then they are 0 here): only the START
-/// event says for sure that a process is a starter.
-std::optional<file_interface> find_in_file(const std::filesystem::path& program);
+/// event says for sure that a process is a starter. `elves`, when given, opens the files
+/// (a session's cache, which the launch that follows reads the same files from).
+std::optional<file_interface> find_in_file(const std::filesystem::path& program, const elf_provider& elves = {});
 
 /// Runs a freshly launched starter until it calls MPI2DD_breakpoint with
 /// debug_state == MPI2DD_DEBUG_START: sets MPI2DD_FLAG_BEING_DEBUGGED and

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ompdbg::tracer::proc_fs {
@@ -21,6 +22,11 @@ std::string read_small_file(const std::string& path);
 std::vector<pid_t> list_tasks(pid_t pid);
 /// The value of one auxv entry (AT_BASE, AT_PHDR, ...), nullopt when absent.
 std::optional<std::uint64_t> auxv_value(pid_t pid, unsigned long type);
+/// Every auxv entry (type, value) before AT_NULL, read at once (empty when gone).
+using auxv_entries = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
+auxv_entries read_auxv(pid_t pid);
+/// The value of one entry of an auxv read before, nullopt when absent.
+std::optional<std::uint64_t> auxv_value(const auxv_entries& auxv, unsigned long type);
 /// The contents of /proc/PID/task/TID/comm without the newline ("" when gone).
 std::string thread_comm(pid_t pid, pid_t tid);
 /// The state letter of /proc/PID/task/TID/stat ('R', 'S', 't', 'Z', ...); 0 when gone.

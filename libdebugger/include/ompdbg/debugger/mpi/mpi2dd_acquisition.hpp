@@ -25,8 +25,9 @@ namespace ompdbg::debugger {
 
 /// Whether `program` is run as an MPI2DD starter: it or a library it names defines
 /// MPI2DD_info and MPI2DD_breakpoint, and the mpi_flags initialised in the file either
-/// have MPI2DD_MPIFLAG_I_AM_STARTER or are still zero (filled at run time).
-bool is_mpi2dd_starter(const std::filesystem::path& program);
+/// have MPI2DD_MPIFLAG_I_AM_STARTER or are still zero (filled at run time). The files are
+/// opened through `elves` when given (the session's, which `run` reads them from next).
+bool is_mpi2dd_starter(const std::filesystem::path& program, const tracer::elf_provider& elves = {});
 /// `run` of an MPI2DD starter: launches it, runs it to MPI2DD_DEBUG_START, acquires every
 /// process of its tables (following directories), opens their gates, plants the
 /// breakpoints in every rank; the job is stopped there (the next continue releases it).
