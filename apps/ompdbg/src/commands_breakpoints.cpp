@@ -335,7 +335,7 @@ void info_breakpoints(session& s, std::string_view args) {
         }
         if (bp.ignore_count > 0) {
             // gdb's words (breakpoint.c print_one_breakpoint_location).
-            s.out().line(fmt::format("\tWill ignore next {} crossings of breakpoint.", bp.ignore_count));
+            s.out().line(fmt::format("\tignore next {} hits", bp.ignore_count));
         }
         if (auto note = print_path_note(s, bp); !note.empty()) {
             s.out().line(note);
