@@ -46,18 +46,22 @@ public:
     std::string name() const override;
     thread_state state() const override;
     const registers& regs() override;
+    const user_regs_struct& gp_regs() override;
     void write_regs(const registers& r) override;
 
     ptrace_process::impl& owner_;
     pid_t tid_;
     tstate st = tstate::stopped;
     std::optional<registers> cache;
+    /// The general-purpose registers alone (gp_regs), until regs() reads the rest.
+    std::optional<user_regs_struct> gp_cache;
     /// The pc alone, known without a full register read (read_pc/write_pc): a breakpoint
     /// hit needs nothing else, and a PTRACE_PEEKUSER per look costs a system call.
     std::optional<std::uint64_t> pc_cache;
     /// Forgets every cached register: the thread ran, or its registers were written.
     void forget_regs() {
         cache.reset();
+        gp_cache.reset();
         pc_cache.reset();
     }
     int pending_signal = 0;                    ///< delivered on the next resume
