@@ -179,7 +179,11 @@ bool ptrace_process::impl::may_report_early() {
                 return false;
             }
             if (t->st != tstate::starting) {
-                return t->st == tstate::stopped;
+                if (t->st != tstate::stopped) {
+                    return false;
+                }
+                resume_creator(r.tid);
+                return true;
             }
             internal::wakeup_drain();
             if (!poll_all()) {
@@ -197,6 +201,20 @@ bool ptrace_process::impl::may_report_early() {
     default:
         return false;
     }
+}
+
+// The creator of a thread waits in clone3 until we resume it, and the debugger announcing
+// the new thread reads only the new one: with resume_creators_early it runs on at once (no
+// step over its pc either: it is reported running, as gdb's linux-nat resumes it). One that
+// made its clone from an out-of-line slot goes on through the slot as any running thread
+// does. A creator in any other business (a step, a pending signal, held) stays stopped.
+void ptrace_process::impl::resume_creator(pid_t tid) {
+    thread_record* c = find(tid);
+    if (!resume_creators_early || !c || c->st != tstate::stopped || c->stepping || c->pending_signal != 0 ||
+        is_held(tid)) {
+        return;
+    }
+    cont(*c, 0);
 }
 
 std::optional<stop_reason> ptrace_process::impl::take_report() {
@@ -387,6 +405,10 @@ void ptrace_process::set_early_breakpoint_reports(bool on) {
     // OMPDBG_EARLY_REPORTS=off keeps every stop all-stop (the "before" of workloads 2 and 8).
     static const bool allowed = internal::env_switch_on("OMPDBG_EARLY_REPORTS", "off");
     impl_->early_reports = on && allowed;
+}
+
+void ptrace_process::set_resume_creators_early(bool on) {
+    impl_->resume_creators_early = on;
 }
 
 void ptrace_process::stop_others() {

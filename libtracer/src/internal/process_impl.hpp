@@ -93,6 +93,8 @@ struct ptrace_process::impl {
     bool stopping_all = false;    ///< inside stop_all(): traps are expected
     /// set_early_breakpoint_reports: a lone hit of a user site is reported before stop_all.
     bool early_reports = false;
+    /// set_resume_creators_early: an early thread_created report lets its creator go first.
+    bool resume_creators_early = false;
     /// hold_threads: threads resume_all leaves stopped (an inferior call).
     std::vector<pid_t> held;
     /// An early report was made and stop_all has not run since: only some threads stopped.
@@ -162,6 +164,7 @@ struct ptrace_process::impl {
     void handle_status(thread_record& t, const internal::wait_status& ws);
     /// waitpid(WNOHANG) on every thread that may have something to report; true if any did.
     bool poll_all();
+    void resume_creator(pid_t tid);
     /// Adds tasks of /proc/PID/task we do not know yet (clones whose event was lost to an
     /// exit_group) so that their exits can be reaped.
     void adopt_unknown_tasks();
