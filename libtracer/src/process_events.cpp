@@ -51,32 +51,38 @@ bool ptrace_process::impl::poll_all() {
         if (end) {
             break;
         }
-        thread_record* t = find(tid);
-        if (!t) {
-            continue;
-        }
-        // The leader of a process whose other threads live on reports its exit last; a
-        // blocking wait on it here would hang, hence WNOHANG for everyone.
-        int status = 0;
-        pid_t r = internal::wait_tid(tid, &status, WNOHANG);
-        if (r == tid) {
-            any = true;
-            handle_status(*t, wait_status(status));
-        } else if (r == -ECHILD) {
-            // Not our tracee any more (already reaped): it is gone.
-            any = true;
-            if (tid == pid) {
-                stop_reason why;
-                why.kind = stop_kind::terminated;
-                why.tid = tid;
-                why.signo = SIGKILL;
-                mark_dead(why);
-            } else {
-                remove_thread(tid);
-            }
-        }
+        any = poll_thread(tid) || any;
     }
     return any;
+}
+
+bool ptrace_process::impl::poll_thread(pid_t tid) {
+    thread_record* t = find(tid);
+    if (!t) {
+        return false;
+    }
+    // The leader of a process whose other threads live on reports its exit last; a
+    // blocking wait on it here would hang, hence WNOHANG for everyone.
+    int status = 0;
+    pid_t r = internal::wait_tid(tid, &status, WNOHANG);
+    if (r == tid) {
+        handle_status(*t, wait_status(status));
+        return true;
+    }
+    if (r == -ECHILD) {
+        // Not our tracee any more (already reaped): it is gone.
+        if (tid == pid) {
+            stop_reason why;
+            why.kind = stop_kind::terminated;
+            why.tid = tid;
+            why.signo = SIGKILL;
+            mark_dead(why);
+        } else {
+            remove_thread(tid);
+        }
+        return true;
+    }
+    return false;
 }
 
 void ptrace_process::impl::adopt_unknown_tasks() {
@@ -171,7 +177,8 @@ bool ptrace_process::impl::may_report_early() {
         return true;
     case stop_kind::thread_created: {
         // The debugger reads the new thread (its pthread_t): wait for its first stop, which
-        // the kernel sends at once. Whatever else turns up meanwhile ends the early report.
+        // the kernel sends at once. Only it is polled: what the others report meanwhile
+        // stays with the kernel for the next poll_all (which runs before any wait).
         const pid_t created = r.new_tid;
         for (;;) {
             thread_record* t = find(created);
@@ -186,7 +193,7 @@ bool ptrace_process::impl::may_report_early() {
                 return true;
             }
             internal::wakeup_drain();
-            if (!poll_all()) {
+            if (!poll_thread(created)) {
                 internal::wakeup_wait(100, worth_spinning());   // its stop or its exit will come
             }
         }

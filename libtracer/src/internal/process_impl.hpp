@@ -164,6 +164,8 @@ struct ptrace_process::impl {
     void handle_status(thread_record& t, const internal::wait_status& ws);
     /// waitpid(WNOHANG) on every thread that may have something to report; true if any did.
     bool poll_all();
+    /// One thread's pending waitpid result, handled (poll_all's step); true if there was one.
+    bool poll_thread(pid_t tid);
     void resume_creator(pid_t tid);
     /// Adds tasks of /proc/PID/task we do not know yet (clones whose event was lost to an
     /// exit_group) so that their exits can be reaped.
