@@ -168,6 +168,9 @@ std::uint64_t ptrace_process::impl::read_pc(pid_t tid) {
     if (t && t->gp_cache) {
         return t->gp_cache->rip;
     }
+    if (t && t->first_stop && t->st == tstate::stopped) {
+        return t->gp_regs().rip;
+    }
     if (t && t->pc_cache) {
         return *t->pc_cache;
     }

@@ -55,6 +55,9 @@ public:
     std::optional<registers> cache;
     /// The general-purpose registers alone (gp_regs), until regs() reads the rest.
     std::optional<user_regs_struct> gp_cache;
+    /// At its first stop after its clone, never resumed since: its pc is read with the
+    /// general registers (PTRACE_GETREGS), which announcing it needs anyway (fs_base).
+    bool first_stop = false;
     /// The pc alone, known without a full register read (read_pc/write_pc): a breakpoint
     /// hit needs nothing else, and a PTRACE_PEEKUSER per look costs a system call.
     std::optional<std::uint64_t> pc_cache;
@@ -63,6 +66,7 @@ public:
         cache.reset();
         gp_cache.reset();
         pc_cache.reset();
+        first_stop = false;
     }
     int pending_signal = 0;                    ///< delivered on the next resume
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
