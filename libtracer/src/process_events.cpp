@@ -51,32 +51,38 @@ bool ptrace_process::impl::poll_all() {
         if (end) {
             break;
         }
-        thread_record* t = find(tid);
-        if (!t) {
-            continue;
-        }
-        // The leader of a process whose other threads live on reports its exit last; a
-        // blocking wait on it here would hang, hence WNOHANG for everyone.
-        int status = 0;
-        pid_t r = internal::wait_tid(tid, &status, WNOHANG);
-        if (r == tid) {
-            any = true;
-            handle_status(*t, wait_status(status));
-        } else if (r == -ECHILD) {
-            // Not our tracee any more (already reaped): it is gone.
-            any = true;
-            if (tid == pid) {
-                stop_reason why;
-                why.kind = stop_kind::terminated;
-                why.tid = tid;
-                why.signo = SIGKILL;
-                mark_dead(why);
-            } else {
-                remove_thread(tid);
-            }
-        }
+        any = poll_thread(tid) || any;
     }
     return any;
+}
+
+bool ptrace_process::impl::poll_thread(pid_t tid) {
+    thread_record* t = find(tid);
+    if (!t) {
+        return false;
+    }
+    // The leader of a process whose other threads live on reports its exit last; a
+    // blocking wait on it here would hang, hence WNOHANG for everyone.
+    int status = 0;
+    pid_t r = internal::wait_tid(tid, &status, WNOHANG);
+    if (r == tid) {
+        handle_status(*t, wait_status(status));
+        return true;
+    }
+    if (r == -ECHILD) {
+        // Not our tracee any more (already reaped): it is gone.
+        if (tid == pid) {
+            stop_reason why;
+            why.kind = stop_kind::terminated;
+            why.tid = tid;
+            why.signo = SIGKILL;
+            mark_dead(why);
+        } else {
+            remove_thread(tid);
+        }
+        return true;
+    }
+    return false;
 }
 
 void ptrace_process::impl::adopt_unknown_tasks() {
@@ -171,7 +177,8 @@ bool ptrace_process::impl::may_report_early() {
         return true;
     case stop_kind::thread_created: {
         // The debugger reads the new thread (its pthread_t): wait for its first stop, which
-        // the kernel sends at once. Whatever else turns up meanwhile ends the early report.
+        // the kernel sends at once. Only it is polled: what the others report meanwhile
+        // stays with the kernel for the next poll_all (which runs before any wait).
         const pid_t created = r.new_tid;
         for (;;) {
             thread_record* t = find(created);
@@ -179,10 +186,14 @@ bool ptrace_process::impl::may_report_early() {
                 return false;
             }
             if (t->st != tstate::starting) {
-                return t->st == tstate::stopped;
+                if (t->st != tstate::stopped) {
+                    return false;
+                }
+                resume_creator(r.tid);
+                return true;
             }
             internal::wakeup_drain();
-            if (!poll_all()) {
+            if (!poll_thread(created)) {
                 internal::wakeup_wait(100, worth_spinning());   // its stop or its exit will come
             }
         }
@@ -197,6 +208,20 @@ bool ptrace_process::impl::may_report_early() {
     default:
         return false;
     }
+}
+
+// The creator of a thread waits in clone3 until we resume it, and the debugger announcing
+// the new thread reads only the new one: with resume_creators_early it runs on at once (no
+// step over its pc either: it is reported running, as gdb's linux-nat resumes it). One that
+// made its clone from an out-of-line slot goes on through the slot as any running thread
+// does. A creator in any other business (a step, a pending signal, held) stays stopped.
+void ptrace_process::impl::resume_creator(pid_t tid) {
+    thread_record* c = find(tid);
+    if (!resume_creators_early || !c || c->st != tstate::stopped || c->stepping || c->pending_signal != 0 ||
+        is_held(tid)) {
+        return;
+    }
+    cont(*c, 0);
 }
 
 std::optional<stop_reason> ptrace_process::impl::take_report() {
@@ -387,6 +412,10 @@ void ptrace_process::set_early_breakpoint_reports(bool on) {
     // OMPDBG_EARLY_REPORTS=off keeps every stop all-stop (the "before" of workloads 2 and 8).
     static const bool allowed = internal::env_switch_on("OMPDBG_EARLY_REPORTS", "off");
     impl_->early_reports = on && allowed;
+}
+
+void ptrace_process::set_resume_creators_early(bool on) {
+    impl_->resume_creators_early = on;
 }
 
 void ptrace_process::stop_others() {

@@ -69,12 +69,8 @@ const registers& thread_record::regs() {
     if (st != tstate::stopped && st != tstate::listening) {
         error::send(st == tstate::zombie ? "Thread has exited." : "Selected thread is running.");
     }
-    user_regs_struct gp{};
+    user_regs_struct gp = gp_regs();
     user_fpregs_struct fp{};
-    auto r = try_ptrace(PTRACE_GETREGS, tid_, nullptr, &gp);
-    if (!r) {
-        error::send_errno("Couldn't get registers", r.err);
-    }
     try_ptrace(PTRACE_GETFPREGS, tid_, nullptr, &fp);
     registers regs(gp, fp);
     if (std::size_t off = opmask_offset()) {
@@ -93,6 +89,25 @@ const registers& thread_record::regs() {
     }
     cache = regs;
     return *cache;
+}
+
+const user_regs_struct& thread_record::gp_regs() {
+    if (cache) {
+        return cache->gp();
+    }
+    if (gp_cache) {
+        return *gp_cache;
+    }
+    if (st != tstate::stopped && st != tstate::listening) {
+        error::send(st == tstate::zombie ? "Thread has exited." : "Selected thread is running.");
+    }
+    user_regs_struct gp{};
+    auto r = try_ptrace(PTRACE_GETREGS, tid_, nullptr, &gp);
+    if (!r) {
+        error::send_errno("Couldn't get registers", r.err);
+    }
+    gp_cache = gp;
+    return *gp_cache;
 }
 
 void thread_record::write_regs(const registers& r) {
@@ -123,6 +138,7 @@ void thread_record::write_regs(const registers& r) {
         }
     }
     cache = r;
+    gp_cache.reset();
 }
 
 thread_record* ptrace_process::impl::find(pid_t tid) {
@@ -149,6 +165,12 @@ std::uint64_t ptrace_process::impl::read_pc(pid_t tid) {
     if (t && t->cache) {
         return t->cache->pc();
     }
+    if (t && t->gp_cache) {
+        return t->gp_cache->rip;
+    }
+    if (t && t->first_stop && t->st == tstate::stopped) {
+        return t->gp_regs().rip;
+    }
     if (t && t->pc_cache) {
         return *t->pc_cache;
     }
@@ -171,6 +193,9 @@ void ptrace_process::impl::write_pc(pid_t tid, std::uint64_t pc) {
     if (thread_record* t = find(tid)) {
         if (t->cache) {
             t->cache->set_pc(pc);
+        }
+        if (t->gp_cache) {
+            t->gp_cache->rip = pc;
         }
         t->pc_cache = pc;
     }

@@ -148,6 +148,7 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
             if (t.st == tstate::starting && watches.has_hardware()) {
                 apply_debug_registers(t);   // debug registers are per thread
             }
+            t.first_stop = t.st == tstate::starting;
             t.st = tstate::stopped;
             return;
         }
@@ -249,6 +250,7 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
                     // catch fork: the parent stays in its event stop and the fork is reported.
                     t.st = tstate::stopped;
                     t.cache.reset();
+                    t.gp_cache.reset();
                     stop_reason r;
                     r.kind = stop_kind::fork;
                     r.tid = tid;

@@ -167,7 +167,7 @@ ps_err_e ps_lgetregs(ps_prochandle* ph, lwpid_t lwp, prgregset_t gregs) {
         if (!th) {
             return PS_BADLID;
         }
-        std::memcpy(gregs, &th->regs().gp(), sizeof(user_regs_struct));
+        std::memcpy(gregs, &th->gp_regs(), sizeof(user_regs_struct));
         return PS_OK;
     } catch (...) {
         return PS_ERR;
@@ -218,7 +218,7 @@ ps_err_e ps_get_thread_area(ps_prochandle* ph, lwpid_t lwp, int idx, psaddr_t* b
         if (!th || !base) {
             return PS_BADLID;
         }
-        const auto& gp = th->regs().gp();
+        const auto& gp = th->gp_regs();
         if (idx == reg_index_fs) {
             *base = reinterpret_cast<psaddr_t>(static_cast<std::uintptr_t>(gp.fs_base));
         } else if (idx == reg_index_gs) {
@@ -265,6 +265,9 @@ namespace ompdbg::tracer {
 struct thread_db::impl {
     ps_prochandle ph;
     td_thragent_t* agent = nullptr;
+    /// Whether libthread_db's pthread_t of a thread other than the leader was its FS base
+    /// (see pthread_self); nullopt until one was compared.
+    std::optional<bool> fs_base_is_pthread;
 
     ~impl() {
         if (agent) {
@@ -420,7 +423,29 @@ std::uint64_t thread_db::tls_address(pid_t tid, const loaded_module& module, std
     return reinterpret_cast<std::uintptr_t>(addr);
 }
 
+// x86-64 glibc: pthread_t is the thread pointer, FS's base (td_ta_map_lwp2thr takes it from
+// ps_get_thread_area, td_thr_get_info answers it back after reading the whole struct
+// pthread). Asking libthread_db costs a read of __stack_user, the thread's registers and
+// that struct for every new thread; once it gave FS's base for one thread other than the
+// leader, the others are answered from their registers alone. The leader always asks:
+// before libc set its TLS up, libthread_db answers a descriptor of its own. Any doubt (no
+// FS base, registers unreadable, a mismatch) goes to libthread_db.
 std::optional<std::uint64_t> thread_db::pthread_self(pid_t tid) {
+    target& tgt = *impl_->ph.tgt;
+    auto fs_base = [&]() -> std::uint64_t {
+        try {
+            thread* th = tgt.find_thread(tid);
+            return th ? static_cast<std::uint64_t>(th->gp_regs().fs_base) : 0;
+        } catch (const std::exception&) {   // running or gone: libthread_db says what it can
+            return 0;
+        }
+    };
+    const bool leader = tid == tgt.pid();
+    if (!leader && impl_->fs_base_is_pthread.value_or(false)) {
+        if (std::uint64_t fs = fs_base(); fs != 0) {
+            return fs;
+        }
+    }
     auto th = impl_->map(tid);
     if (!th) {
         return std::nullopt;
@@ -429,7 +454,13 @@ std::optional<std::uint64_t> thread_db::pthread_self(pid_t tid) {
     if (td_thr_get_info(&*th, &info) != TD_OK) {
         return std::nullopt;
     }
-    return static_cast<std::uint64_t>(info.ti_tid);
+    auto self = static_cast<std::uint64_t>(info.ti_tid);
+    if (!leader && !impl_->fs_base_is_pthread && self != 0) {
+        impl_->fs_base_is_pthread = fs_base() == self;
+        log::write(log::channel::plugin, "thread_db: pthread_t of LWP {} is {}its FS base", tid,
+                   *impl_->fs_base_is_pthread ? "" : "not ");
+    }
+    return self;
 }
 
 std::optional<std::uint64_t> thread_db::tsd(pid_t tid, unsigned key) {

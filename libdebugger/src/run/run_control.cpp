@@ -257,11 +257,14 @@ tracer::stop_reason resume_and_wait(session& s, bool quick_hits) {
             // A rank stepping with the others (mpi/job_run_control) waits with the whole job.
             const bool with_others = in_rank_step();
             proc.set_early_breakpoint_reports(quick_hits && !with_others);
+            // A new thread is announced from its own registers (consume_background_event).
+            proc.set_resume_creators_early(quick_hits && !with_others);
             proc.resume();
             why = with_others ? wait_in_rank_step(proc) : wait_draining_output(s, proc);
             // Steps (next over fork()) let children go: only continue follows them.
             proc.set_keep_fork_children(false);
             proc.set_early_breakpoint_reports(false);
+            proc.set_resume_creators_early(false);
         }
         // Early reports (the other threads still running) are kept for what needs only the
         // reported thread: a hit decided alone, a thread's creation or exit announced.

@@ -46,19 +46,27 @@ public:
     std::string name() const override;
     thread_state state() const override;
     const registers& regs() override;
+    const user_regs_struct& gp_regs() override;
     void write_regs(const registers& r) override;
 
     ptrace_process::impl& owner_;
     pid_t tid_;
     tstate st = tstate::stopped;
     std::optional<registers> cache;
+    /// The general-purpose registers alone (gp_regs), until regs() reads the rest.
+    std::optional<user_regs_struct> gp_cache;
+    /// At its first stop after its clone, never resumed since: its pc is read with the
+    /// general registers (PTRACE_GETREGS), which announcing it needs anyway (fs_base).
+    bool first_stop = false;
     /// The pc alone, known without a full register read (read_pc/write_pc): a breakpoint
     /// hit needs nothing else, and a PTRACE_PEEKUSER per look costs a system call.
     std::optional<std::uint64_t> pc_cache;
     /// Forgets every cached register: the thread ran, or its registers were written.
     void forget_regs() {
         cache.reset();
+        gp_cache.reset();
         pc_cache.reset();
+        first_stop = false;
     }
     int pending_signal = 0;                    ///< delivered on the next resume
     std::optional<std::uint64_t> step_over_pc; ///< reported stop pc: step over a site here
@@ -89,6 +97,8 @@ struct ptrace_process::impl {
     bool stopping_all = false;    ///< inside stop_all(): traps are expected
     /// set_early_breakpoint_reports: a lone hit of a user site is reported before stop_all.
     bool early_reports = false;
+    /// set_resume_creators_early: an early thread_created report lets its creator go first.
+    bool resume_creators_early = false;
     /// hold_threads: threads resume_all leaves stopped (an inferior call).
     std::vector<pid_t> held;
     /// An early report was made and stop_all has not run since: only some threads stopped.
@@ -158,6 +168,9 @@ struct ptrace_process::impl {
     void handle_status(thread_record& t, const internal::wait_status& ws);
     /// waitpid(WNOHANG) on every thread that may have something to report; true if any did.
     bool poll_all();
+    /// One thread's pending waitpid result, handled (poll_all's step); true if there was one.
+    bool poll_thread(pid_t tid);
+    void resume_creator(pid_t tid);
     /// Adds tasks of /proc/PID/task we do not know yet (clones whose event was lost to an
     /// exit_group) so that their exits can be reaped.
     void adopt_unknown_tasks();

@@ -35,6 +35,7 @@ public:
     stop_reason wait_for_stop() override;
     std::optional<stop_reason> wait_for_stop(int timeout_ms) override;
     void set_early_breakpoint_reports(bool on) override;
+    void set_resume_creators_early(bool on) override;
     void stop_others() override;
     bool others_running() const override;
     void interrupt() override;

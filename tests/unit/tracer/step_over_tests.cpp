@@ -217,3 +217,39 @@ TEST_CASE("early reports: four threads' hits are each reported once and stepped 
     CHECK(early_threads > 0);
     CHECK(p->step_overs().single_stepped == 0);
 }
+
+// set_resume_creators_early: a new thread's creator goes on before the creation is reported,
+// so the debugger announces the new thread (stopped, its registers readable) while the
+// creator runs; the program computes what it computes untraced, every hit reported once.
+TEST_CASE("early reports with creators resumed early: a new thread is reported stopped while its creator runs on",
+          "[tracer][step-over]") {
+    temp_file out;
+    launch_options opts;
+    opts.stdout_path = out.path;
+    const int rounds = 8, threads = 4;
+    auto p = process::launch(program(forms_program), {std::to_string(rounds), std::to_string(threads)}, opts);
+    p->set_early_breakpoint_reports(true);
+    p->set_resume_creators_early(true);
+    std::vector<std::string> sites = {"endbr64_site", "push_rbp_site"};
+    int created = 0, creators_running = 0;
+    auto hits = run_with_sites(*p, sites, [&](const stop_reason& r) {
+        if (r.kind != stop_kind::thread_created) {
+            return;
+        }
+        ++created;
+        REQUIRE(p->find_thread(r.new_tid) != nullptr);
+        CHECK(p->find_thread(r.new_tid)->state() == thread_state::stopped);
+        CHECK(p->find_thread(r.new_tid)->gp_regs().fs_base != 0);
+        CHECK_NOTHROW(p->find_thread(r.new_tid)->regs().pc());
+        if (r.others_running && p->find_thread(r.tid) && p->find_thread(r.tid)->state() == thread_state::running) {
+            ++creators_running;
+        }
+    });
+    CHECK(out.contents() == expected_output(threads, rounds));
+    for (const auto& s : sites) {
+        CAPTURE(s);
+        CHECK(hits[s] == threads * rounds);
+    }
+    CHECK(created > 0);
+    CHECK(creators_running > 0);
+}

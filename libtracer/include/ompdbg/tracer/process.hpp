@@ -107,6 +107,12 @@ public:
     /// while watchpoints, `catch syscall` or another queued event are in play, still stop
     /// everything first.
     virtual void set_early_breakpoint_reports(bool on) = 0;
+    /// With early reports: a new thread's creator, held in its clone system call until now,
+    /// is resumed as soon as the new thread has stopped, before the creation is reported,
+    /// so the report's `tid` may be running (the new thread is stopped). For a debugger that
+    /// reads only the new thread to announce it. Off by default; a no-op where early reports
+    /// are not implemented.
+    virtual void set_resume_creators_early(bool) {}
     /// Completes the all-stop after an early report (a no-op otherwise): every thread that
     /// still runs is interrupted; what they report is queued for the following waits.
     virtual void stop_others() = 0;

@@ -49,7 +49,8 @@ struct stop_reason {
     /// them later, as gdb does, so that none skips a breakpoint.
     std::vector<pid_t> other_breakpoint_tids;
     /// breakpoint, thread_created, thread_exited: reported before the other threads were
-    /// stopped (process::set_early_breakpoint_reports); they may still be running.
+    /// stopped (process::set_early_breakpoint_reports); they may still be running, and so
+    /// may a new thread's creator (process::set_resume_creators_early).
     bool others_running = false;
     /// terminated: not an end of the process, but the loss of the agent that reached it
     /// on its host (remote processes: the agent or its connection died); why, in one line.

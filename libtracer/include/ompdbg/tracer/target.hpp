@@ -60,6 +60,10 @@ public:
     virtual thread_state state() const = 0;
     /// Registers (cached until the thread resumes). Throws if the thread is gone.
     virtual const registers& regs() = 0;
+    /// The general-purpose registers alone (cached like regs()): what libthread_db and the
+    /// thread pointer need. A live thread reads them without its FP and vector state, two
+    /// more system calls that a new thread's announcement has no use for.
+    virtual const user_regs_struct& gp_regs() { return regs().gp(); }
     /// Writes registers back (live targets only; throws on cores).
     virtual void write_regs(const registers& r) = 0;
 };
