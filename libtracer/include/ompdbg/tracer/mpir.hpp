@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,5 +86,20 @@ interface run_to_spawn(process& starter);
 /// killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends the wait early.
 proctable_progress run_until_proctable_complete(process& starter, const interface& iface,
                                                 std::chrono::milliseconds limit);
+
+/// Whether the process `pid` is a fork that has not executed its program yet: it still
+/// runs its parent's image, and that image is not `executable` (a table's executable_name).
+/// srun writes a task's pid into MPIR_proctable as soon as slurmstepd has forked the task
+/// and let it go on to execve, so a debugger that attaches at once, in a job not launched
+/// for a debugger, may find a copy of slurmstepd there. False when /proc cannot tell.
+bool forked_not_executed(pid_t pid, const std::filesystem::path& executable);
+
+/// For a task attached while forked_not_executed: lets it run until it has executed its
+/// program (its exec stop; signals it receives are passed on) or `limit` has passed; the
+/// task is left stopped either way. True at once for a task that has executed it already.
+/// False when `limit` passed or a Ctrl-C (an interrupt not of this wait) ended the wait.
+/// Throws when the task exits or is killed meanwhile.
+bool run_until_task_executed(process& task, const std::filesystem::path& executable,
+                             std::chrono::milliseconds limit);
 
 }  // namespace ompdbg::tracer::mpir
