@@ -117,21 +117,17 @@ bool run_until_task_executed(process& task, const std::filesystem::path& executa
             }
             continue;   // resumed over at the top of the loop
         }
-        // Still not executed when the time is up: stop it again. Other stops may come
-        // first (its exec among them); the interrupt's own stop follows them.
-        bool executed = false;
+        // Still not executed when the time is up: stop it again. Any stop will do (its
+        // exec may come before the interrupt's): see run_until_proctable_complete.
         task.interrupt();
-        for (;;) {
-            stop_reason s = task.wait_for_stop();
-            if (s.kind == stop_kind::interrupted) {
-                return executed;
-            }
-            executed = executed || s.kind == stop_kind::exec;
-            if (ends_task_wait(task, executable, s)) {
-                return executed;
-            }
-            task.resume();
+        stop_reason s = task.wait_for_stop();
+        if (s.kind == stop_kind::exec) {
+            return true;
         }
+        if (s.kind != stop_kind::interrupted) {
+            ends_task_wait(task, executable, s);   // throws when it ended
+        }
+        return false;
     }
 }
 
@@ -151,18 +147,14 @@ proctable_progress run_until_proctable_complete(process& starter, const interfac
             }
             continue;   // resumed over at the top of the loop
         }
-        // Still running: stop it to look again. Other stops may come first; the
-        // interrupt's own stop follows them.
+        // Still running: stop it to look again. Any stop will do: another (a signal) may
+        // come before the interrupt's own, and the starter is stopped then too. Resuming
+        // over it to wait for the interrupt's stop would wait for ever: resume() spends an
+        // interrupt asked before (the hang of the srun attach test under load).
         starter.interrupt();
-        for (;;) {
-            stop_reason s = starter.wait_for_stop();
-            if (s.kind == stop_kind::interrupted) {
-                break;
-            }
-            if (ends_wait(starter, s)) {
-                return iface.progress(starter);
-            }
-            starter.resume();
+        stop_reason s = starter.wait_for_stop();
+        if (s.kind != stop_kind::interrupted && ends_wait(starter, s)) {
+            return iface.progress(starter);
         }
     }
 }
