@@ -33,12 +33,12 @@ struct proc_desc {
 };
 
 /// How far a starter has filled MPIR_proctable. srun allocates every entry when it sends
-/// the launch request and writes each pid as that task's launch answer comes; mpirun sets
-/// the table once the job is spawned. A debugger that attaches in between sees entries
-/// without a pid.
+/// the launch request, writes each pid as that task's launch answer comes, and the
+/// executable names once every task has answered; mpirun sets the table once the job is
+/// spawned. A debugger that attaches in between sees entries without a pid or a name.
 struct proctable_progress {
     int size = 0;       ///< MPIR_proctable_size (0 while there is no table)
-    int with_pid = 0;   ///< entries whose pid is set
+    int with_pid = 0;   ///< entries whose pid and executable name are set
     bool complete() const { return size > 0 && with_pid == size; }
 };
 
@@ -80,10 +80,11 @@ private:
 interface run_to_spawn(process& starter);
 
 /// For a starter attached while it is still starting its job's tasks: lets it run,
-/// looking at MPIR_proctable every few milliseconds, until every entry has a pid or
-/// `limit` has passed; the starter is left stopped either way. Returns the last progress
-/// seen. Signals the starter receives are passed on. Throws when the starter exits or is
-/// killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends the wait early.
+/// looking at MPIR_proctable every few milliseconds, until every entry has its pid and
+/// executable name or `limit` has passed; the starter is left stopped either way. Returns
+/// the last progress seen. Signals the starter receives are passed on. Throws when the
+/// starter exits or is killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends
+/// the wait early.
 proctable_progress run_until_proctable_complete(process& starter, const interface& iface,
                                                 std::chrono::milliseconds limit);
 
