@@ -14,6 +14,7 @@
 
 #include "ompdbg/tracer/mpir.hpp"
 #include "ompdbg/tracer/proc_fs.hpp"
+#include "run_to_symbol.hpp"
 
 using namespace ompdbg;
 using namespace ompdbg::tracer;
@@ -105,7 +106,9 @@ TEST_CASE("MPIR: a task attached before it executed its program is run to its ex
 
 TEST_CASE("MPIR: a task that has executed its program already is left as it is", "[tracer][mpi]") {
     std::string prog = program("tracer_calls");
-    auto p = process::launch(prog, {});
+    launch_options quiet;
+    quiet.stdout_path = "/dev/null";
+    auto p = process::launch(prog, {}, quiet);
     CHECK_FALSE(mpir::forked_not_executed(p->pid(), prog));
     CHECK(mpir::run_until_task_executed(*p, prog, std::chrono::seconds(60)));
     std::optional<stop_reason> why;
@@ -137,4 +140,26 @@ TEST_CASE("MPIR: a task that exits before it executes its program is an error na
     task.go();
     CHECK_THROWS_WITH(mpir::run_until_task_executed(*p, prog, std::chrono::seconds(60)),
                       "process " + std::to_string(task.pid()) + " exited with code 03 before executing " + prog + ".");
+}
+
+TEST_CASE("MPIR: an entry with its pid but not yet its executable name is no started task (srun writes the names last)",
+          "[tracer][mpi]") {
+    std::string prog = program("tracer_mpir_table");
+    auto p = process::launch(prog, {});
+    ompdbg::test::run_to_symbol(*p, prog, "names_pending");
+    auto iface = mpir::interface::find(*p);
+    REQUIRE(iface);
+    auto before = iface->progress(*p);
+    CHECK(before.size == 3);
+    CHECK(before.with_pid == 0);
+    CHECK_FALSE(before.complete());
+    ompdbg::test::run_to_symbol(*p, prog, "names_set");
+    auto after = iface->progress(*p);
+    CHECK(after.with_pid == 3);
+    CHECK(after.complete());
+    auto table = iface->proctable(*p);
+    REQUIRE(table.size() == 3);
+    CHECK(table[2].executable_name == "/bin/true");
+    CHECK(table[2].host_name == "node");
+    CHECK(table[2].pid == 1002);
 }
