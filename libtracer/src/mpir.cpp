@@ -139,9 +139,13 @@ proctable_progress interface::progress(target& starter) const {
         starter.read_memory(virt_addr(table), bytes);
         p.size = size;
         for (int i = 0; i < size; ++i) {
+            // srun writes the executable names only once every task has answered.
             std::int32_t pid = 0;
-            std::memcpy(&pid, bytes.data() + static_cast<std::uint64_t>(i) * entry_size + pid_offset, sizeof pid);
-            p.with_pid += pid > 0 ? 1 : 0;
+            std::uint64_t exe = 0;
+            const std::byte* e = bytes.data() + static_cast<std::uint64_t>(i) * entry_size;
+            std::memcpy(&pid, e + pid_offset, sizeof pid);
+            std::memcpy(&exe, e + exe_offset, sizeof exe);
+            p.with_pid += pid > 0 && exe != 0 ? 1 : 0;
         }
     } catch (const std::exception&) {
         return proctable_progress{};   // unreadable: no table yet as far as we can tell

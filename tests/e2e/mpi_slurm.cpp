@@ -72,6 +72,13 @@ public:
         background_process reader({"timeout", "60", "cat", dir_ + "/prolog-reached"});
         return reader.wait_for_line(std::regex("^reached$"), std::chrono::seconds(60)).has_value();
     }
+    /// Holds each task of the next steps between its fork and its execve until a debugger
+    /// traces it (the TaskProlog of slurm_cluster.sh): srun has published its pid by then.
+    void hold_exec_until_traced() {
+        int fd = ::open((dir_ + "/exec-when-traced").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        REQUIRE(fd >= 0);
+        ::close(fd);
+    }
     void open_spawn_gate() const {
         run({"timeout", "60", "sh", "-c", "echo go > \"$0\"", dir_ + "/spawn-gate"});
     }
@@ -145,11 +152,19 @@ void check_ranks_listed(const std::string& out, const std::map<int, int>& printe
     }
 }
 
-/// The `n` parked tasks of `job` say they were released, and srun ends with status 0.
+/// The `n` parked tasks of `job` say they were released, and srun ends with status 0. A
+/// task released as it started (attached before its main ran) says so among the lines
+/// wait_for_tasks went through: those count too.
 void check_tasks_released(background_process& job, int n) {
+    std::regex released(R"(^task \d+ released$)");
     std::set<std::string> done;
+    for (auto& l : job.consumed_lines()) {
+        if (std::regex_match(l, released)) {
+            done.insert(l);
+        }
+    }
     while (done.size() < static_cast<std::size_t>(n)) {
-        auto l = job.wait_for_line(std::regex(R"(^task \d+ released$)"), std::chrono::seconds(60));
+        auto l = job.wait_for_line(released, std::chrono::seconds(60));
         REQUIRE(l);
         done.insert(*l);
     }
@@ -282,6 +297,45 @@ TEST_CASE("slurm: attach to an srun whose tasks have not started yet (pids missi
     INFO(r->all());
     CHECK(r->ok());
     CHECK(has_line(r->out, "[MPI job: 3 ranks of " + task_program() + " acquired]"));
+    CHECK(has_line(r->out, "[MPI job: 3 ranks detached]"));
+    auto printed = wait_for_tasks(job, 3);
+    check_ranks_listed(r->out, printed);
+    check_tasks_released(job, 3);
+}
+
+TEST_CASE("slurm: attach to an srun whose tasks are forked but have not executed their program yet acquires each "
+          "task in its program",
+          "[e2e][mpi][slurm]") {
+    auto cluster = cluster_for_test();
+    if (!cluster) {
+        return;
+    }
+    // srun has each task's pid while the task is still slurmstepd's fork: it executes
+    // slurm_task only once ompdbg has attached it (the race the test above met under load).
+    cluster->hold_spawn();
+    cluster->hold_exec_until_traced();
+    background_process job({"/usr/bin/srun", "-O", "-n", "3", task_program(), "park"}, cluster->options());
+    REQUIRE(cluster->spawn_held());
+    background_process dbg({ompdbg_binary, "--batch", "-ex", "set mpi-local-hosts ompdbgnode", "-ex",
+                            "attach " + std::to_string(job.pid()), "-ex", "mpi ranks", "-ex", "rank all", "-ex",
+                            "print released = 1", "-ex", "detach"},
+                           cluster->options());
+    auto waiting = dbg.wait_for_line(
+        std::regex(R"(^Waiting for srun \(process \d+\) to start its MPI job's tasks: \d of 3 started\.\.\.$)"),
+        std::chrono::seconds(60));
+    INFO(dbg.stderr_text());
+    REQUIRE(waiting);
+    cluster->open_spawn_gate();
+    auto r = dbg.wait_exit(std::chrono::seconds(120));
+    REQUIRE(r);
+    INFO(r->all());
+    CHECK(r->ok());
+    CHECK(has_line(r->out, "[MPI job: 3 ranks of " + task_program() + " acquired]"));
+    // Each rank is the program: its variable is there to set.
+    for (int n = 1; n <= 3; ++n) {
+        CHECK(has_line(r->out, "$" + std::to_string(n) + " = 1"));
+    }
+    CHECK(r->err.find("No symbol") == std::string::npos);
     CHECK(has_line(r->out, "[MPI job: 3 ranks detached]"));
     auto printed = wait_for_tasks(job, 3);
     check_ranks_listed(r->out, printed);

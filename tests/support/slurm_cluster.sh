@@ -130,6 +130,9 @@ up() {
   local cpus host
   cpus=$(nproc)
   host=$(hostname -s)
+  # BatchStartTimeout: srun gives up on a launch after MessageTimeout + BatchStartTimeout
+  # (20 s by default), and a test holds the step in the Prolog while ompdbg attaches to srun,
+  # which on a loaded machine may take long; the Prolog's own hold ends after 60 s.
   cat >"$dir/slurm.conf" <<EOF
 ClusterName=ompdbgtest
 SlurmctldHost=$host(127.0.0.1)
@@ -159,6 +162,7 @@ ReturnToService=2
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=2
+BatchStartTimeout=60
 NodeName=$node NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=ompdbg Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
 EOF
@@ -176,6 +180,19 @@ exit 0
 EOF
   chmod 755 "$dir/prolog"
   echo "Prolog=$dir/prolog" >>"$dir/slurm.conf"
+  # A test may also hold each task between its fork and its execve (srun has its pid in
+  # MPIR_proctable by then) until a debugger traces it: it makes the file exec-when-traced.
+  # The TaskProlog runs in a child of the task ($PPID), which executes the program once the
+  # TaskProlog has ended. Bounded: a task nobody attaches goes on after 60 s.
+  cat >"$dir/task-prolog" <<'EOF'
+#!/bin/sh
+if [ -e "$(dirname "$0")/exec-when-traced" ]; then
+  timeout 60 sh -c 'while grep -q "^TracerPid:[[:space:]]*0$" "/proc/$1/status"; do sleep 0.05; done' sh "$PPID"
+fi
+exit 0
+EOF
+  chmod 755 "$dir/task-prolog"
+  echo "TaskProlog=$dir/task-prolog" >>"$dir/slurm.conf"
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -i || fail "slurmctld did not start"
   slurmd -N "$node" || fail "slurmd did not start"

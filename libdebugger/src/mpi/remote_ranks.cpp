@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -231,6 +232,9 @@ std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::v
                                                         std::vector<std::string>& errors) {
     std::vector<std::unique_ptr<inferior>> list;
     std::vector<remote_rank> remote;
+    // As long as `set mpi-spawn-timeout` (unlimited: a year; Ctrl-C ends the wait).
+    auto limit = s.settings().mpi_spawn_timeout;
+    std::chrono::milliseconds spawn_wait = limit ? std::chrono::seconds(*limit) : std::chrono::hours(24 * 365);
     auto fail = [&](inferior& inf, const std::string& why) {
         inf.lost = why;
         errors.push_back(fmt::format("Cannot attach to rank {} (pid {} on {}): {}", inf.rank, inf.pid, inf.host, why));
@@ -248,6 +252,15 @@ std::vector<std::unique_ptr<inferior>> attach_job_ranks(session& s, const std::v
         } else {
             try {
                 inf->process = tracer::process::attach(d.pid, s.elf_provider());
+                // srun publishes a task's pid once slurmstepd has forked it: attached at
+                // once, it may still be slurmstepd, its execve to come. Run it there first.
+                if (!tracer::mpir::run_until_task_executed(*inf->process, inf->executable, spawn_wait)) {
+                    inf->process.reset();   // detached: it goes on as if we had not come
+                    fail(*inf, fmt::format("it has not executed {} within {} s", inf->executable.string(),
+                                           spawn_wait.count() / 1000));
+                    list.push_back(std::move(inf));
+                    continue;
+                }
                 // srun's tasks wait in a SIGSTOP for the debugger, which must continue them
                 // (slurmstepd wakes only the untraced ones); they stay held under ptrace.
                 inf->process->end_job_control_stop();

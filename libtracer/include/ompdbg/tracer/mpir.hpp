@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,12 +33,12 @@ struct proc_desc {
 };
 
 /// How far a starter has filled MPIR_proctable. srun allocates every entry when it sends
-/// the launch request and writes each pid as that task's launch answer comes; mpirun sets
-/// the table once the job is spawned. A debugger that attaches in between sees entries
-/// without a pid.
+/// the launch request, writes each pid as that task's launch answer comes, and the
+/// executable names once every task has answered; mpirun sets the table once the job is
+/// spawned. A debugger that attaches in between sees entries without a pid or a name.
 struct proctable_progress {
     int size = 0;       ///< MPIR_proctable_size (0 while there is no table)
-    int with_pid = 0;   ///< entries whose pid is set
+    int with_pid = 0;   ///< entries whose pid and executable name are set
     bool complete() const { return size > 0 && with_pid == size; }
 };
 
@@ -79,11 +80,27 @@ private:
 interface run_to_spawn(process& starter);
 
 /// For a starter attached while it is still starting its job's tasks: lets it run,
-/// looking at MPIR_proctable every few milliseconds, until every entry has a pid or
-/// `limit` has passed; the starter is left stopped either way. Returns the last progress
-/// seen. Signals the starter receives are passed on. Throws when the starter exits or is
-/// killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends the wait early.
+/// looking at MPIR_proctable every few milliseconds, until every entry has its pid and
+/// executable name or `limit` has passed; the starter is left stopped either way. Returns
+/// the last progress seen. Signals the starter receives are passed on. Throws when the
+/// starter exits or is killed meanwhile; a Ctrl-C (an interrupt not of this loop) ends
+/// the wait early.
 proctable_progress run_until_proctable_complete(process& starter, const interface& iface,
                                                 std::chrono::milliseconds limit);
+
+/// Whether the process `pid` is a fork that has not executed its program yet: it still
+/// runs its parent's image, and that image is not `executable` (a table's executable_name).
+/// srun writes a task's pid into MPIR_proctable as soon as slurmstepd has forked the task
+/// and let it go on to execve, so a debugger that attaches at once, in a job not launched
+/// for a debugger, may find a copy of slurmstepd there. False when /proc cannot tell.
+bool forked_not_executed(pid_t pid, const std::filesystem::path& executable);
+
+/// For a task attached while forked_not_executed: lets it run until it has executed its
+/// program (its exec stop; signals it receives are passed on) or `limit` has passed; the
+/// task is left stopped either way. True at once for a task that has executed it already.
+/// False when `limit` passed or a Ctrl-C (an interrupt not of this wait) ended the wait.
+/// Throws when the task exits or is killed meanwhile.
+bool run_until_task_executed(process& task, const std::filesystem::path& executable,
+                             std::chrono::milliseconds limit);
 
 }  // namespace ompdbg::tracer::mpir
