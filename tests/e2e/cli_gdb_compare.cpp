@@ -97,3 +97,20 @@ TEST_CASE("start before any run shows main's file address, and after a run addre
                                "x/2i factorial", "info address main", "info symbol factorial", "print &global_counter", "x/4xb &global_counter",
                                "break factorial", "info breakpoints", "start", "info symbol $pc", "continue"});
 }
+
+TEST_CASE("print main and break *main find the program's function, as gdb, without indexing the libraries' globals",
+          "[cli][gdb-compare]") {
+    // A name the program defines as a function is found there, as gdb finds it in the
+    // program's global block: no later library is searched for a variable or an enumerator
+    // of that name (libc's whole index of globals took 0.3 s of `print main`).
+    auto program = example_path("structs");
+    std::vector<std::string> cmds{"break *main", "disable 1", "break factorial", "run", "print main", "print &main",
+                                  "print factorial", "delete", "continue"};
+    auto args = ex_args(cmds);
+    args.push_back(program);
+    auto ours = ompdbg_batch(args, run_options().timeout_after(120s).set_env("OMPDBG_LOG", "dwarf"));
+    INFO(ours.all());
+    REQUIRE_FALSE(ours.timed_out);
+    CHECK(grep(ours.err, R"(libc\.so\.6: indexed)").empty());
+    compare_with_gdb(program, cmds);
+}

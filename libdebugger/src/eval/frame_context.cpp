@@ -476,6 +476,22 @@ bool same_unit(Dwarf_Die a, Dwarf_Die b) {
     return dwarf_dieoffset(&cu_a) == dwarf_dieoffset(&cu_b) && cu_a.cu == cu_b.cu;
 }
 
+/// Whether `dbg` defines an out-of-line function `name` that other units see: gdb finds
+/// it in the objfile's global block, so that a library after it is not searched for a
+/// variable of that name (`print main` must not build libc's whole index of globals).
+bool defines_external_function(const dwarf::debug_info& dbg, std::string_view name) {
+    for (const dwarf::function& fn : dbg.find_functions(name)) {
+        Dwarf_Die die = fn.die;
+        Dwarf_Attribute attr;
+        bool external = false;
+        if (!fn.is_inlined && dwarf_attr_integrate(&die, DW_AT_external, &attr) != nullptr &&
+            dwarf_formflag(&attr, &external) == 0 && external) {
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name) {
@@ -512,6 +528,9 @@ std::optional<dwarf::value> frame_context::lookup_variable(std::string_view name
         }
         auto g = dbg->find_global(name, cu);
         if (!g) {
+            if (defines_external_function(*dbg, name)) {
+                return std::nullopt;   // a function: the evaluator's lookup_function finds it here
+            }
             continue;
         }
         if (g->is_external || (frame_module && frame_->function && same_unit(g->die, frame_->function->die))) {
@@ -723,6 +742,9 @@ std::optional<dwarf::value> frame_context::lookup_enumerator(std::string_view na
                 }
             }
             off = next;
+        }
+        if (defines_external_function(*dbg, name)) {
+            return std::nullopt;   // a function of this module comes before later modules' enumerators
         }
     }
     return std::nullopt;
