@@ -28,20 +28,20 @@ std::string name_of(process& starter) {
     return starter.executable().filename().string();
 }
 
-// The stops a running starter gives besides our own interrupt: its end is an error, the
-// rest are resumed over (its signals stay pending and are delivered on the next resume).
-// True when the stop ends the wait (a Ctrl-C).
-bool ends_wait(process& starter, const stop_reason& why) {
+// The stops of a process run until something happens (a starter until its table is
+// complete, a task until its exec), besides our own interrupt: its end is an error naming
+// `who` and what it did not get to (`before`); the rest are resumed over (signals stay
+// pending and are delivered on the next resume). True when the stop ends the wait (a
+// Ctrl-C, the interrupt).
+bool ends_wait(process& p, const stop_reason& why, const std::string& who, const std::string& before) {
     switch (why.kind) {
     case stop_kind::exited:
-        error::send(fmt::format("{} exited with code {:02o} before starting the MPI job.", name_of(starter),
-                                why.exit_code));
+        error::send(fmt::format("{} exited with code {:02o} before {}.", who, why.exit_code, before));
     case stop_kind::terminated:
-        error::send(fmt::format("{} was killed by signal {} before starting the MPI job.", name_of(starter),
-                                ::strsignal(why.signo)));
+        error::send(fmt::format("{} was killed by signal {} before {}.", who, ::strsignal(why.signo), before));
     case stop_kind::signal:
         if (why.signo == SIGINT) {
-            starter.set_pending_signal(why.tid, 0);
+            p.set_pending_signal(why.tid, 0);
             return true;
         }
         return false;
@@ -52,28 +52,12 @@ bool ends_wait(process& starter, const stop_reason& why) {
     }
 }
 
-// The task's own stops while it runs to its exec: its end is an error, the rest are
-// resumed over (signals stay pending and are delivered on the next resume). True when the
-// stop ends the wait (a Ctrl-C).
+bool ends_wait(process& starter, const stop_reason& why) {
+    return ends_wait(starter, why, name_of(starter), "starting the MPI job");
+}
+
 bool ends_task_wait(process& task, const std::filesystem::path& executable, const stop_reason& why) {
-    switch (why.kind) {
-    case stop_kind::exited:
-        error::send(fmt::format("process {} exited with code {:02o} before executing {}.", task.pid(), why.exit_code,
-                                executable.string()));
-    case stop_kind::terminated:
-        error::send(fmt::format("process {} was killed by signal {} before executing {}.", task.pid(),
-                                ::strsignal(why.signo), executable.string()));
-    case stop_kind::signal:
-        if (why.signo == SIGINT) {
-            task.set_pending_signal(why.tid, 0);
-            return true;
-        }
-        return false;
-    case stop_kind::interrupted:
-        return true;
-    default:
-        return false;
-    }
+    return ends_wait(task, why, fmt::format("process {}", task.pid()), "executing " + executable.string());
 }
 
 }  // namespace
