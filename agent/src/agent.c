@@ -132,13 +132,14 @@ int ompdbg_agent_exec(const uint8_t* code, uint32_t len, const uint64_t* regs, u
             ARGS(1); NEED(1);
             unsigned size = code[pc++];
             const void* p = (const void*)(uintptr_t)stack[sp - 1];
-            switch (size) {
-            case 1: stack[sp - 1] = *(const volatile uint8_t*)p; break;
-            case 2: stack[sp - 1] = *(const volatile uint16_t*)p; break;
-            case 4: stack[sp - 1] = *(const volatile uint32_t*)p; break;
-            case 8: stack[sp - 1] = *(const volatile uint64_t*)p; break;
-            default: return -1;
+            if (size != 1 && size != 2 && size != 4 && size != 8) {
+                return -1;
             }
+            /* A slot need not be aligned (a packed struct's member): copied, not
+               dereferenced as a wider type; x86-64 is little-endian, so the low bytes. */
+            uint64_t v = 0;
+            __builtin_memcpy(&v, p, size);
+            stack[sp - 1] = v;
             break;
         }
         case OMPDBG_OP_TP:

@@ -22,10 +22,11 @@ public:
         switch (g_.next() % 6) {
         case 0: p.constant(g_.edge()); break;
         case 1: p.op(OMPDBG_OP_REG); p.u8(g_.next() % 17); break;
-        case 2:   // a slot of a frame: %rbx holds &loadable[0] (frame(regs))
+        case 2:   // a slot of a frame: %rbx holds &loadable[0] (frame(regs)); aligned or
+                  // not (a packed member), and its 8 bytes inside loadable's 32
             p.op(OMPDBG_OP_REG);
             p.u8(3);
-            p.constant(8 * (g_.next() % 4) + (g_.next() % 2) * 4);
+            p.constant(8 * (g_.next() % 3) + (g_.next() % 2) * 4);
             p.op(OMPDBG_OP_ADD);
             load(p);
             break;
