@@ -23,7 +23,7 @@ void restore_registers(code_buffer& w) {
     }
     w.bytes({0x48, 0x8d, 0x64, 0x24, 0x08});              // lea 8(%rsp),%rsp (rip slot)
     w.bytes({0x9d});                                      // popfq
-    w.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0x00, 0x00, 0x00});   // lea 128(%rsp),%rsp
+    w.lea_rsp(128);                                       // the red zone given back
 }
 
 }  // namespace

@@ -73,9 +73,7 @@ public:
     /// The code, or nullopt when something does not fit this form.
     std::optional<native_filter> run() {
         if (mode_ == mode::flags_in_ax) {
-            e_.bytes({0x50});               // push %rax
-            e_.bytes({0x9f});               // lahf: SF ZF AF PF CF in %ah
-            e_.bytes({0x0f, 0x90, 0xc0});   // seto %al: OF
+            e_.save_flags_in_ax();
         }
         for (unsigned i = 0; i < scratch_; ++i) {
             push_pop(0x50, pool_[i]);
@@ -129,19 +127,19 @@ private:
         pops();
         if (mode_ == mode::flags_in_ax) {
             if (!flags_dead_) {
-                e_.bytes({0x04, 0x7f});   // add $0x7f,%al: OF again (1 + 0x7f overflows)
-                e_.bytes({0x9e});         // sahf
+                e_.restore_flags_from_ax();
             }
-            e_.bytes({0x58});             // pop %rax
+            e_.bytes({0x58});   // pop %rax
         }
-        e_.bytes({0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0});   // lea 128(%rsp),%rsp
-        f.to_relocated = e_.disp32({0xe9});                   // jmp relocated
+        e_.lea_rsp(128);
+        f.to_relocated = e_.disp32({0xe9});   // jmp relocated
     }
     /// The true exit: everything as at the site, falling into the pad's full path.
     void true_exit() {
         pops();
         if (mode_ == mode::flags_in_ax) {
-            e_.bytes({0x04, 0x7f, 0x9e, 0x58});   // add $0x7f,%al; sahf; pop %rax
+            e_.restore_flags_from_ax();
+            e_.bytes({0x58});   // pop %rax
         }
     }
 

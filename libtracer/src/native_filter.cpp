@@ -30,10 +30,6 @@ public:
     void imm32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
     void imm64(std::uint64_t v) { u64(v); }
     std::size_t rel32(std::initializer_list<int> opcode) { return disp32(opcode); }
-    void lea_rsp(std::int32_t disp) {   // lea disp(%rsp),%rsp (no flags changed)
-        bytes({0x48, 0x8d, 0xa4, 0x24});
-        imm32(disp);
-    }
     void push_slot(std::int32_t disp) {   // push disp(%rsp): the address is taken before the push
         bytes({0xff, 0xb4, 0x24});
         imm32(disp);
@@ -46,9 +42,7 @@ public:
         : code_(code), site_(site), count_(count) {}
 
     std::optional<native_filter> run() {
-        e_.bytes({0x50});               // push %rax
-        e_.bytes({0x9f});               // lahf: SF ZF AF PF CF in %ah
-        e_.bytes({0x0f, 0x90, 0xc0});   // seto %al: OF
+        e_.save_flags_in_ax();
         e_.bytes({0x50, 0x51, 0x52});   // push %rax (flags); push %rcx; push %rdx
         std::optional<unsigned> k = 0;   // words on the bytecode's stack; nullopt: unreachable
         std::uint32_t pc = 0;
@@ -126,8 +120,7 @@ private:
 
     void restore() {
         e_.bytes({0x5a, 0x59, 0x58});   // pop %rdx; pop %rcx; pop %rax (flags)
-        e_.bytes({0x04, 0x7f});         // add $0x7f,%al: OF again (1 + 0x7f overflows)
-        e_.bytes({0x9e});               // sahf
+        e_.restore_flags_from_ax();
         e_.bytes({0x58});               // pop %rax
     }
 

@@ -41,6 +41,18 @@ public:
         auto d = static_cast<std::int32_t>(static_cast<std::int64_t>(target) - static_cast<std::int64_t>(base_ + at + 4));
         std::memcpy(out_.data() + at, &d, 4);
     }
+    /// push %rax; lahf; seto %al: the arithmetic flags kept in %ax (SF ZF AF PF CF in %ah,
+    /// OF in %al), cheaper than pushfq/popfq. restore_flags_from_ax gives them back.
+    void save_flags_in_ax() { bytes({0x50, 0x9f, 0x0f, 0x90, 0xc0}); }
+    /// add $0x7f,%al (OF again: 1 + 0x7f overflows, 0 + 0x7f does not); sahf. %rax itself
+    /// is popped by the caller.
+    void restore_flags_from_ax() { bytes({0x04, 0x7f, 0x9e}); }
+    /// lea disp(%rsp),%rsp: moves the stack pointer without touching the flags (the red
+    /// zone skipped or given back).
+    void lea_rsp(std::int32_t disp) {
+        bytes({0x48, 0x8d, 0xa4, 0x24});
+        u32(static_cast<std::uint32_t>(disp));
+    }
     std::uint64_t here() const { return base_ + out_.size(); }
     std::size_t size() const { return out_.size(); }
     std::vector<std::byte>& code() { return out_; }
