@@ -69,6 +69,26 @@ bool is_pid_of_process(const std::string& word) {
     return std::filesystem::exists("/proc/" + word, ec);
 }
 
+/// The end of batch mode, once the targets are ended (killed or detached) and the output
+/// flushed: the remote connection is closed (its agent told to exit, its copies of remote
+/// files removed), and the process exits without freeing what is left, which is memory:
+/// every library's symbol tables, DWARF and their mappings. Freeing and unmapping it took
+/// 0.5 ms of every `ompdbg --batch` (libc's debug file alone 0.2 ms), which the kernel does
+/// faster at exit; a compiler driver skips the same teardown (clang's -disable-free).
+[[noreturn]] void end_batch_without_teardown(ompdbg::app::session& s, int status) {
+    s.set_remote(nullptr);
+    s.out().flush();
+    std::fflush(nullptr);
+    std::_Exit(status);
+}
+
+/// The sanitizer build tears down as usual, so that LeakSanitizer still checks it.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool batch_end_tears_down = true;
+#else
+constexpr bool batch_end_tears_down = false;
+#endif
+
 }  // namespace
 
 int ompdbg::app::run_cli(int argc, char** argv) {
@@ -239,8 +259,6 @@ int ompdbg::app::run_cli(int argc, char** argv) {
     }
     if (auto_run && s.start_count() == 0 && !s.quit_requested()) {
         ok = s.execute("run") && ok;
-        if (!ok && s.failed_commands().empty()) {
-        }
     }
     if (!batch && !s.quit_requested()) {
         bool tty = ::isatty(STDIN_FILENO) != 0;
@@ -258,8 +276,11 @@ int ompdbg::app::run_cli(int argc, char** argv) {
         for (auto& f : s.failed_commands()) {
             std::fprintf(stderr, "ompdbg: command '%s' failed\n", f.c_str());
         }
-        bool all_ok = ok && s.failed_commands().empty();
-        return all_ok ? 0 : 1;
+        const int status = ok && s.failed_commands().empty() ? 0 : 1;
+        if (!batch_end_tears_down) {
+            end_batch_without_teardown(s, status);
+        }
+        return status;
     }
     return 0;
 }
