@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <regex>
 #include <set>
 #include <cctype>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include "session.hpp"
 #include "frame_line.hpp"
 #include "ompdbg/base/error.hpp"
+#include "ompdbg/base/text.hpp"
 #include "ompdbg/dwarf/expr.hpp"
 
 namespace ompdbg::app {
@@ -49,13 +49,11 @@ std::pair<std::string, std::string> split_condition(std::string_view args) {
 /// Takes a trailing "thread N" off a breakpoint spec (gdb: `break LOCATION thread N [if
 /// COND]`); N is gdb's thread number, checked against the live threads.
 std::optional<pid_t> split_thread(session& s, std::string& spec) {
-    static const std::regex thread_re(R"(^(.*?)\s*\bthread\s+(\S+)$)");
-    std::smatch m;
-    if (!std::regex_match(spec, m, thread_re)) {
+    auto clause = split_trailing_clause(spec, "thread");
+    if (!clause) {
         return std::nullopt;
     }
-    std::string number = m[2];
-    std::string rest = m[1];
+    const std::string& number = clause->token;
     int n = 0;
     auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
     if (ec != std::errc() || ptr != number.data() + number.size()) {
@@ -65,7 +63,7 @@ std::optional<pid_t> split_thread(session& s, std::string& spec) {
     if (!tid) {
         error::send(fmt::format("Unknown thread {}.", n));
     }
-    spec = rest;
+    spec = clause->before;
     return tid;
 }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -114,13 +113,12 @@ std::vector<int> parse_rank_list(session& s, std::string_view text) {
 }
 
 std::optional<std::vector<int>> split_rank_clause(session& s, std::string& spec) {
-    static const std::regex rank_re(R"(^(.*?)\s*\brank\s+(\S+)$)");
-    std::smatch m;
-    if (!std::regex_match(spec, m, rank_re) || trim_copy(std::string(m[1])).empty()) {
+    auto clause = split_trailing_clause(spec, "rank");
+    if (!clause || trim(clause->before).empty()) {
         return std::nullopt;
     }
-    std::string list = m[2];
-    std::string rest = m[1];
+    const std::string& list = clause->token;
+    const std::string rest = clause->before;
     std::vector<int> all = job_ranks(s);
     std::vector<int> ranks;
     if (list == "all") {
