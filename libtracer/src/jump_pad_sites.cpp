@@ -145,7 +145,7 @@ std::optional<std::uint64_t> ptrace_process::impl::map_pad_page_near_library(thr
             continue;   // not a library high in the address space
         }
         std::uint64_t hint = (near - below) & ~(pad_page_size - 1);
-        if (auto page = inject_mmap(t, hint); page && *page == hint) {
+        if (auto page = inject_mmap(t, hint, pad_page_size); page && *page == hint) {
             return page;
         }
     }

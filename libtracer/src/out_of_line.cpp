@@ -155,7 +155,8 @@ constexpr std::uint64_t page_size = 4096;
 
 }  // namespace
 
-std::optional<std::uint64_t> ptrace_process::impl::inject_mmap(thread_record& t, std::uint64_t hint) {
+std::optional<std::uint64_t> ptrace_process::impl::inject_mmap(thread_record& t, std::uint64_t hint,
+                                                               std::uint64_t length) {
     // Run `syscall` at the thread's pc with mmap's arguments, then put everything back:
     // the two code bytes and every register. The thread stands on a breakpoint site (not in
     // a system call), so no restart logic applies; orig_rax = -1 says so to the kernel.
@@ -176,7 +177,7 @@ std::optional<std::uint64_t> ptrace_process::impl::inject_mmap(thread_record& t,
     regs.rax = SYS_mmap;
     regs.orig_rax = static_cast<unsigned long long>(-1);
     regs.rdi = hint;
-    regs.rsi = page_size;
+    regs.rsi = length;
     regs.rdx = PROT_READ | PROT_EXEC;
     regs.r10 = MAP_PRIVATE | MAP_ANONYMOUS | (hint != 0 ? MAP_FIXED_NOREPLACE : 0);
     regs.r8 = static_cast<unsigned long long>(-1);
@@ -242,8 +243,20 @@ std::optional<std::uint64_t> ptrace_process::impl::alloc_slot(thread_record& t, 
     return *page;
 }
 
+// The pages below the executable are mapped several at a time: a run's out-of-line slots
+// and jump pads then cost one injected system call (a register save, a step and a restore)
+// and one read of /proc/PID/maps, where each page took its own.
+constexpr std::uint64_t scratch_pages_per_mapping = 16;
+
 std::optional<std::uint64_t> ptrace_process::impl::map_scratch_page(thread_record& t, std::uint64_t near,
                                                                     std::uint64_t reach) {
+    auto within_reach = [&](std::uint64_t page) {
+        return reach == 0 || (page > near ? page - near : near - page) < reach;
+    };
+    if (scratch_reserve_high > scratch_reserve_low && within_reach(scratch_reserve_high - page_size)) {
+        scratch_reserve_high -= page_size;
+        return scratch_reserve_high;
+    }
     // New pages go right below the executable's lowest mapping: the kernel's top-down
     // mmap allocator and brk never reach there, so the program's own mappings (libraries,
     // thread stacks, malloc arenas) land exactly where they would without us — a page
@@ -257,18 +270,24 @@ std::optional<std::uint64_t> ptrace_process::impl::map_scratch_page(thread_recor
     for (const auto& [base, used] : ool_pages) {
         hint = std::min(hint, base);
     }
-    if (hint < 0x10000 + page_size) {
+    if (scratch_reserve_low != 0) {
+        hint = std::min(hint, scratch_reserve_low);
+    }
+    const std::uint64_t length = scratch_pages_per_mapping * page_size;
+    if (hint < 0x10000 + length) {
         return std::nullopt;
     }
-    hint -= page_size;
-    if (reach != 0 && (hint > near ? hint - near : near - hint) >= reach) {
+    hint -= length;
+    if (!within_reach(hint + length - page_size)) {
         return std::nullopt;
     }
-    auto page = inject_mmap(t, hint);
-    if (!page || *page != hint) {
+    auto mapped = inject_mmap(t, hint, length);
+    if (!mapped || *mapped != hint) {
         return std::nullopt;
     }
-    return page;
+    scratch_reserve_low = hint;
+    scratch_reserve_high = hint + length - page_size;   // the top page is handed out now
+    return scratch_reserve_high;
 }
 
 bool ptrace_process::impl::step_over_out_of_line(thread_record& t, breakpoint_site& s) {

@@ -218,6 +218,7 @@ void ptrace_process::impl::handle_status(thread_record& t, const wait_status& ws
             drop_watchpoints(false);   // the watched memory is gone with the old image
             ool_sites.clear();
             ool_pages.clear();
+            scratch_reserve_low = scratch_reserve_high = 0;
             ool_disabled = false;
             leader()->ool_slot = 0;
             queue.clear();

@@ -299,11 +299,14 @@ struct ptrace_process::impl {
     void forget_out_of_line(std::uint64_t addr, std::size_t len);
     /// A slot in a scratch page below the executable; `need_near`: within rel32 of `near`.
     std::optional<std::uint64_t> alloc_slot(thread_record& t, std::uint64_t near, bool need_near);
-    /// mmap(hint, one page, r-x) run by stopped thread `t`; nullopt when it failed.
-    std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint);
-    /// Maps one page right below the executable and every scratch page (out_of_line.cpp
-    /// says why there), within `reach` bytes of `near` (0: anywhere); nullopt when it cannot.
+    /// mmap(hint, length, r-x) run by stopped thread `t`; nullopt when it failed.
+    std::optional<std::uint64_t> inject_mmap(thread_record& t, std::uint64_t hint, std::uint64_t length);
+    /// A page right below the executable and every scratch page (out_of_line.cpp says why
+    /// there), within `reach` bytes of `near` (0: anywhere); nullopt when it cannot.
     std::optional<std::uint64_t> map_scratch_page(thread_record& t, std::uint64_t near, std::uint64_t reach);
+    /// Scratch pages mapped by map_scratch_page's last injected mmap and not handed out yet:
+    /// [low, high), taken from the top down.
+    std::uint64_t scratch_reserve_low = 0, scratch_reserve_high = 0;
 
     // --- jump pads (jump_pad_sites.cpp)
     struct pad_site {
