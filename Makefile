@@ -2,8 +2,8 @@
 # Debian 12 machine as root: install what is missing (scripts/bootstrap), build, then
 # run the demo or the whole test suite.
 #
-#   make demo        bootstrap the demo's packages and the OpenMP runtime, build ompdbg and the
-#                    demo programs only (build-demo/, made to compile fast), show ompdbg on an
+#   make demo        bootstrap the demo's packages, libfmt.a and the OpenMP runtime, build
+#                    ompdbg and the demo programs only (build-demo/, made to compile fast), show ompdbg on an
 #                    OpenMP program (and an MPI job when the bootstrap's Open MPI is already
 #                    built: make test builds it)
 #   make test        bootstrap everything, build everything, run the suite (ctest) in build/,
@@ -69,10 +69,10 @@ build-sanitize: bootstrap
 	@$(MAKE) --no-print-directory -s configure-sanitize
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 
-# Only what the demo needs: the packages and the OpenMP runtime (not Open MPI), then
-# ompdbg, its plugins and the demo programs (scripts/demo), not the test suite.
+# Only what the demo needs: the packages, the static libfmt and the OpenMP runtime (not
+# Open MPI), then ompdbg, its plugins and the demo programs (scripts/demo), not the test suite.
 demo:
-	@scripts/bootstrap demo-packages openmp
+	@scripts/bootstrap demo-packages fmt openmp
 	@$(MAKE) --no-print-directory -s configure-demo
 	@scripts/demo $(DEMO_BUILD) $(JOBS)
 

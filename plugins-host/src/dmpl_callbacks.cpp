@@ -87,6 +87,7 @@ int cb_find_symbol(DMPL_process_t* p, const char* name, DMPL_taddr_t* out) noexc
         }
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "DMPL find_symbol {}: {}", name, e.what());
+    } catch (...) {
     }
     return DMPL_host_no_symbol;
 }
@@ -116,6 +117,7 @@ DMPL_type_t* cb_find_type(DMPL_process_t* p, const char* name, int /*language*/)
         }
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "DMPL find_type {}: {}", name, e.what());
+    } catch (...) {
     }
     return nullptr;
 }

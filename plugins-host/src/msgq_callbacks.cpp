@@ -51,7 +51,7 @@ dll_heap& heap() {
 }
 
 // ---- basic callbacks ----
-void* cb_malloc(size_t size) {
+void* cb_malloc(size_t size) noexcept {
     void* p = std::malloc(size == 0 ? 1 : size);
     if (p != nullptr) {
         try {
@@ -65,7 +65,7 @@ void* cb_malloc(size_t size) {
     }
     return p;
 }
-void cb_free(void* p) {
+void cb_free(void* p) noexcept {
     if (p == nullptr) {
         return;
     }
@@ -78,7 +78,7 @@ void cb_free(void* p) {
     }
 }
 // Libraries never print: the DLL's debug prints go to the plugin log channel.
-void cb_dprints(const char* text) {
+void cb_dprints(const char* text) noexcept {
     try {
         if (text != nullptr) {
             log::write(log::channel::plugin, "msgq DLL: {}", text);
@@ -87,26 +87,26 @@ void cb_dprints(const char* text) {
     }
 }
 // The debugger's own error codes: only the fetch failure below.
-char* cb_errorstring(int code) {
+char* cb_errorstring(int code) noexcept {
     static char fetch_failed[] = "cannot read the target's memory";
     static char unknown[] = "unknown debugger error";
     return code == mqs_no_information ? fetch_failed : unknown;
 }
-void cb_put_image_info(mqs_image* image, mqs_image_info* info) {
+void cb_put_image_info(mqs_image* image, mqs_image_info* info) noexcept {
     if (auto* ctx = image_of(image)) {
         ctx->info = info;
     }
 }
-mqs_image_info* cb_get_image_info(mqs_image* image) {
+mqs_image_info* cb_get_image_info(mqs_image* image) noexcept {
     auto* ctx = image_of(image);
     return ctx != nullptr ? ctx->info : nullptr;
 }
-void cb_put_process_info(mqs_process* process, mqs_process_info* info) {
+void cb_put_process_info(mqs_process* process, mqs_process_info* info) noexcept {
     if (auto* ctx = process_of(process)) {
         ctx->info = info;
     }
 }
-mqs_process_info* cb_get_process_info(mqs_process* process) {
+mqs_process_info* cb_get_process_info(mqs_process* process) noexcept {
     auto* ctx = process_of(process);
     return ctx != nullptr ? ctx->info : nullptr;
 }
@@ -114,7 +114,7 @@ mqs_process_info* cb_get_process_info(mqs_process* process) {
 // ---- image callbacks ----
 // x86-64 LP64 (the only ABI libtracer debugs); the DLL refines them from the MPI library's
 // own MPIR_debug_typedefs_sizeof when it has one.
-void cb_get_type_sizes(mqs_process* process, mqs_target_type_sizes* sizes) {
+void cb_get_type_sizes(mqs_process* process, mqs_target_type_sizes* sizes) noexcept {
     if (sizes == nullptr || process_of(process) == nullptr) {
         return;
     }
@@ -127,7 +127,7 @@ void cb_get_type_sizes(mqs_process* process, mqs_target_type_sizes* sizes) {
     sizes->size_t_size = 8;
 }
 
-int lookup(mqs_image* image, const char* name, mqs_taddr_t* addr, bool function) {
+int lookup(mqs_image* image, const char* name, mqs_taddr_t* addr, bool function) noexcept {
     auto* ctx = image_of(image);
     if (ctx == nullptr || name == nullptr) {
         return mqs_no_information;
@@ -163,18 +163,19 @@ int lookup(mqs_image* image, const char* name, mqs_taddr_t* addr, bool function)
         return mqs_ok;
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "msgq find symbol {}: {}", name, e.what());
-        return mqs_no_information;
+    } catch (...) {
     }
+    return mqs_no_information;
 }
 
-int cb_find_function(mqs_image* image, char* name, mqs_lang_code, mqs_taddr_t* addr) {
+int cb_find_function(mqs_image* image, char* name, mqs_lang_code, mqs_taddr_t* addr) noexcept {
     return lookup(image, name, addr, true);
 }
-int cb_find_symbol(mqs_image* image, char* name, mqs_taddr_t* addr) {
+int cb_find_symbol(mqs_image* image, char* name, mqs_taddr_t* addr) noexcept {
     return lookup(image, name, addr, false);
 }
 
-mqs_type* cb_find_type(mqs_image* image, char* name, mqs_lang_code) {
+mqs_type* cb_find_type(mqs_image* image, char* name, mqs_lang_code) noexcept {
     auto* ctx = image_of(image);
     if (ctx == nullptr || name == nullptr) {
         return nullptr;
@@ -194,11 +195,12 @@ mqs_type* cb_find_type(mqs_image* image, char* name, mqs_lang_code) {
         return reinterpret_cast<mqs_type*>(it->second.get());
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "msgq find type {}: {}", name, e.what());
-        return nullptr;
+    } catch (...) {
     }
+    return nullptr;
 }
 
-int cb_field_offset(mqs_type* type, char* field) {
+int cb_field_offset(mqs_type* type, char* field) noexcept {
     auto* entry = type_of(type);
     if (entry == nullptr || field == nullptr) {
         return -1;
@@ -209,19 +211,23 @@ int cb_field_offset(mqs_type* type, char* field) {
         }
     } catch (const std::exception& e) {
         log::write(log::channel::plugin, "msgq field {}.{}: {}", entry->name, field, e.what());
+    } catch (...) {
     }
-    if (entry->image != nullptr && is_live(entry->image)) {
-        std::string what = entry->name + "." + field;
-        auto& missing = entry->image->missing_fields;
-        if (std::find(missing.begin(), missing.end(), what) == missing.end()) {
-            missing.push_back(std::move(what));
+    try {
+        if (entry->image != nullptr && is_live(entry->image)) {
+            std::string what = entry->name + "." + field;
+            auto& missing = entry->image->missing_fields;
+            if (std::find(missing.begin(), missing.end(), what) == missing.end()) {
+                missing.push_back(std::move(what));
+            }
         }
+        log::write(log::channel::plugin, "msgq: no field {} in {}", field, entry->name);
+    } catch (...) {
     }
-    log::write(log::channel::plugin, "msgq: no field {} in {}", field, entry->name);
     return -1;
 }
 
-int cb_sizeof(mqs_type* type) {
+int cb_sizeof(mqs_type* type) noexcept {
     auto* entry = type_of(type);
     if (entry == nullptr) {
         return 0;
@@ -234,18 +240,18 @@ int cb_sizeof(mqs_type* type) {
 }
 
 // ---- process callbacks ----
-int cb_get_global_rank(mqs_process* process) {
+int cb_get_global_rank(mqs_process* process) noexcept {
     auto* ctx = process_of(process);
     return ctx != nullptr ? ctx->global_rank : MQS_INVALID_PROCESS;
 }
-mqs_image* cb_get_image(mqs_process* process) {
+mqs_image* cb_get_image(mqs_process* process) noexcept {
     auto* ctx = process_of(process);
     return ctx != nullptr ? reinterpret_cast<mqs_image*>(ctx->image) : nullptr;
 }
 // Exactly `size` bytes or mqs_no_information (a garbage pointer in the target never
 // crashes the debugger); the buffer is zeroed on failure since Open MPI's DLL ignores the
 // result of some fetches.
-int cb_fetch_data(mqs_process* process, mqs_taddr_t addr, int size, void* buffer) {
+int cb_fetch_data(mqs_process* process, mqs_taddr_t addr, int size, void* buffer) noexcept {
     auto* ctx = process_of(process);
     if (ctx == nullptr || buffer == nullptr || size < 0) {
         return mqs_no_information;
@@ -260,11 +266,13 @@ int cb_fetch_data(mqs_process* process, mqs_taddr_t addr, int size, void* buffer
     } catch (const std::exception& e) {
         std::memset(buffer, 0, static_cast<std::size_t>(size));
         log::write(log::channel::plugin, "msgq fetch 0x{:x}: {}", addr, e.what());
+    } catch (...) {
+        std::memset(buffer, 0, static_cast<std::size_t>(size));
     }
     return mqs_no_information;
 }
 // Target and host are both little-endian x86-64: a copy.
-void cb_target_to_host(mqs_process* process, const void* in, void* out, int size) {
+void cb_target_to_host(mqs_process* process, const void* in, void* out, int size) noexcept {
     if (process_of(process) == nullptr || in == nullptr || out == nullptr || size <= 0) {
         return;
     }

@@ -96,4 +96,24 @@ inline bool bad_demangle_args(const char* mangled, int* res_len, int* flags, int
     return mangled == nullptr || res_len == nullptr || flags == nullptr || decl_line == nullptr;
 }
 
+/// Runs `demangle` (a plugin's DMPL_demangle_name body, which copies names into strings)
+/// so that no C++ exception crosses the C interface into the debugger: ompdbg links its
+/// own C++ runtime, not the libstdc++.so this plugin uses, and a C caller has no unwind
+/// information at all. A name that cannot be worked out (std::bad_alloc) stays unchanged.
+template <class Demangle>
+int demangle_guarded(Demangle demangle, const char* mangled, int* res_len, char* demangled, int buf_len,
+                     int* flags, int* decl_line) noexcept {
+    if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
+        return rc_bad_argument;
+    }
+    try {
+        return demangle(mangled, res_len, demangled, buf_len, flags, decl_line);
+    } catch (...) {
+        *flags = DMPL_varinfo_none;
+        *decl_line = 0;
+        *res_len = static_cast<int>(std::strlen(mangled));
+        return DMPL_name_unchanged;
+    }
+}
+
 }  // namespace ompdbg::dmpl_plugin

@@ -241,11 +241,10 @@ DMPL_EXPORT const char* const* DMPL_ompdbg_reduction_routines(int language) {
     return known_language(language) ? names : nullptr;
 }
 
-DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
-                                   int* flags, int* decl_line) {
-    if (bad_demangle_args(mangled, res_len, flags, decl_line)) {
-        return rc_bad_argument_code;
-    }
+namespace {
+
+int demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len, int* flags,
+                  int* decl_line) {
     const int hints = *flags;
     *flags = DMPL_varinfo_none;
     *decl_line = 0;
@@ -277,6 +276,13 @@ DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* dema
         return DMPL_name_internal;
     }
     return give_name(*parent, res_len, demangled, buf_len);
+}
+
+}  // namespace
+
+DMPL_EXPORT int DMPL_demangle_name(const char* mangled, int* res_len, char* demangled, int buf_len,
+                                   int* flags, int* decl_line) {
+    return demangle_guarded(demangle_name, mangled, res_len, demangled, buf_len, flags, decl_line);
 }
 
 DMPL_EXPORT int DMPL_get_tls_address(DMPL_thread_t* thr, DMPL_taddr_t in_addr, DMPL_taddr_t* out_addr) {
