@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <span>
 #include <string_view>
 
 #include <fcntl.h>
@@ -62,6 +63,30 @@ fs::path table_path(const fs::path& dir, const internal::unit_names_key& key) {
         name += fmt::format("{:02x}", c);
     }
     return dir / (name + ".ompdbg-index");
+}
+
+// The directory of the cache when it is on.
+std::optional<fs::path> active_directory() {
+    std::lock_guard lock(state().mutex);
+    if (!state().enabled || !state().dir) {
+        return std::nullopt;
+    }
+    return state().dir;
+}
+
+// Writes `bytes` to `p` in `dir`, keeping the directory under its bound; a failure is kept
+// for index_cache::problem().
+void store_table(const fs::path& dir, const fs::path& p, std::span<const unsigned char> bytes) {
+    if (auto failure = internal::write_file_atomically(p, bytes.data(), bytes.size())) {
+        std::lock_guard lock(state().mutex);
+        if (state().dir == dir) {
+            state().problem = fmt::format("The index cache directory \"{}\" cannot be written: {}.", dir.string(),
+                                          *failure);
+        }
+        log::write(log::channel::dwarf, "index cache: cannot write {}: {}", p.string(), *failure);
+        return;
+    }
+    internal::evict_least_recent(dir, p, directory_limit());
 }
 
 // The whole file at `p`, when it is a regular file of a plausible size; a use marks it
@@ -134,13 +159,9 @@ namespace internal {
 
 cached_unit_names load_unit_names(Dwarf* dwarf) {
     cached_unit_names out;
-    std::optional<fs::path> dir;
-    {
-        std::lock_guard lock(state().mutex);
-        if (!state().enabled || !state().dir) {
-            return out;
-        }
-        dir = state().dir;
+    std::optional<fs::path> dir = active_directory();
+    if (!dir) {
+        return out;
     }
     out.key = unit_names_key::of(dwarf);
     if (!out.key) {
@@ -159,25 +180,40 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
 }
 
 void store_unit_names(const unit_names& table, const unit_names_key& key) {
-    std::optional<fs::path> dir;
-    {
-        std::lock_guard lock(state().mutex);
-        if (!state().enabled || !state().dir) {
-            return;
-        }
-        dir = state().dir;
+    if (auto dir = active_directory()) {
+        store_table(*dir, table_path(*dir, key), table.bytes());
     }
-    fs::path p = table_path(*dir, key);
-    if (auto failure = write_file_atomically(p, table.bytes().data(), table.bytes().size())) {
-        std::lock_guard lock(state().mutex);
-        if (state().dir == dir) {
-            state().problem = fmt::format("The index cache directory \"{}\" cannot be written: {}.", dir->string(),
-                                          *failure);
-        }
-        log::write(log::channel::dwarf, "index cache: cannot write {}: {}", p.string(), *failure);
-        return;
+}
+
+std::optional<symbol_names> load_symbol_names(const symbol_names_key& key) {
+    std::optional<fs::path> dir = active_directory();
+    if (!dir || key.build_id.empty()) {
+        return std::nullopt;
     }
-    evict_least_recent(*dir, p, directory_limit());
+    fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
+    std::optional<symbol_names> table;
+    if (auto file = mapped_file::open(p, max_table_size)) {
+        table = symbol_names::parse(std::move(*file), key);
+        if (!table) {
+            log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
+        }
+    }
+    if (table) {
+        ++state().hits;
+        log::write(log::channel::dwarf, "index cache: hit {}", p.string());
+    }
+    return table;
+}
+
+// The miss is counted here, when the table is built: a lookup that the string tables
+// answer without building one (a name no symbol has) leaves the next session a miss too.
+void store_symbol_names(const symbol_names& table, const symbol_names_key& key) {
+    if (auto dir = active_directory(); dir && !key.build_id.empty()) {
+        fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
+        ++state().misses;
+        log::write(log::channel::dwarf, "index cache: miss {}", p.string());
+        store_table(*dir, p, table.bytes());
+    }
 }
 
 }  // namespace internal
