@@ -7,16 +7,10 @@
 #include "internal/index_cache_io.hpp"
 
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <span>
 #include <string_view>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -89,38 +83,6 @@ void store_table(const fs::path& dir, const fs::path& p, std::span<const unsigne
     internal::evict_least_recent(dir, p, directory_limit());
 }
 
-// The whole file at `p`, when it is a regular file of a plausible size; a use marks it
-// recent for the eviction.
-std::optional<std::vector<unsigned char>> read_table_file(const fs::path& p) {
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return std::nullopt;
-    }
-    std::optional<std::vector<unsigned char>> out;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        static_cast<std::uint64_t>(st.st_size) <= max_table_size) {
-        std::vector<unsigned char> bytes(static_cast<std::size_t>(st.st_size));
-        std::size_t done = 0;
-        while (done < bytes.size()) {
-            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n <= 0) {
-                break;
-            }
-            done += static_cast<std::size_t>(n);
-        }
-        if (done == bytes.size()) {
-            ::futimens(fd, nullptr);
-            out = std::move(bytes);
-        }
-    }
-    ::close(fd);
-    return out;
-}
-
 }  // namespace
 
 namespace index_cache {
@@ -168,8 +130,8 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
         return out;
     }
     fs::path p = table_path(*dir, *out.key);
-    if (auto bytes = read_table_file(p)) {
-        out.table = unit_names::parse(std::move(*bytes), *out.key);
+    if (auto file = mapped_file::open(p, max_table_size)) {
+        out.table = unit_names::parse(std::move(*file), *out.key);
         if (!out.table) {
             log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
         }
