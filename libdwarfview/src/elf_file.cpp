@@ -6,6 +6,7 @@
 
 #include "internal/elf_file_impl.hpp"
 #include "internal/elf_handle.hpp"
+#include "internal/index_cache_io.hpp"
 #include "internal/section_inflate.hpp"
 
 #include <algorithm>
@@ -380,7 +381,8 @@ std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
         name = name.substr(0, at);
     }
     if (!impl_->symbols_loaded.load(std::memory_order_acquire)) {
-        if (!impl_->names_built.load(std::memory_order_acquire) && !impl_->strtabs_may_name(name)) {
+        if (!impl_->names_built.load(std::memory_order_acquire) && !impl_->names_from_cache() &&
+            !impl_->strtabs_may_name(name)) {
             return {};
         }
         return impl_->find_by_name_index(name);
@@ -395,11 +397,34 @@ std::vector<symbol> elf_file::find_symbols(std::string_view name) const {
     return out;
 }
 
+// The hash of the names as a previous session wrote it to the index cache, read on the
+// first lookup by name: true when it was there (then no lookup reads the string tables to
+// answer "no such symbol", and none hashes them).
+bool elf_file::impl::names_from_cache() const {
+    std::call_once(cached_names_once, [&] {
+        const auto& t = symbol_tables();
+        names_key = internal::symbol_names_key::of(t, main, build_id.value_or(""));
+        if (auto table = internal::load_symbol_names(*names_key)) {
+            names = std::make_unique<internal::symbol_name_index>(t, std::move(*table));
+            names_built.store(true, std::memory_order_release);
+        }
+    });
+    return names_built.load(std::memory_order_acquire);
+}
+
 // Until every symbol is read (symbols(), symbol_at), a lookup by name builds only the
-// symbols of that name, through a hash of the names built on the first lookup.
+// symbols of that name, through a hash of the names read from the cache or built (and then
+// written to the cache) on the first lookup.
 std::vector<symbol> elf_file::impl::find_by_name_index(std::string_view name) const {
+    names_from_cache();
     std::call_once(names_once, [&] {
-        names = std::make_unique<internal::symbol_name_index>(symbol_tables());
+        if (names) {
+            return;
+        }
+        names = std::make_unique<internal::symbol_name_index>(symbol_tables(), *names_key);
+        if (names->names()) {
+            internal::store_symbol_names(*names->names(), *names_key);
+        }
         names_built.store(true, std::memory_order_release);
     });
     return names->find(name);

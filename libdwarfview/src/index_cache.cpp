@@ -7,15 +7,10 @@
 #include "internal/index_cache_io.hpp"
 
 #include <atomic>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
+#include <span>
 #include <string_view>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -64,36 +59,28 @@ fs::path table_path(const fs::path& dir, const internal::unit_names_key& key) {
     return dir / (name + ".ompdbg-index");
 }
 
-// The whole file at `p`, when it is a regular file of a plausible size; a use marks it
-// recent for the eviction.
-std::optional<std::vector<unsigned char>> read_table_file(const fs::path& p) {
-    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+// The directory of the cache when it is on.
+std::optional<fs::path> active_directory() {
+    std::lock_guard lock(state().mutex);
+    if (!state().enabled || !state().dir) {
         return std::nullopt;
     }
-    std::optional<std::vector<unsigned char>> out;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        static_cast<std::uint64_t>(st.st_size) <= max_table_size) {
-        std::vector<unsigned char> bytes(static_cast<std::size_t>(st.st_size));
-        std::size_t done = 0;
-        while (done < bytes.size()) {
-            ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-            if (n < 0 && errno == EINTR) {
-                continue;
-            }
-            if (n <= 0) {
-                break;
-            }
-            done += static_cast<std::size_t>(n);
+    return state().dir;
+}
+
+// Writes `bytes` to `p` in `dir`, keeping the directory under its bound; a failure is kept
+// for index_cache::problem().
+void store_table(const fs::path& dir, const fs::path& p, std::span<const unsigned char> bytes) {
+    if (auto failure = internal::write_file_atomically(p, bytes.data(), bytes.size())) {
+        std::lock_guard lock(state().mutex);
+        if (state().dir == dir) {
+            state().problem = fmt::format("The index cache directory \"{}\" cannot be written: {}.", dir.string(),
+                                          *failure);
         }
-        if (done == bytes.size()) {
-            ::futimens(fd, nullptr);
-            out = std::move(bytes);
-        }
+        log::write(log::channel::dwarf, "index cache: cannot write {}: {}", p.string(), *failure);
+        return;
     }
-    ::close(fd);
-    return out;
+    internal::evict_least_recent(dir, p, directory_limit());
 }
 
 }  // namespace
@@ -134,21 +121,17 @@ namespace internal {
 
 cached_unit_names load_unit_names(Dwarf* dwarf) {
     cached_unit_names out;
-    std::optional<fs::path> dir;
-    {
-        std::lock_guard lock(state().mutex);
-        if (!state().enabled || !state().dir) {
-            return out;
-        }
-        dir = state().dir;
+    std::optional<fs::path> dir = active_directory();
+    if (!dir) {
+        return out;
     }
     out.key = unit_names_key::of(dwarf);
     if (!out.key) {
         return out;
     }
     fs::path p = table_path(*dir, *out.key);
-    if (auto bytes = read_table_file(p)) {
-        out.table = unit_names::parse(std::move(*bytes), *out.key);
+    if (auto file = mapped_file::open(p, max_table_size)) {
+        out.table = unit_names::parse(std::move(*file), *out.key);
         if (!out.table) {
             log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
         }
@@ -159,25 +142,40 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
 }
 
 void store_unit_names(const unit_names& table, const unit_names_key& key) {
-    std::optional<fs::path> dir;
-    {
-        std::lock_guard lock(state().mutex);
-        if (!state().enabled || !state().dir) {
-            return;
-        }
-        dir = state().dir;
+    if (auto dir = active_directory()) {
+        store_table(*dir, table_path(*dir, key), table.bytes());
     }
-    fs::path p = table_path(*dir, key);
-    if (auto failure = write_file_atomically(p, table.bytes().data(), table.bytes().size())) {
-        std::lock_guard lock(state().mutex);
-        if (state().dir == dir) {
-            state().problem = fmt::format("The index cache directory \"{}\" cannot be written: {}.", dir->string(),
-                                          *failure);
-        }
-        log::write(log::channel::dwarf, "index cache: cannot write {}: {}", p.string(), *failure);
-        return;
+}
+
+std::optional<symbol_names> load_symbol_names(const symbol_names_key& key) {
+    std::optional<fs::path> dir = active_directory();
+    if (!dir || key.build_id.empty()) {
+        return std::nullopt;
     }
-    evict_least_recent(*dir, p, directory_limit());
+    fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
+    std::optional<symbol_names> table;
+    if (auto file = mapped_file::open(p, max_table_size)) {
+        table = symbol_names::parse(std::move(*file), key);
+        if (!table) {
+            log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
+        }
+    }
+    if (table) {
+        ++state().hits;
+        log::write(log::channel::dwarf, "index cache: hit {}", p.string());
+    }
+    return table;
+}
+
+// The miss is counted here, when the table is built: a lookup that the string tables
+// answer without building one (a name no symbol has) leaves the next session a miss too.
+void store_symbol_names(const symbol_names& table, const symbol_names_key& key) {
+    if (auto dir = active_directory(); dir && !key.build_id.empty()) {
+        fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
+        ++state().misses;
+        log::write(log::channel::dwarf, "index cache: miss {}", p.string());
+        store_table(*dir, p, table.bytes());
+    }
 }
 
 }  // namespace internal

@@ -8,6 +8,7 @@
 
 #include "cli_common.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -142,4 +143,79 @@ TEST_CASE("the index cache: an unwritable directory only shows in show index-cac
     CHECK(lines[2] == "Cache misses (this session): 1");
     CHECK(lines[3] == "The index cache directory \"" + (file / "cache").string() + "\" cannot be written: Not a directory.");
     CHECK(lines[4] == "The index cache is on.");
+}
+
+TEST_CASE("the index cache: a second session reads the symbol-name tables the first wrote and answers the same",
+          "[cli][index-cache]") {
+    // `info address` of a libc function and of a name no library has looks each library's
+    // symbol tables up by name; the first session writes their hashed names, the second
+    // reads them (OMPDBG_LOG=dwarf says which file was a hit) and prints the same.
+    cache_dirs dirs;
+    const std::string program = example_path("cxx_features");
+    const std::vector<std::string> cmds{"break main", "run", "info address malloc", "info address no_such_symbol_here",
+                                        "info symbol malloc", "show index-cache stats"};
+    auto session = [&](bool on) {
+        auto args = ex_args(cmds);
+        args.push_back(program);
+        auto r = ompdbg_batch(args, run_options()
+                                        .timeout_after(120s)
+                                        .set_env("OMPDBG_INDEX_CACHE", on ? dirs.root.string() : "off")
+                                        .set_env("OMPDBG_LOG", "dwarf"));
+        INFO(r.all());
+        REQUIRE_FALSE(r.timed_out);
+        CHECK(r.term_signal == 0);
+        return r;
+    };
+    // The log lines about symbol tables, and what the user sees (without the statistics
+    // and the process id).
+    auto symbol_lines = [](const std::string& err, const std::string& what) {
+        std::vector<std::string> out;
+        for (const auto& l : lines_of(err)) {
+            if (l.find("index cache: " + what + " ") != std::string::npos && l.ends_with(".ompdbg-symbols")) {
+                out.push_back(l);
+            }
+        }
+        return out;
+    };
+    auto shown = [](const std::string& out) {
+        std::vector<std::string> keep;
+        static const std::regex pid("\\(process [0-9]+\\)");
+        for (const auto& l : lines_of(out)) {
+            if (l.find("Cache ") == std::string::npos) {
+                keep.push_back(std::regex_replace(l, pid, "(process PID)"));
+            }
+        }
+        return keep;
+    };
+    auto cold = session(true);
+    INFO("first session:\n" << cold.all());
+    auto cold_misses = symbol_lines(cold.err, "miss");
+    CHECK(cold_misses.size() >= 1);   // libc at least
+    CHECK(symbol_lines(cold.err, "hit").empty());
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dirs.root)) {
+        files += e.path().extension() == ".ompdbg-symbols" ? 1 : 0;
+    }
+    CHECK(files == cold_misses.size());
+
+    auto warm = session(true);
+    INFO("second session:\n" << warm.all());
+    CHECK(symbol_lines(warm.err, "miss").empty());
+    auto warm_hits = symbol_lines(warm.err, "hit");
+    CHECK(warm_hits.size() == cold_misses.size());
+    for (std::size_t i = 0; i < std::min(warm_hits.size(), cold_misses.size()); ++i) {
+        CHECK(warm_hits[i].substr(warm_hits[i].find(dirs.root.string())) ==
+              cold_misses[i].substr(cold_misses[i].find(dirs.root.string())));
+    }
+    auto [warm_hit_count, warm_miss_count] = stats_of(warm.out);
+    CHECK(warm_miss_count == 0);
+    CHECK(warm_hit_count >= static_cast<int>(warm_hits.size()));
+
+    auto off = session(false);
+    CHECK(symbol_lines(off.err, "hit").empty());
+    CHECK(symbol_lines(off.err, "miss").empty());
+    auto seen = shown(cold.out);
+    CHECK(std::any_of(seen.begin(), seen.end(), [](const std::string& l) { return l.starts_with("Symbol \"malloc\""); }));
+    CHECK(shown(warm.out) == seen);
+    CHECK(shown(off.out) == seen);
 }

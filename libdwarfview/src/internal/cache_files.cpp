@@ -10,12 +10,44 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace ompdbg::dwarf::internal {
 
 namespace fs = std::filesystem;
+
+std::optional<mapped_file> mapped_file::open(const fs::path& p, std::uint64_t max_size) {
+    int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return std::nullopt;
+    }
+    std::optional<mapped_file> out;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        static_cast<std::uint64_t>(st.st_size) <= max_size) {
+        const auto size = static_cast<std::size_t>(st.st_size);
+        void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr != MAP_FAILED) {
+            ::futimens(fd, nullptr);
+            out.emplace(mapped_file(addr, size));
+        }
+    }
+    ::close(fd);
+    return out;
+}
+
+mapped_file::mapped_file(mapped_file&& other) noexcept : addr_(other.addr_), size_(other.size_) {
+    other.addr_ = nullptr;
+    other.size_ = 0;
+}
+
+mapped_file::~mapped_file() {
+    if (addr_ != nullptr) {
+        ::munmap(addr_, size_);
+    }
+}
 
 std::optional<std::string> write_file_atomically(const fs::path& p, const void* bytes, std::size_t size) {
     std::error_code ec;

@@ -56,9 +56,11 @@ struct elf_file::impl {
     mutable std::optional<elf_handle> symtab_file;   // separate debug file holding .symtab
     mutable std::vector<internal::symbol_table> tables;
 
-    // Their names hashed, built on the first lookup by name that the string tables cannot
-    // answer "no such symbol" to (attach asks each module for the MPIR/MPI2DD names), and
-    // used until every symbol is read.
+    // Their names hashed, read from the index cache on the first lookup by name, else built
+    // on the first lookup that the string tables cannot answer "no such symbol" to (attach
+    // asks each module for the MPIR/MPI2DD names), and used until every symbol is read.
+    mutable std::once_flag cached_names_once;
+    mutable std::optional<internal::symbol_names_key> names_key;
     mutable std::once_flag names_once;
     mutable std::unique_ptr<internal::symbol_name_index> names;
     mutable std::atomic<bool> names_built{false};
@@ -98,6 +100,7 @@ struct elf_file::impl {
     const std::vector<internal::symbol_table>& symbol_tables() const;
     void load_symbols() const;
     bool strtabs_may_name(std::string_view name) const;
+    bool names_from_cache() const;
     std::vector<symbol> find_by_name_index(std::string_view name) const;
     static bool file_crc32_matches(const std::filesystem::path& p, std::uint32_t crc);
     void load_debug() const;

@@ -1,7 +1,9 @@
 #pragma once
 // The index cache's files (see ompdbg/dwarf/index_cache.hpp): one unit_names table per file
-// holding DWARF, named by its build-id, read and written whole.
+// holding DWARF and one symbol_names table per file with symbol tables, named by its
+// build-id, read and written whole.
 
+#include "internal/symbol_names.hpp"
 #include "internal/unit_names.hpp"
 
 #include <optional>
@@ -25,5 +27,13 @@ cached_unit_names load_unit_names(Dwarf* dwarf);
 /// Writes `table` for `key` into the cache (after a miss), keeping the directory under its
 /// bound. A failure is kept for index_cache::problem(), nothing else.
 void store_unit_names(const unit_names& table, const unit_names_key& key);
+
+/// The symbol-name table of `key` from the cache, counting a hit; nullopt when it is not
+/// there or not intact, the cache is off or the file has no build-id. Never throws.
+std::optional<symbol_names> load_symbol_names(const symbol_names_key& key);
+
+/// Counts the miss of a table that was built and writes it for `key` into the cache as
+/// store_unit_names does; nothing when the cache is off or the file has no build-id.
+void store_symbol_names(const symbol_names& table, const symbol_names_key& key);
 
 }  // namespace ompdbg::dwarf::internal

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <utility>
 
 #include <elf.h>
@@ -40,10 +39,6 @@ std::vector<section_kind> section_kinds(const elf_handle& h) {
     return kinds;
 }
 
-std::uint32_t name_hash(std::string_view name) {
-    return static_cast<std::uint32_t>(std::hash<std::string_view>{}(name));
-}
-
 }  // namespace
 
 std::vector<symbol_table> read_symbol_tables(const elf_handle& h, bool only_symtab) {
@@ -65,11 +60,14 @@ std::vector<symbol_table> read_symbol_tables(const elf_handle& h, bool only_symt
         t.data = data;
         t.count = std::min<std::size_t>(shdr.sh_size / shdr.sh_entsize, data->d_size / sizeof(Elf64_Sym));
         t.dynsym = shdr.sh_type == SHT_DYNSYM;
+        t.offset = shdr.sh_offset;
+        t.size = shdr.sh_size;
         Elf_Scn* str = elf_getscn(h.get(), shdr.sh_link);
         GElf_Shdr str_shdr;
         if (str != nullptr && gelf_getshdr(str, &str_shdr) != nullptr && str_shdr.sh_type == SHT_STRTAB &&
             h.section_in_bounds(str_shdr)) {
             if (Elf_Data* s = elf_getdata(str, nullptr); s != nullptr && s->d_buf != nullptr) {
+                t.strings_offset = str_shdr.sh_offset;
                 t.strings = std::string_view(static_cast<const char*>(s->d_buf), s->d_size);
             }
         }
@@ -119,59 +117,32 @@ std::optional<symbol> symbol_table::at(std::size_t i) const {
                   bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE, dynsym, section};
 }
 
-symbol_name_index::symbol_name_index(std::vector<symbol_table> tables) : tables_(std::move(tables)) {
+symbol_name_index::symbol_name_index(std::vector<symbol_table> tables, const symbol_names_key& key)
+    : tables_(std::move(tables)) {
     std::size_t total = 0;
     for (const auto& t : tables_) {
         first_.push_back(total);
         total += t.count;
     }
-    if (total >= 0xffffffffu) {
-        return;   // not a real file's symbol tables: leave the index empty
-    }
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> kept;   // (hash, position) in order
-    kept.reserve(total);
-    for (std::size_t k = 0; k < tables_.size(); ++k) {
-        for (std::size_t i = 1; i < tables_[k].count; ++i) {
-            std::string_view name = tables_[k].name_at(i);
-            if (!name.empty()) {
-                kept.emplace_back(name_hash(name), static_cast<std::uint32_t>(first_[k] + i));
-            }
-        }
-    }
-    std::size_t buckets = 1;
-    while (buckets * 2 < kept.size()) {
-        buckets <<= 1;
-    }
-    mask_ = static_cast<std::uint32_t>(buckets - 1);
-    // Counting sort by bucket: counts, their running sums, then each entry in order.
-    starts_.assign(buckets + 1, 0);
-    for (const auto& [hash, pos] : kept) {
-        ++starts_[(hash & mask_) + 1];
-    }
-    for (std::size_t b = 0; b < buckets; ++b) {
-        starts_[b + 1] += starts_[b];
-    }
-    std::vector<std::uint32_t> fill(starts_.begin(), starts_.end() - 1);
-    hashes_.resize(kept.size());
-    positions_.resize(kept.size());
-    for (const auto& [hash, pos] : kept) {
-        std::uint32_t at = fill[hash & mask_]++;
-        hashes_[at] = hash;
-        positions_[at] = pos;
+    names_ = symbol_names::build(tables_, key);
+}
+
+symbol_name_index::symbol_name_index(std::vector<symbol_table> tables, symbol_names names)
+    : tables_(std::move(tables)), names_(std::move(names)) {
+    std::size_t total = 0;
+    for (const auto& t : tables_) {
+        first_.push_back(total);
+        total += t.count;
     }
 }
 
 std::vector<symbol> symbol_name_index::find(std::string_view name) const {
     std::vector<symbol> out;
-    if (positions_.empty()) {
+    if (!names_) {
         return out;
     }
-    std::uint32_t h = name_hash(name);
-    for (std::uint32_t at = starts_[h & mask_]; at < starts_[(h & mask_) + 1]; ++at) {
-        if (hashes_[at] != h) {
-            continue;
-        }
-        std::size_t pos = positions_[at];
+    // A hash match is checked against the entry's name: equal hashes never answer wrongly.
+    for (std::size_t pos : names_->candidates(name)) {
         std::size_t k = static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), pos) - first_.begin()) - 1;
         if (tables_[k].name_at(pos - first_[k]) == name) {
             if (auto s = tables_[k].at(pos - first_[k])) {

@@ -8,6 +8,7 @@
 #include "ompdbg/dwarf/elf_file.hpp"
 
 #include "internal/elf_handle.hpp"
+#include "internal/symbol_names.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,8 @@ struct symbol_table {
     std::string_view strings;      ///< its string table (sh_link)
     bool dynsym = false;
     std::vector<section_kind> sections;   ///< what each section of `file` holds, by index
+    // Where the table and its strings lie in `file` (what a cached index is keyed on).
+    std::uint64_t offset = 0, size = 0, strings_offset = 0;
 
     /// Entry `i` as gdb's minimal symbols keep it, or nullopt for what they skip
     /// (undefined, section and file symbols, empty or unreadable names). The name loses
@@ -40,26 +43,27 @@ struct symbol_table {
 /// `only_symtab`. Tables whose contents lie outside the file are left out.
 std::vector<symbol_table> read_symbol_tables(const elf_handle& h, bool only_symtab);
 
-/// A hash table of the (unversioned) names of every entry the tables keep, built in two
-/// passes (no sort).
+/// A hash table of the (unversioned) names of every entry the tables keep (symbol_names:
+/// built in two passes, no sort, or read from the index cache).
 class symbol_name_index {
 public:
-    explicit symbol_name_index(std::vector<symbol_table> tables);
+    /// Hashes every name of `tables`, whose key is `key`.
+    symbol_name_index(std::vector<symbol_table> tables, const symbol_names_key& key);
+    /// Uses `names`, a table built for these tables (parsed from the cache for their key).
+    symbol_name_index(std::vector<symbol_table> tables, symbol_names names);
 
     /// The symbols named exactly `name`, as elf_file::symbols() holds them: ordered by
     /// value, .symtab before .dynsym, one per value (the first in the tables' order).
     std::vector<symbol> find(std::string_view name) const;
 
+    /// The table, to be written to the cache; nullopt when the tables were too big for one
+    /// (then find() answers nothing, as no real file's tables are).
+    const std::optional<symbol_names>& names() const { return names_; }
+
 private:
     std::vector<symbol_table> tables_;
     std::vector<std::size_t> first_;   ///< position of each table's entry 0
-    // The positions (tables in order, entries in order) of the kept entries grouped by
-    // bucket (hash & mask_), in the tables' order within a bucket; bucket b holds
-    // positions_[starts_[b]] up to positions_[starts_[b + 1]].
-    std::uint32_t mask_ = 0;
-    std::vector<std::uint32_t> starts_;
-    std::vector<std::uint32_t> hashes_;
-    std::vector<std::uint32_t> positions_;
+    std::optional<symbol_names> names_;
 };
 
 }  // namespace ompdbg::dwarf::internal

@@ -246,7 +246,7 @@ TEST_CASE("index cache: parse refuses damaged tables and never reads past them",
     REQUIRE(key);
     auto table = ompdbg::dwarf::internal::unit_names::build(filter, *key);
     REQUIRE(table);
-    const auto& good = table->bytes();
+    const std::vector<unsigned char> good(table->bytes().begin(), table->bytes().end());
     std::mt19937 rng(21);
     for (int round = 0; round < 2000; ++round) {
         std::vector<unsigned char> bytes = good;
