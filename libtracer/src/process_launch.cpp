@@ -1,7 +1,8 @@
-// Creating and releasing a traced process: launch (fork + PTRACE_SEIZE + execve, errors
+// Creating and releasing a traced process: launch (clone + PTRACE_SEIZE + execve, errors
 // back over a close-on-exec pipe as in sdb), attach (PTRACE_SEIZE every task until no new
 // one appears), detach, kill and the RAII destructor.
 
+#include "internal/child_spawn.hpp"
 #include "internal/process_impl.hpp"
 #include "internal/proc_fs.hpp"
 #include "internal/ptrace_wrapper.hpp"
@@ -17,7 +18,6 @@
 #include <set>
 
 #include <fcntl.h>
-#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,48 +64,6 @@ struct pipe_pair {
         }
     }
 };
-
-// Runs in the forked child: only async-signal-safe calls until execve.
-[[noreturn]] void child_exec(int go_fd, int err_fd, const char* path, char* const argv[], char* const envp[],
-                             const char* in_path, const char* out_path, int out_fd, const char* cwd,
-                             bool no_aslr) {
-    char c;
-    while (::read(go_fd, &c, 1) < 0 && errno == EINTR) {
-    }
-    auto fail = [&](int stage) {
-        int msg[2] = {stage, errno};
-        [[maybe_unused]] auto w = ::write(err_fd, msg, sizeof msg);
-        ::_exit(127);
-    };
-    if (in_path) {
-        int fd = ::open(in_path, O_RDONLY);
-        if (fd < 0 || ::dup2(fd, 0) < 0) {
-            fail(1);
-        }
-        ::close(fd);
-    }
-    if (out_path) {
-        int fd = ::open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd < 0 || ::dup2(fd, 1) < 0) {
-            fail(2);
-        }
-        ::close(fd);
-    } else if (out_fd >= 0 && out_fd != 1 && ::dup2(out_fd, 1) < 0) {
-        fail(2);
-    }
-    if (cwd && ::chdir(cwd) != 0) {
-        fail(3);
-    }
-    if (no_aslr) {
-        int persona = ::personality(0xffffffff);
-        if (persona != -1) {
-            ::personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE);
-        }
-    }
-    ::execve(path, argv, envp);
-    fail(0);
-    ::_exit(127);
-}
 
 // gdb runs `PROG` from the current directory, else looks it up in PATH.
 std::string resolve_program(const std::filesystem::path& p) {
@@ -185,18 +143,27 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     std::string cwd_s = opts.working_dir ? opts.working_dir->string() : "";
 
     pipe_pair go, err;
-    pid_t child = ::fork();
+    internal::child_plan plan;
+    plan.go_fd = go.fd[0];
+    plan.err_fd = err.fd[1];
+    plan.close_fds[0] = go.fd[1];
+    plan.close_fds[1] = err.fd[0];
+    plan.path = prog.c_str();
+    plan.argv = argv.data();
+    plan.envp = envp.data();
+    plan.stdin_path = opts.stdin_path ? in_s.c_str() : nullptr;
+    plan.stdout_path = opts.stdout_path ? out_s.c_str() : nullptr;
+    plan.stdout_fd = opts.stdout_fd;
+    plan.cwd = opts.working_dir ? cwd_s.c_str() : nullptr;
+    plan.no_aslr = opts.disable_aslr;
+    // The child keeps the debugger's process group and terminal: Ctrl-C reaches both, and
+    // the app turns it into process::interrupt(). Declared after what the child reads, so
+    // that its stack is released first; every way out of this function has waited for the
+    // child's exec or its end.
+    internal::child_stack child_stack;
+    pid_t child = internal::spawn_child(plan, child_stack);
     if (child < 0) {
-        error::send_errno("fork");
-    }
-    if (child == 0) {
-        // The child keeps the debugger's process group and terminal: Ctrl-C reaches both,
-        // and the app turns it into process::interrupt().
-        ::close(go.fd[1]);
-        ::close(err.fd[0]);
-        child_exec(go.fd[0], err.fd[1], prog.c_str(), argv.data(), envp.data(), opts.stdin_path ? in_s.c_str() : nullptr,
-                   opts.stdout_path ? out_s.c_str() : nullptr, opts.stdout_fd, opts.working_dir ? cwd_s.c_str() : nullptr,
-                   opts.disable_aslr);
+        error::send_errno("clone");
     }
     go.close_read();
     err.close_write();
