@@ -483,18 +483,9 @@ debug_info::~debug_info() = default;
 Dwarf* debug_info::raw() const { return impl_->dwarf; }
 
 std::vector<function> debug_info::find_functions(std::string_view name) const {
-    std::string query(name);
-    while (!query.empty() && query.front() == ' ') query.erase(0, 1);
-    while (!query.empty() && query.back() == ' ') query.pop_back();
-    if (query.starts_with("::")) {
-        query.erase(0, 2);
-    }
-    std::optional<std::string> params;
-    if (auto p = query.find('('); p != std::string::npos && !query.starts_with("operator")) {
-        params = query.substr(p);
-        query = query.substr(0, p);
-        while (!query.empty() && query.back() == ' ') query.pop_back();
-    }
+    internal::function_query parsed = internal::parse_function_query(name);
+    const std::string& query = parsed.name;
+    const std::optional<std::string>& params = parsed.params;
     auto strip_spaces = [](std::string s) {
         std::erase(s, ' ');
         return s;

@@ -7,6 +7,7 @@
 #include "internal/elf_file_impl.hpp"
 #include "internal/elf_handle.hpp"
 #include "internal/index_cache_io.hpp"
+#include "internal/name_filter.hpp"
 #include "internal/section_inflate.hpp"
 
 #include <algorithm>
@@ -567,6 +568,34 @@ void elf_file::impl::load_debug() const {
 
 bool elf_file::has_debug_info() const { return debug() != nullptr; }
 
+bool elf_file::may_define_function(std::string_view name) const {
+    OMPDBG_FORWARD(may_define_function(name));
+    if (impl_->debug_loaded.load()) {
+        return true;   // find_functions answers as fast
+    }
+    std::string leaf = internal::leaf_of(internal::parse_function_query(name).name);
+    return leaf.empty() || impl_->unopened_dwarf_may_define(leaf);
+}
+
+// The file holding the DWARF is read as ELF only (its section headers, the build-id note):
+// the separate debug file's handle is the one its build-id check opened, left for load_debug.
+bool elf_file::impl::unopened_dwarf_may_define(std::string_view leaf) const {
+    if (has_dwarf_sections(main)) {
+        return internal::unit_names_may_name(main.get(), leaf).value_or(true);
+    }
+    if (!find_separate_debug_file()) {
+        return true;   // no DWARF: debug() says so at once
+    }
+    std::lock_guard lock(separate_mutex);
+    if (!separate_handle) {
+        separate_handle = elf_handle::try_open(*separate_path);
+    }
+    if (!separate_handle || !has_dwarf_sections(*separate_handle)) {
+        return true;
+    }
+    return internal::unit_names_may_name(separate_handle->get(), leaf).value_or(true);
+}
+
 debug_info* elf_file::debug() const {
     OMPDBG_FORWARD(debug());
     std::call_once(impl_->debug_once, [&] {
@@ -574,6 +603,7 @@ debug_info* elf_file::debug() const {
         if (impl_->dwarf != nullptr) {
             impl_->info = std::make_unique<debug_info>(*this, impl_->dwarf);
         }
+        impl_->debug_loaded.store(true);
     });
     return impl_->info.get();
 }

@@ -7,6 +7,7 @@
 #include "internal/index_cache_io.hpp"
 
 #include <atomic>
+#include <map>
 #include <cstdlib>
 #include <mutex>
 #include <span>
@@ -39,6 +40,9 @@ struct cache_state {
     std::optional<std::string> problem;
     std::atomic<unsigned> hits{0};
     std::atomic<unsigned> misses{0};
+    /// Tables peek_unit_names read (and counted), by path, until the file's DWARF is opened
+    /// and load_unit_names takes its table: one read and one hit for both.
+    std::map<fs::path, std::pair<internal::unit_names_key, internal::unit_names>> peeked;
 };
 
 cache_state& state() {
@@ -130,6 +134,18 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
         return out;
     }
     fs::path p = table_path(*dir, *out.key);
+    {
+        std::lock_guard lock(state().mutex);
+        if (auto it = state().peeked.find(p); it != state().peeked.end()) {
+            if (it->second.first == *out.key) {
+                out.table = std::move(it->second.second);
+            }
+            state().peeked.erase(it);
+            if (out.table) {
+                return out;
+            }
+        }
+    }
     if (auto file = mapped_file::open(p, max_table_size)) {
         out.table = unit_names::parse(std::move(*file), *out.key);
         if (!out.table) {
@@ -139,6 +155,28 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
     ++(out.table ? state().hits : state().misses);
     log::write(log::channel::dwarf, "index cache: {} {}", out.table ? "hit" : "miss", p.string());
     return out;
+}
+
+std::optional<bool> unit_names_may_name(Elf* elf, std::string_view leaf) {
+    std::optional<fs::path> dir = active_directory();
+    std::optional<unit_names_key> key = dir ? unit_names_key::of_elf(elf) : std::nullopt;
+    if (!key) {
+        return std::nullopt;
+    }
+    fs::path p = table_path(*dir, *key);
+    std::lock_guard lock(state().mutex);
+    auto it = state().peeked.find(p);
+    if (it == state().peeked.end() || !(it->second.first == *key)) {
+        auto file = mapped_file::open(p, max_table_size);
+        std::optional<unit_names> table = file ? unit_names::parse(std::move(*file), *key) : std::nullopt;
+        if (!table) {
+            return std::nullopt;   // the lookup that opens the DWARF counts the miss
+        }
+        ++state().hits;
+        log::write(log::channel::dwarf, "index cache: hit {}", p.string());
+        it = state().peeked.insert_or_assign(p, std::pair{std::move(*key), std::move(*table)}).first;
+    }
+    return !it->second.second.candidates(leaf).empty();
 }
 
 void store_unit_names(const unit_names& table, const unit_names_key& key) {

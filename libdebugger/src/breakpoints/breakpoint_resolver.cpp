@@ -287,7 +287,10 @@ std::vector<breakpoint_location> resolve_spec(session& s, const std::string& spe
                 continue;
             }
             bool found_here = false;
-            if (auto* dbg = m.elf->debug()) {
+            // A library whose cached unit table lacks the name keeps its DWARF closed (libc's
+            // at every solib event of a pending or re-resolved `break f`).
+            auto* dbg = m.elf->may_define_function(p.function) ? m.elf->debug() : nullptr;
+            if (dbg != nullptr) {
                 for (auto& fn : dbg->find_functions(p.function)) {
                     std::uint64_t a = fn.breakpoint_pc ? fn.breakpoint_pc : fn.entry_pc;   // inlined: its first range, as gdb
                     add_unique(describe(m, a, &fn));

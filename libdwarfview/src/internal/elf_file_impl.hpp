@@ -80,6 +80,7 @@ struct elf_file::impl {
     mutable std::optional<std::filesystem::path> debug_path;
     mutable Dwarf* dwarf = nullptr;
     mutable std::unique_ptr<debug_info> info;
+    mutable std::atomic<bool> debug_loaded{false};   ///< debug()'s first call is over
     std::vector<std::filesystem::path> debug_dirs;
 
     mutable std::once_flag separate_once;
@@ -104,6 +105,8 @@ struct elf_file::impl {
     std::vector<symbol> find_by_name_index(std::string_view name) const;
     static bool file_crc32_matches(const std::filesystem::path& p, std::uint32_t crc);
     void load_debug() const;
+    /// may_define_function before the DWARF is opened.
+    bool unopened_dwarf_may_define(std::string_view leaf) const;
     const std::optional<std::filesystem::path>& find_separate_debug_file() const;
     std::optional<elf_handle> open_separate_debug_file() const;
 };

@@ -7,6 +7,7 @@
 #include "internal/unit_names.hpp"
 
 #include <optional>
+#include <string_view>
 
 #include <elfutils/libdw.h>
 
@@ -23,6 +24,13 @@ struct cached_unit_names {
 /// Looks `dwarf`'s table up in the cache and counts a hit or a miss. Never throws; a file
 /// that is not an intact table for this key is a miss (and is rewritten by the store).
 cached_unit_names load_unit_names(Dwarf* dwarf);
+
+/// Whether the cached table of the DWARF in `elf` (whose DWARF is not opened yet) names a
+/// unit that may hold a function `leaf`: false lets a lookup skip opening that DWARF (libc's,
+/// for a name it lacks). nullopt when the cache has no intact table for it (nothing counted:
+/// opening the DWARF then counts the miss). A table read here is counted as a hit and kept
+/// for the load_unit_names of the same file, which then reads and counts nothing.
+std::optional<bool> unit_names_may_name(Elf* elf, std::string_view leaf);
 
 /// Writes `table` for `key` into the cache (after a miss), keeping the directory under its
 /// bound. A failure is kept for index_cache::problem(), nothing else.

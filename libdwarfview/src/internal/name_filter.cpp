@@ -126,4 +126,21 @@ std::string leaf_of(std::string_view q) {
     return leaf;
 }
 
+function_query parse_function_query(std::string_view name) {
+    function_query q;
+    q.name = name;
+    std::string& query = q.name;
+    while (!query.empty() && query.front() == ' ') query.erase(0, 1);
+    while (!query.empty() && query.back() == ' ') query.pop_back();
+    if (query.starts_with("::")) {
+        query.erase(0, 2);
+    }
+    if (auto p = query.find('('); p != std::string::npos && !query.starts_with("operator")) {
+        q.params = query.substr(p);
+        query = query.substr(0, p);
+        while (!query.empty() && query.back() == ' ') query.pop_back();
+    }
+    return q;
+}
+
 }  // namespace ompdbg::dwarf::internal

@@ -8,6 +8,7 @@
 // `break`).
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,5 +62,14 @@ void for_each_name_at(const char* data, std::size_t size, std::string_view leaf,
 /// one a DIE can carry as its own name in a way the filter understands (operators, names
 /// with spaces such as "unsigned int"): callers then skip the filter.
 std::string leaf_of(std::string_view qualified);
+
+/// What debug_info::find_functions looks up for `name` as a user wrote it: without blanks
+/// around it and a leading "::", and its parameter list ("f(int)") apart, unless it is an
+/// operator.
+struct function_query {
+    std::string name;
+    std::optional<std::string> params;
+};
+function_query parse_function_query(std::string_view name);
 
 }  // namespace ompdbg::dwarf::internal

@@ -125,7 +125,10 @@ void finish(std::vector<unsigned char>& b) { put32(b, crc_at, checksum(b.data(),
 }  // namespace
 
 std::optional<unit_names_key> unit_names_key::of(Dwarf* dwarf) {
-    Elf* elf = dwarf != nullptr ? dwarf_getelf(dwarf) : nullptr;
+    return of_elf(dwarf != nullptr ? dwarf_getelf(dwarf) : nullptr);
+}
+
+std::optional<unit_names_key> unit_names_key::of_elf(Elf* elf) {
     const void* id = nullptr;
     ssize_t n = elf != nullptr ? dwelf_elf_gnu_build_id(elf, &id) : -1;
     std::size_t shstrndx = 0;
@@ -144,8 +147,20 @@ std::optional<unit_names_key> unit_names_key::of(Dwarf* dwarf) {
         for (auto [want, to] : {std::pair{".debug_info", &key.info_size}, std::pair{".debug_abbrev", &key.abbrev_size},
                                 std::pair{".debug_str", &key.str_size},
                                 std::pair{".debug_line_str", &key.line_str_size}}) {
-            if (s == want) {
-                *to = shdr.sh_size;
+            if (s != want) {
+                continue;
+            }
+            *to = shdr.sh_size;
+            // Still compressed (the DWARF not opened yet): the size it inflates to, which
+            // is what sh_size says once inflated.
+            if ((shdr.sh_flags & SHF_COMPRESSED) != 0) {
+                Elf_Data* raw = elf_rawdata(scn, nullptr);
+                Elf64_Chdr chdr;
+                if (raw == nullptr || raw->d_buf == nullptr || raw->d_size < sizeof chdr) {
+                    return std::nullopt;
+                }
+                std::memcpy(&chdr, raw->d_buf, sizeof chdr);
+                *to = chdr.ch_size;
             }
         }
     }

@@ -40,6 +40,9 @@ struct unit_names_key {
 
     /// The key of `dwarf`'s ELF file; nullopt without a build-id (no cache).
     static std::optional<unit_names_key> of(Dwarf* dwarf);
+    /// The same key read from the ELF file holding the DWARF before libdw opens it (a
+    /// compressed section counts with the size it inflates to).
+    static std::optional<unit_names_key> of_elf(Elf* elf);
     bool operator==(const unit_names_key&) const = default;
 };
 

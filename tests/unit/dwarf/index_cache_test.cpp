@@ -311,3 +311,67 @@ TEST_CASE("index cache: over OMPDBG_INDEX_CACHE_MAX_MB the least recently used t
     REQUIRE(cache.files().size() == 1);
     CHECK(cache.files()[0] != first);
 }
+
+TEST_CASE("index cache: may_define_function says no only for a name find_functions does not find, before the DWARF "
+          "is opened, reading the table once",
+          "[dwarf]") {
+    cache_guard cache;
+    const std::vector<std::string> names = {"f", "no_such_function", "puts", "malloc", "printf", "memcpy",
+                                            "__libc_start_main", "abort", "::abort", "abort(void)", " getenv ", "qsort",
+                                            "std::f", "_dl_debug_state", "twice<int>", "operator new"};
+    for (const char* lib : {"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2"}) {
+        INFO(lib);
+        {
+            // elf_file::open shares one reader per file while a handle lives: each phase
+            // below has its own.
+            auto cold = elf_file::open(lib);
+            if (cold->debug() == nullptr) {
+                continue;   // no DWARF installed for it (libc6-dbg)
+            }
+            for (const auto& n : names) {
+                functions_found(*cold->debug(), n);   // builds and writes the table (a miss)
+            }
+        }
+        auto before = index_cache::stats();
+        std::map<std::string, bool> may;
+        std::vector<std::string> found_abort;
+        {
+            auto warm = elf_file::open(lib);
+            for (const auto& n : names) {
+                may[n] = warm->may_define_function(n);
+            }
+            // The table was read once for all the names (one hit, no miss), and the DWARF's
+            // own lookups take it without reading or counting it again.
+            auto after_peek = index_cache::stats();
+            CHECK(after_peek.misses == before.misses);
+            REQUIRE(warm->debug() != nullptr);
+            found_abort = functions_found(*warm->debug(), "abort");
+            CHECK(index_cache::stats().hits == after_peek.hits);
+            CHECK(index_cache::stats().misses == before.misses);
+            if (std::string(lib).find("libc") != std::string::npos) {
+                CHECK(after_peek.hits == before.hits + 1);
+                CHECK(may["abort"]);
+                CHECK(may["::abort"]);
+                CHECK(may[" getenv "]);
+                CHECK(may["memcpy"]);
+                CHECK_FALSE(may["f"]);
+                CHECK_FALSE(may["no_such_function"]);
+                CHECK_FALSE(may["std::f"]);
+                CHECK(may["operator new"]);   // not a name the table answers: "may"
+                CHECK(!found_abort.empty());
+            }
+        }
+        auto truth = elf_file::open(lib);
+        for (const auto& n : names) {
+            INFO(n);
+            if (!may[n]) {
+                CHECK(functions_found(*truth->debug(), n).empty());
+            }
+        }
+        CHECK(functions_found(*truth->debug(), "abort") == found_abort);
+    }
+    // Without the cache nothing is known before the DWARF is read: always "may".
+    index_cache::set_enabled(false);
+    auto off = elf_file::open("/lib/x86_64-linux-gnu/libc.so.6");
+    CHECK(off->may_define_function("no_such_function"));
+}

@@ -106,6 +106,11 @@ public:
     /// The DWARF of this file, loaded on first use (from the file itself or a separate debug
     /// file found by build-id / .gnu_debuglink); nullptr when there is none.
     debug_info* debug() const;
+    /// False when this file's DWARF certainly holds no function `name` (as debug()->
+    /// find_functions looks it up), known without opening the DWARF: the index cache's table
+    /// of its units says so. True otherwise (then ask find_functions). Resolving `break f`
+    /// again at every solib event thus skips opening libc's DWARF for a name it lacks.
+    bool may_define_function(std::string_view name) const;
     /// Where the DWARF came from, when it is a separate file.
     std::optional<std::filesystem::path> debug_file_path() const;
 
