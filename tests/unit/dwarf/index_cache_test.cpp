@@ -6,6 +6,7 @@
 // temporary directory it removes.
 
 #include "elf_test_support.hpp"
+#include "index_cache_support.hpp"
 
 #include "ompdbg/dwarf/debug_info.hpp"
 #include "ompdbg/dwarf/elf_file.hpp"
@@ -29,48 +30,6 @@ namespace index_cache = ompdbg::dwarf::index_cache;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A temporary cache directory, made the index cache's for the test's lifetime (the
-/// settings are the process's: put back after).
-struct cache_guard {
-    fs::path dir;
-    bool was_enabled = index_cache::enabled();
-    std::optional<fs::path> was_dir = index_cache::directory();
-    cache_guard() {
-        std::string tmpl = (fs::temp_directory_path() / "ompdbg-index-cache-test-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) {
-            throw std::runtime_error("mkdtemp failed");
-        }
-        dir = tmpl;
-        index_cache::set_directory(dir / "cache");
-        index_cache::set_enabled(true);
-    }
-    ~cache_guard() {
-        index_cache::set_enabled(was_enabled);
-        index_cache::set_directory(was_dir.value_or(fs::path()));
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    cache_guard(const cache_guard&) = delete;
-    cache_guard& operator=(const cache_guard&) = delete;
-    std::vector<fs::path> files() const {
-        std::vector<fs::path> out;
-        std::error_code ec;
-        for (fs::directory_iterator it(dir / "cache", ec), end; !ec && it != end; it.increment(ec)) {
-            out.push_back(it->path());
-        }
-        return out;
-    }
-};
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const fs::path& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 /// What find_functions answers for `name` with a fresh reader, in a comparable form.
 std::vector<std::string> functions_found(const ompdbg::dwarf::debug_info& d, const std::string& name) {

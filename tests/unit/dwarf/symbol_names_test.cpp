@@ -5,6 +5,7 @@
 // real name. Every test keeps the cache in a temporary directory it removes.
 
 #include "elf_test_support.hpp"
+#include "index_cache_support.hpp"
 
 #include "ompdbg/dwarf/elf_file.hpp"
 #include "ompdbg/dwarf/index_cache.hpp"
@@ -33,47 +34,6 @@ namespace internal = ompdbg::dwarf::internal;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A temporary cache directory, made the index cache's for the test's lifetime.
-struct cache_guard {
-    fs::path dir;
-    bool was_enabled = index_cache::enabled();
-    std::optional<fs::path> was_dir = index_cache::directory();
-    cache_guard() {
-        std::string tmpl = (fs::temp_directory_path() / "ompdbg-symbol-cache-test-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) {
-            throw std::runtime_error("mkdtemp failed");
-        }
-        dir = tmpl;
-        index_cache::set_directory(dir / "cache");
-        index_cache::set_enabled(true);
-    }
-    ~cache_guard() {
-        index_cache::set_enabled(was_enabled);
-        index_cache::set_directory(was_dir.value_or(fs::path()));
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-    }
-    cache_guard(const cache_guard&) = delete;
-    cache_guard& operator=(const cache_guard&) = delete;
-    std::vector<fs::path> files() const {
-        std::vector<fs::path> out;
-        std::error_code ec;
-        for (fs::directory_iterator it(dir / "cache", ec), end; !ec && it != end; it.increment(ec)) {
-            out.push_back(it->path());
-        }
-        return out;
-    }
-};
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const fs::path& p, const std::string& bytes) {
-    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 std::string fields(const std::vector<ompdbg::dwarf::symbol>& syms) {
     std::string out;
