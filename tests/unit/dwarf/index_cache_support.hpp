@@ -4,15 +4,22 @@
 
 #include "ompdbg/dwarf/index_cache.hpp"
 
+#include <catch2/catch.hpp>
+
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
+
+#include <zlib.h>
 
 namespace ompdbg::test::dwarf {
 
@@ -56,6 +63,62 @@ inline std::string read_all(const std::filesystem::path& p) {
 
 inline void write_all(const std::filesystem::path& p, const std::string& bytes) {
     std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+/// The damaged forms of a table file (both formats have their version at byte 8 and their
+/// checksum at 24): each written over the table of `bin` must be refused (a miss), answered
+/// as the intact table answers and rewritten; the intact file is then a hit. `answers(bin,
+/// names)` answers with a fresh reader; `other` is a program whose table is foreign.
+template <class AnswersOf>
+void check_damaged_tables_rewritten(const cache_guard& cache, const std::string& bin, const std::string& other,
+                                    const std::vector<std::string>& names, std::size_t header_size,
+                                    AnswersOf answers) {
+    namespace index_cache = ompdbg::dwarf::index_cache;
+    auto good_answers = answers(bin, names);   // writes the table
+    REQUIRE(cache.files().size() == 1);
+    const std::filesystem::path file = cache.files()[0];
+    const std::string good = read_all(file);
+    REQUIRE(good.size() > header_size);
+    answers(other, {"main"});   // another program's table
+    REQUIRE(cache.files().size() == 2);
+    std::string foreign;
+    for (const auto& p : cache.files()) {
+        if (p != file) {
+            foreign = read_all(p);
+        }
+    }
+    REQUIRE(foreign != good);
+
+    // Version 2 with a checksum that matches: only the version says no.
+    std::string newer = good;
+    newer[8] = 2;
+    std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(newer.data()), 24));
+    crc = static_cast<std::uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(newer.data()) + 28, newer.size() - 28));
+    std::memcpy(newer.data() + 24, &crc, 4);
+    std::string flipped = good;
+    flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
+    const std::map<std::string, std::string> bad = {
+        {"empty", ""},
+        {"truncated", good.substr(0, good.size() / 2)},
+        {"header only", good.substr(0, header_size)},
+        {"one byte changed", flipped},
+        {"another format version", newer},
+        {"longer than its header says", good + std::string(16, '\0')},
+        {"another program's table", foreign},
+        {"not a table", std::string(4096, 'x')},
+    };
+    for (const auto& [what, bytes] : bad) {
+        INFO(what);
+        write_all(file, bytes);
+        auto before = index_cache::stats();
+        CHECK(answers(bin, names) == good_answers);
+        CHECK(index_cache::stats().misses == before.misses + 1);
+        CHECK(index_cache::stats().hits == before.hits);
+        CHECK(read_all(file) == good);   // rewritten
+    }
+    auto before = index_cache::stats();
+    CHECK(answers(bin, names) == good_answers);
+    CHECK(index_cache::stats().hits == before.hits + 1);
 }
 
 }  // namespace ompdbg::test::dwarf

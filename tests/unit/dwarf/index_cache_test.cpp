@@ -142,55 +142,8 @@ TEST_CASE("index cache: a truncated, corrupt, foreign-version, wrong-size or for
     const std::string bin = target("dwarf_units", "gcc", 5, 0);
     const std::string other = target("dwarf_cxx", "clang", 5, 0);
     cache_guard cache;
-    auto names = names_of(bin);
-    auto good_answers = answers(bin, names);   // writes the table
-    REQUIRE(cache.files().size() == 1);
-    const fs::path file = cache.files()[0];
-    const std::string good = read_all(file);
-    REQUIRE(good.size() > 88);
-    answers(other, {"main"});   // another program's table
-    REQUIRE(cache.files().size() == 2);
-    std::string foreign;
-    for (const auto& p : cache.files()) {
-        if (p != file) {
-            foreign = read_all(p);
-        }
-    }
-
-    // Version 2 with a checksum that matches: only the version says no.
-    std::string newer = good;
-    newer[8] = 2;
-    {
-        std::string zeroed = newer;
-        std::uint32_t crc = static_cast<std::uint32_t>(crc32_z(0, reinterpret_cast<const Bytef*>(zeroed.data()), 24));
-        crc = static_cast<std::uint32_t>(
-            crc32_z(crc, reinterpret_cast<const Bytef*>(zeroed.data()) + 28, zeroed.size() - 28));
-        std::memcpy(newer.data() + 24, &crc, 4);
-    }
-    std::string flipped = good;
-    flipped[good.size() / 2] = static_cast<char>(flipped[good.size() / 2] ^ 0x10);
-    const std::map<std::string, std::string> bad = {
-        {"empty", ""},
-        {"truncated", good.substr(0, good.size() / 2)},
-        {"header only", good.substr(0, 88)},
-        {"one byte changed", flipped},
-        {"another format version", newer},
-        {"longer than its header says", good + std::string(16, '\0')},
-        {"another program's table", foreign},
-        {"not a table", std::string(4096, 'x')},
-    };
-    for (const auto& [what, bytes] : bad) {
-        INFO(what);
-        write_all(file, bytes);
-        auto before = index_cache::stats();
-        CHECK(answers(bin, names) == good_answers);
-        CHECK(index_cache::stats().misses == before.misses + 1);
-        CHECK(index_cache::stats().hits == before.hits);
-        CHECK(read_all(file) == good);   // rewritten
-    }
-    auto before = index_cache::stats();
-    CHECK(answers(bin, names) == good_answers);
-    CHECK(index_cache::stats().hits == before.hits + 1);
+    check_damaged_tables_rewritten(cache, bin, other, names_of(bin), 88,
+                                   [](const std::string& b, const std::vector<std::string>& n) { return answers(b, n); });
 }
 
 TEST_CASE("index cache: parse refuses damaged tables and never reads past them", "[dwarf]") {
