@@ -164,9 +164,13 @@ bool fast_site_ignores(session& s, std::uint64_t addr) {
     return bp != s.breakpoints().end() && bp->second.ignore_count > 0;
 }
 
-bool fast_on_internal_breakpoint(session& s, std::uint64_t addr) {
+bool fast_is_exit_sync_site(session& s, std::uint64_t addr) {
     auto* a = loaded_agent(s);
-    if (a == nullptr || !a->sync_planted || addr != a->sync) {
+    return a != nullptr && a->sync_planted && addr == a->sync;
+}
+
+bool fast_on_internal_breakpoint(session& s, std::uint64_t addr) {
+    if (!fast_is_exit_sync_site(s, addr)) {
         return false;
     }
     collect_fast_counters(s);

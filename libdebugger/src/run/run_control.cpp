@@ -147,7 +147,7 @@ bool hit_decidable_alone(session& s, pid_t tid, std::uint64_t addr) {
     }
     auto hits = breakpoints_at(s, addr);
     if (hits.empty()) {
-        return false;
+        return fast_is_exit_sync_site(s, addr);   // the agent's at exit: its counts are read alone
     }
     for (auto& [bp, loc] : hits) {
         if (bp->thread_tid && *bp->thread_tid != tid) {

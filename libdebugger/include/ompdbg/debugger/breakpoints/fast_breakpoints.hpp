@@ -54,6 +54,9 @@ bool fast_site_ignores(session& s, std::uint64_t addr);
 /// The hit of the agent's breakpoint at exit (ompdbg_agent_sync): reads the counters one
 /// last time and returns true; false for any other address.
 bool fast_on_internal_breakpoint(session& s, std::uint64_t addr);
+/// Whether `addr` is that breakpoint: its hit needs only the exiting thread stopped (the
+/// counters are read from memory, the dprintf lines drained as while running).
+bool fast_is_exit_sync_site(session& s, std::uint64_t addr);
 /// " (target evaluation)" for a condition the agent evaluates in the current process,
 /// " (host evaluation: WHY)" when the agent is loaded but cannot take it, else "". Only
 /// after `set breakpoint fast on|off` or with OMPDBG_FAST_BREAKPOINTS set (as gdb names the
