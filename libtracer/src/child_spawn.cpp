@@ -76,6 +76,20 @@ CHILD_CODE void default_handlers() {
     }
 }
 
+// `path` opened for writing (created 0644, appended to or truncated) as descriptor `fd`;
+// a negative errno when it cannot be.
+CHILD_CODE long open_as(const char* path, bool append, long fd) {
+    long opened = sys(SYS_open, reinterpret_cast<long>(path), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
+    if (opened < 0) {
+        return opened;
+    }
+    long r = sys(SYS_dup2, opened, fd);
+    if (opened != fd) {
+        sys(SYS_close, opened);
+    }
+    return r < 0 ? r : 0;
+}
+
 CHILD_CODE int child_main(void* arg) {
     const auto& start = *static_cast<const child_start*>(arg);
     const child_plan& p = *start.plan;
@@ -94,15 +108,21 @@ CHILD_CODE int child_main(void* arg) {
         sys(SYS_close, fd);
     }
     if (p.stdout_path != nullptr) {
-        long fd = sys(SYS_open, reinterpret_cast<long>(p.stdout_path), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        long r = fd < 0 ? fd : sys(SYS_dup2, fd, 1);
-        if (r < 0) {
+        if (long r = open_as(p.stdout_path, p.stdout_append, 1); r < 0) {
             child_fail(p, 2, r);
         }
-        sys(SYS_close, fd);
     } else if (p.stdout_fd >= 0 && p.stdout_fd != 1) {
         if (long r = sys(SYS_dup2, p.stdout_fd, 1); r < 0) {
             child_fail(p, 2, r);
+        }
+    }
+    if (p.stderr_path != nullptr) {
+        if (long r = open_as(p.stderr_path, p.stderr_append, 2); r < 0) {
+            child_fail(p, 4, r);
+        }
+    } else if (p.stderr_to_stdout) {
+        if (long r = sys(SYS_dup2, 1, 2); r < 0) {
+            child_fail(p, 4, r);
         }
     }
     if (p.cwd != nullptr) {

@@ -140,6 +140,7 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     envp.push_back(nullptr);
     std::string in_s = opts.stdin_path ? opts.stdin_path->string() : "";
     std::string out_s = opts.stdout_path ? opts.stdout_path->string() : "";
+    std::string err_s = opts.stderr_path ? opts.stderr_path->string() : "";
     std::string cwd_s = opts.working_dir ? opts.working_dir->string() : "";
 
     pipe_pair go, err;
@@ -153,7 +154,11 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
     plan.envp = envp.data();
     plan.stdin_path = opts.stdin_path ? in_s.c_str() : nullptr;
     plan.stdout_path = opts.stdout_path ? out_s.c_str() : nullptr;
+    plan.stdout_append = opts.stdout_append;
     plan.stdout_fd = opts.stdout_fd;
+    plan.stderr_path = opts.stderr_path ? err_s.c_str() : nullptr;
+    plan.stderr_append = opts.stderr_append;
+    plan.stderr_to_stdout = opts.stderr_to_stdout;
     plan.cwd = opts.working_dir ? cwd_s.c_str() : nullptr;
     plan.no_aslr = opts.disable_aslr;
     // The child keeps the debugger's process group and terminal: Ctrl-C reaches both, and
@@ -206,8 +211,11 @@ std::unique_ptr<process> process::launch(const std::filesystem::path& path, cons
         }
         d.alive = false;
         d.threads.clear();
-        const char* what = msg[0] == 1 ? in_s.c_str() : msg[0] == 2 ? out_s.c_str() : msg[0] == 3 ? cwd_s.c_str()
-                                                                                                : path.c_str();
+        const char* what = msg[0] == 1   ? in_s.c_str()
+                           : msg[0] == 2 ? out_s.c_str()
+                           : msg[0] == 3 ? cwd_s.c_str()
+                           : msg[0] == 4 ? err_s.c_str()
+                                         : path.c_str();
         error::send(std::string(what) + ": " + std::strerror(msg[1]));
     }
 

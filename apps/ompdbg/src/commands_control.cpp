@@ -92,7 +92,9 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         s.end_target();
     }
     if (!trim_copy(args).empty()) {
-        s.program_args() = split_args(args);
+        auto parsed = parse_run_arguments(args);
+        s.program_args() = std::move(parsed.words);
+        s.settings().redirections = std::move(parsed.redirections);
         s.settings().args_text = trim_copy(args);
     }
     // gdb sets `start`'s temporary breakpoint before the program starts: its line comes
@@ -142,6 +144,13 @@ void start_program(session& s, std::string_view args, first_stop stop) {
         // stdout carries only JSON objects (docs/json.md): the program writes to stderr.
         opts.stdout_fd = 2;
     }
+    const auto& redirect = s.settings().redirections;
+    opts.stdin_path = redirect.in;
+    opts.stdout_path = redirect.out;
+    opts.stdout_append = redirect.out_append;
+    opts.stderr_path = redirect.err;
+    opts.stderr_append = redirect.err_append;
+    opts.stderr_to_stdout = redirect.err_to_out;
     opts.elves = s.elf_provider();
     begin_run(s, tracer::process::launch(*s.program(), s.program_args(), opts), stop);
 }

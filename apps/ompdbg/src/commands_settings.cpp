@@ -97,7 +97,9 @@ const setting top_settings[] = {
      }},
     {"args", "Set argument list to give program being debugged when it is started.",
      [](session& s, std::string_view a) {
-         s.program_args() = split_args(a);
+         auto parsed = parse_run_arguments(a);
+         s.program_args() = std::move(parsed.words);
+         s.settings().redirections = std::move(parsed.redirections);
          s.settings().args_text = trim_copy(a);
      },
      [](session& s) {

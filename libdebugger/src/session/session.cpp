@@ -97,11 +97,12 @@ void session::set_program(const std::filesystem::path& path, std::vector<std::st
     program_ = p;
     args_ = std::move(args);
     settings_.args_text.clear();
+    settings_.redirections = {};   // the words below are the program's, none redirects
     for (const auto& a : args_) {
         // gdb's --args quoting: words with blanks or quotes are escaped for the shell.
         std::string word;
         for (char c : a) {
-            if (c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\\') {
+            if (c == ' ' || c == '\t' || c == '\'' || c == '"' || c == '\\' || c == '<' || c == '>') {
                 word += '\\';
             }
             word += c;

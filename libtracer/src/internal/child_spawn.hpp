@@ -27,7 +27,11 @@ struct child_plan {
     char* const* envp = nullptr;
     const char* stdin_path = nullptr;    ///< stage 1 when it cannot be opened
     const char* stdout_path = nullptr;   ///< stage 2
+    bool stdout_append = false;
     int stdout_fd = -1;                  ///< or this descriptor as stdout (-1: keep ours)
+    const char* stderr_path = nullptr;   ///< stage 4
+    bool stderr_append = false;
+    bool stderr_to_stdout = false;       ///< after stdout is set
     const char* cwd = nullptr;           ///< stage 3
     bool no_aslr = false;
 };

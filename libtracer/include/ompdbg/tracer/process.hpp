@@ -28,6 +28,11 @@ struct launch_options {
     std::vector<std::string> env;
     bool disable_aslr = true;          ///< gdb's default (personality ADDR_NO_RANDOMIZE)
     std::optional<std::filesystem::path> stdin_path, stdout_path;
+    bool stdout_append = false;   ///< stdout_path opened for appending (`>>`), not truncated
+    /// The program's stderr: a file (`2>`, `2>>`), or its stdout (`2>&1`).
+    std::optional<std::filesystem::path> stderr_path;
+    bool stderr_append = false;
+    bool stderr_to_stdout = false;
     std::optional<std::filesystem::path> working_dir;
     /// When >= 0 (and no stdout_path): this descriptor of ours becomes the program's
     /// stdout (`--json` passes 2 so that stdout carries nothing but JSON).

@@ -9,6 +9,15 @@
 
 namespace ompdbg::debugger {
 
+/// The redirections of the program's arguments as typed (`run < in > out 2>&1`), which gdb's
+/// shell carries out: applied when the program is started on this host.
+struct program_redirections {
+    std::optional<std::string> in, out, err;
+    bool out_append = false, err_append = false;
+    bool err_to_out = false;   ///< 2>&1
+    bool operator==(const program_redirections&) const = default;
+};
+
 /// gdb's user settings that change what ompdbg does (`set confirm`, `set listsize`,
 /// `set print elements|repeats|pretty`), and the ones gdb scripts set that ompdbg honours by
 /// construction (it neither pages nor wraps: `set pagination`, `set width`, `set height`).
@@ -19,6 +28,7 @@ struct user_settings {
     bool pagination = true;
     std::optional<unsigned> width, height;   ///< nullopt: unlimited
     std::string args_text;   ///< the program's arguments as last written (`show args` repeats them)
+    program_redirections redirections;   ///< those written with them (`run ARGS`, `set args ARGS`)
     std::optional<bool> breakpoint_pending;   ///< `set breakpoint pending on|off|auto` (nullopt: auto, ask)
     std::optional<bool> breakpoint_fast;      ///< `set breakpoint fast on|off` (nullopt: OMPDBG_FAST_BREAKPOINTS, on)
     bool may_call_functions = true;   ///< `set may-call-functions`
