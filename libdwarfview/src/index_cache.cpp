@@ -63,6 +63,31 @@ fs::path table_path(const fs::path& dir, const internal::unit_names_key& key) {
     return dir / (name + ".ompdbg-index");
 }
 
+fs::path symbols_path(const fs::path& dir, const internal::symbol_names_key& key) {
+    return dir / (key.build_id + ".ompdbg-symbols");
+}
+
+// Counts a hit or a miss of the table at `p`, and says so in the log.
+void count(bool hit, const fs::path& p) {
+    ++(hit ? state().hits : state().misses);
+    log::write(log::channel::dwarf, "index cache: {} {}", hit ? "hit" : "miss", p.string());
+}
+
+// The table of format Table at `p` for `key`, read in place, when the file is there and
+// intact (a file that is not is ignored, and said so in the log).
+template <class Table, class Key>
+std::optional<Table> read_table(const fs::path& p, const Key& key) {
+    auto file = internal::mapped_file::open(p, max_table_size);
+    if (!file) {
+        return std::nullopt;
+    }
+    std::optional<Table> table = Table::parse(std::move(*file), key);
+    if (!table) {
+        log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
+    }
+    return table;
+}
+
 // The directory of the cache when it is on.
 std::optional<fs::path> active_directory() {
     std::lock_guard lock(state().mutex);
@@ -146,14 +171,8 @@ cached_unit_names load_unit_names(Dwarf* dwarf) {
             }
         }
     }
-    if (auto file = mapped_file::open(p, max_table_size)) {
-        out.table = unit_names::parse(std::move(*file), *out.key);
-        if (!out.table) {
-            log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
-        }
-    }
-    ++(out.table ? state().hits : state().misses);
-    log::write(log::channel::dwarf, "index cache: {} {}", out.table ? "hit" : "miss", p.string());
+    out.table = read_table<unit_names>(p, *out.key);
+    count(out.table.has_value(), p);
     return out;
 }
 
@@ -167,13 +186,11 @@ std::optional<bool> unit_names_may_name(Elf* elf, std::string_view leaf) {
     std::lock_guard lock(state().mutex);
     auto it = state().peeked.find(p);
     if (it == state().peeked.end() || !(it->second.first == *key)) {
-        auto file = mapped_file::open(p, max_table_size);
-        std::optional<unit_names> table = file ? unit_names::parse(std::move(*file), *key) : std::nullopt;
+        std::optional<unit_names> table = read_table<unit_names>(p, *key);
         if (!table) {
             return std::nullopt;   // the lookup that opens the DWARF counts the miss
         }
-        ++state().hits;
-        log::write(log::channel::dwarf, "index cache: hit {}", p.string());
+        count(true, p);
         it = state().peeked.insert_or_assign(p, std::pair{std::move(*key), std::move(*table)}).first;
     }
     return !it->second.second.candidates(leaf).empty();
@@ -190,17 +207,10 @@ std::optional<symbol_names> load_symbol_names(const symbol_names_key& key) {
     if (!dir || key.build_id.empty()) {
         return std::nullopt;
     }
-    fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
-    std::optional<symbol_names> table;
-    if (auto file = mapped_file::open(p, max_table_size)) {
-        table = symbol_names::parse(std::move(*file), key);
-        if (!table) {
-            log::write(log::channel::dwarf, "index cache: {} is not an intact table, ignored", p.string());
-        }
-    }
+    fs::path p = symbols_path(*dir, key);
+    std::optional<symbol_names> table = read_table<symbol_names>(p, key);
     if (table) {
-        ++state().hits;
-        log::write(log::channel::dwarf, "index cache: hit {}", p.string());
+        count(true, p);
     }
     return table;
 }
@@ -209,9 +219,8 @@ std::optional<symbol_names> load_symbol_names(const symbol_names_key& key) {
 // answer without building one (a name no symbol has) leaves the next session a miss too.
 void store_symbol_names(const symbol_names& table, const symbol_names_key& key) {
     if (auto dir = active_directory(); dir && !key.build_id.empty()) {
-        fs::path p = *dir / (key.build_id + ".ompdbg-symbols");
-        ++state().misses;
-        log::write(log::channel::dwarf, "index cache: miss {}", p.string());
+        fs::path p = symbols_path(*dir, key);
+        count(false, p);
         store_table(*dir, p, table.bytes());
     }
 }

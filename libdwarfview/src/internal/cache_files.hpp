@@ -6,8 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace ompdbg::dwarf::internal {
 
@@ -44,6 +47,27 @@ private:
     mapped_file(void* addr, std::size_t size) : addr_(addr), size_(size) {}
     void* addr_ = nullptr;
     std::size_t size_ = 0;
+};
+
+/// The bytes of an index-cache table: built or copied here, or a cache file read in place
+/// (the mapping shared by copies of the table). Each form converts, so that one parse()
+/// of a table format takes any of them.
+class table_bytes {
+public:
+    table_bytes() = default;
+    table_bytes(std::vector<unsigned char> owned) : owned_(std::move(owned)) {}
+    table_bytes(std::span<const unsigned char> copied) : owned_(copied.begin(), copied.end()) {}
+    table_bytes(mapped_file file) : mapped_(std::make_shared<const mapped_file>(std::move(file))) {}
+
+    const unsigned char* data() const { return mapped_ ? mapped_->data() : owned_.data(); }
+    std::size_t size() const { return mapped_ ? mapped_->size() : owned_.size(); }
+    std::span<const unsigned char> span() const { return {data(), size()}; }
+    /// The bytes a builder writes (a table being built is never a mapping).
+    std::vector<unsigned char>& building() { return owned_; }
+
+private:
+    std::vector<unsigned char> owned_;
+    std::shared_ptr<const mapped_file> mapped_;
 };
 
 /// `variable` read as a number of megabytes, in bytes; `fallback_mb` when unset or not a

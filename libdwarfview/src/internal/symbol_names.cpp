@@ -107,7 +107,7 @@ std::optional<symbol_names> symbol_names::build(const std::vector<symbol_table>&
     const std::size_t at_starts = starts_offset(key.build_id.size(), key.tables.size());
     const std::size_t size = at_starts + (buckets + 1) * 4 + kept.size() * 8;
     symbol_names out;
-    std::vector<unsigned char>& b = out.owned_;
+    std::vector<unsigned char>& b = out.bytes_.building();
     b.assign(size, 0);
     std::memcpy(b.data(), magic, sizeof magic);
     put32(b, 8, format_version);
@@ -149,15 +149,9 @@ std::optional<symbol_names> symbol_names::build(const std::vector<symbol_table>&
     return out;
 }
 
-std::optional<symbol_names> symbol_names::parse(std::vector<unsigned char> bytes, const symbol_names_key& key) {
+std::optional<symbol_names> symbol_names::parse(table_bytes bytes, const symbol_names_key& key) {
     symbol_names table;
-    table.owned_ = std::move(bytes);
-    return checked(std::move(table), key);
-}
-
-std::optional<symbol_names> symbol_names::parse(mapped_file file, const symbol_names_key& key) {
-    symbol_names table;
-    table.mapped_ = std::make_shared<const mapped_file>(std::move(file));
+    table.bytes_ = std::move(bytes);
     return checked(std::move(table), key);
 }
 

@@ -56,12 +56,11 @@ public:
     static std::optional<symbol_names> build(const std::vector<symbol_table>& tables, const symbol_names_key& key);
     /// The table held in `bytes` when they are a complete, intact table of this format for
     /// `key`; nullopt otherwise.
-    static std::optional<symbol_names> parse(std::vector<unsigned char> bytes, const symbol_names_key& key);
-    /// The same for a cache file read in place (the table keeps the mapping).
-    static std::optional<symbol_names> parse(mapped_file file, const symbol_names_key& key);
+    /// A cache file read in place keeps its mapping in the table.
+    static std::optional<symbol_names> parse(table_bytes bytes, const symbol_names_key& key);
 
     /// The bytes to write to disk (parse() reads them back).
-    std::span<const unsigned char> bytes() const { return {base(), size()}; }
+    std::span<const unsigned char> bytes() const { return bytes_.span(); }
     /// The positions (entry i of table k is the sum of the counts of the tables before k,
     /// plus i) of the kept entries whose name hashes as `name` does, in the tables' order;
     /// always inside the tables (a position past them is passed over).
@@ -80,12 +79,10 @@ private:
     /// the bytes.
     bool place();
     std::uint32_t u32_at(std::size_t offset) const;
-    const unsigned char* base() const { return mapped_ ? mapped_->data() : owned_.data(); }
-    std::size_t size() const { return mapped_ ? mapped_->size() : owned_.size(); }
+    const unsigned char* base() const { return bytes_.data(); }
+    std::size_t size() const { return bytes_.size(); }
 
-    // The bytes: built or read here (owned_), or a mapped cache file (shared by copies).
-    std::vector<unsigned char> owned_;
-    std::shared_ptr<const mapped_file> mapped_;
+    table_bytes bytes_;
     std::uint32_t mask_ = 0;
     std::size_t entries_ = 0;
     std::size_t total_ = 0;       ///< entries of the tables: every position is below

@@ -283,25 +283,26 @@ std::optional<unit_names> unit_names::build(const unit_filter& filter, const uni
     }
 
     unit_names t;
-    t.owned_ = start_bytes(key, units, always.size(), keys.size(), postings.size());
+    t.bytes_ = start_bytes(key, units, always.size(), keys.size(), postings.size());
     if (!t.place()) {
         return std::nullopt;
     }
+    std::vector<unsigned char>& b = t.bytes_.building();
     for (std::size_t u = 0; u < units; ++u) {
-        put64(t.owned_, t.units_ + u * 8, filter.unit_die(u));
+        put64(b, t.units_ + u * 8, filter.unit_die(u));
     }
     for (std::size_t k = 0; k < always.size(); ++k) {
-        put32(t.owned_, t.always_ + k * 4, always[k]);
+        put32(b, t.always_ + k * 4, always[k]);
     }
     for (std::size_t k = 0; k < keys.size(); ++k) {
-        put64(t.owned_, t.keys_ + k * 16, keys[k].hash);
-        put32(t.owned_, t.keys_ + k * 16 + 8, keys[k].first);
-        put32(t.owned_, t.keys_ + k * 16 + 12, keys[k].count);
+        put64(b, t.keys_ + k * 16, keys[k].hash);
+        put32(b, t.keys_ + k * 16 + 8, keys[k].first);
+        put32(b, t.keys_ + k * 16 + 12, keys[k].count);
     }
     if (!postings.empty()) {
-        std::memcpy(t.owned_.data() + t.postings_, postings.data(), postings.size() * 4);
+        std::memcpy(b.data() + t.postings_, postings.data(), postings.size() * 4);
     }
-    finish(t.owned_);
+    finish(b);
     return t;
 }
 
@@ -326,19 +327,9 @@ bool unit_names::place() {
     return at == size();
 }
 
-std::optional<unit_names> unit_names::parse(std::vector<unsigned char> bytes, const unit_names_key& key) {
+std::optional<unit_names> unit_names::parse(table_bytes bytes, const unit_names_key& key) {
     unit_names t;
-    t.owned_ = std::move(bytes);
-    return checked(std::move(t), key);
-}
-
-std::optional<unit_names> unit_names::parse(std::span<const unsigned char> bytes, const unit_names_key& key) {
-    return parse(std::vector<unsigned char>(bytes.begin(), bytes.end()), key);
-}
-
-std::optional<unit_names> unit_names::parse(mapped_file file, const unit_names_key& key) {
-    unit_names t;
-    t.mapped_ = std::make_shared<const mapped_file>(std::move(file));
+    t.bytes_ = std::move(bytes);
     return checked(std::move(t), key);
 }
 

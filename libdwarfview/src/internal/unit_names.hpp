@@ -56,13 +56,11 @@ public:
     static std::optional<unit_names> build(const unit_filter& filter, const unit_names_key& key);
     /// The table held in `bytes` when they are a complete, intact table of this format for
     /// `key`; nullopt otherwise.
-    static std::optional<unit_names> parse(std::vector<unsigned char> bytes, const unit_names_key& key);
-    static std::optional<unit_names> parse(std::span<const unsigned char> bytes, const unit_names_key& key);
-    /// The same for a cache file read in place (the table keeps the mapping).
-    static std::optional<unit_names> parse(mapped_file file, const unit_names_key& key);
+    /// A cache file read in place keeps its mapping in the table.
+    static std::optional<unit_names> parse(table_bytes bytes, const unit_names_key& key);
 
     /// The bytes to write to disk (parse() reads them back).
-    std::span<const unsigned char> bytes() const { return {base(), size()}; }
+    std::span<const unsigned char> bytes() const { return bytes_.span(); }
     /// unit_filter::candidates for this file: the compile-unit DIE offsets of the units with
     /// a subprogram named `leaf` or `leaf<...>` (and rarely one whose spelling has the same
     /// hash), and of those that could not be read, in file order.
@@ -83,8 +81,8 @@ private:
     unit_names() = default;
     /// The checks of parse() on the bytes this table holds.
     static std::optional<unit_names> checked(unit_names table, const unit_names_key& key);
-    const unsigned char* base() const { return mapped_ ? mapped_->data() : owned_.data(); }
-    std::size_t size() const { return mapped_ ? mapped_->size() : owned_.size(); }
+    const unsigned char* base() const { return bytes_.data(); }
+    std::size_t size() const { return bytes_.size(); }
     /// Reads the counts of the header of the bytes and places the parts after it; false when
     /// they do not fit the bytes.
     bool place();
@@ -92,9 +90,7 @@ private:
     std::uint32_t u32_at(std::size_t offset) const;
     std::uint64_t u64_at(std::size_t offset) const;
 
-    // The bytes: built or read here (owned_), or a mapped cache file (shared by copies).
-    std::vector<unsigned char> owned_;
-    std::shared_ptr<const mapped_file> mapped_;
+    table_bytes bytes_;
     std::size_t unit_count_ = 0, always_count_ = 0, key_count_ = 0, posting_count_ = 0;
     // Where each part starts in the bytes (offsets, not pointers: a copy stays valid).
     std::size_t units_ = 0;      ///< u64 DIE offsets, increasing
